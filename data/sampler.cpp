@@ -1,0 +1,73 @@
+#include "data/sampler.h"
+
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "data/counter_hash.h"
+#include "data/split_mix64.h"
+
+namespace dtbench::data {
+
+std::vector<int64_t> epochPermutation(uint64_t seed, int64_t epoch, int64_t n) {
+  if (n < 0) {
+    throw std::invalid_argument("epochPermutation: the dataset size must be >= 0, got " +
+                                std::to_string(n));
+  }
+  if (epoch < 0) {
+    throw std::invalid_argument("epochPermutation: the epoch must be >= 0, got " +
+                                std::to_string(epoch));
+  }
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  std::iota(perm.begin(), perm.end(), int64_t{0});
+  SplitMix64 rng(counterHash(seed, static_cast<uint64_t>(epoch), 0, kStreamShuffle));
+  for (int64_t i = n - 1; i > 0; --i) {
+    const auto j = static_cast<int64_t>(rng.below(static_cast<uint64_t>(i) + 1));
+    std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
+  }
+  return perm;
+}
+
+DistributedSampler::DistributedSampler(int64_t datasetSize, int64_t rank, int64_t worldSize,
+                                       uint64_t seed, bool shuffle, bool dropLast)
+    : datasetSize_(datasetSize),
+      rank_(rank),
+      worldSize_(worldSize),
+      seed_(seed),
+      shuffle_(shuffle),
+      numSamples_(0) {
+  if (datasetSize < 0) {
+    throw std::invalid_argument("DistributedSampler: the dataset size must be >= 0, got " +
+                                std::to_string(datasetSize));
+  }
+  if (worldSize < 1) {
+    throw std::invalid_argument("DistributedSampler: the world size must be >= 1, got " +
+                                std::to_string(worldSize));
+  }
+  if (rank < 0 || rank >= worldSize) {
+    throw std::invalid_argument("DistributedSampler: the rank must be in [0, " +
+                                std::to_string(worldSize - 1) + "] for a world of " +
+                                std::to_string(worldSize) + ", got " + std::to_string(rank));
+  }
+  numSamples_ = dropLast ? datasetSize / worldSize : (datasetSize + worldSize - 1) / worldSize;
+}
+
+std::vector<int64_t> DistributedSampler::indices(int64_t epoch) const {
+  std::vector<int64_t> list;
+  if (shuffle_) {
+    list = epochPermutation(seed_, epoch, datasetSize_);
+  } else {
+    list.resize(static_cast<size_t>(datasetSize_));
+    std::iota(list.begin(), list.end(), int64_t{0});
+  }
+  std::vector<int64_t> mine(static_cast<size_t>(numSamples_));
+  for (int64_t k = 0; k < numSamples_; ++k) {
+    // Position in the padded (wrapped) or truncated list; with dropLast it is below datasetSize_.
+    const int64_t position = rank_ + k * worldSize_;
+    mine[static_cast<size_t>(k)] = list[static_cast<size_t>(position % datasetSize_)];
+  }
+  return mine;
+}
+
+}  // namespace dtbench::data

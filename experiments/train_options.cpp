@@ -1,0 +1,106 @@
+#include "experiments/train_options.h"
+
+#include <cxxopts.hpp>
+
+#include "models/registry.h"
+
+namespace dtbench::experiments {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+TrainCommandLine parseTrainOptions(const std::vector<std::string>& args) {
+  trainer::RunConfig d;  // defaults
+  cxxopts::Options options("dtbench train", "Train one model on one rank and write a run directory.");
+  options.set_width(100);
+  // clang-format off
+  options.add_options("Model and data")
+    ("model", "Model: " + joined(models::modelNames()), cxxopts::value<std::string>()->default_value(d.model))
+    ("dataset", "Dataset: " + joined(trainer::datasetNames()), cxxopts::value<std::string>()->default_value(d.dataset))
+    ("data-dir", "Where the dataset lives (cifar10: the folder holding cifar-10-batches-bin/)",
+     cxxopts::value<std::string>()->default_value(d.dataDir))
+    ("synthetic-train-size", "Training images of --dataset synthetic",
+     cxxopts::value<int64_t>()->default_value(std::to_string(d.syntheticTrainSize)))
+    ("synthetic-test-size", "Test images of --dataset synthetic",
+     cxxopts::value<int64_t>()->default_value(std::to_string(d.syntheticTestSize)))
+    ("device", "cpu or cuda", cxxopts::value<std::string>()->default_value(d.device));
+  options.add_options("Optimization")
+    ("optimizer", "Optimizer: " + joined(trainer::optimizerNames()),
+     cxxopts::value<std::string>()->default_value(d.optimizer))
+    ("lr", "Learning rate (default: 0.1 sgd, 0.001 adam and rmsprop)", cxxopts::value<double>())
+    ("momentum", "Momentum of sgd and rmsprop (default: 0.9 sgd, 0 rmsprop)", cxxopts::value<double>())
+    ("weight-decay", "Weight decay", cxxopts::value<double>()->default_value("5e-4"))
+    ("epochs", "Epochs", cxxopts::value<int64_t>()->default_value(std::to_string(d.epochs)))
+    ("max-steps", "Steps per epoch at most (0: the whole epoch); a cut epoch is reported as extrapolated",
+     cxxopts::value<int64_t>()->default_value("0"))
+    ("batch-size", "Training batch size (per rank)", cxxopts::value<int64_t>()->default_value(std::to_string(d.batchSize)))
+    ("test-batch-size", "Evaluation batch size", cxxopts::value<int64_t>()->default_value(std::to_string(d.testBatchSize)))
+    ("drop-last", "Drop the last incomplete training batch")
+    ("no-eval", "Skip the test-set evaluation at each epoch end")
+    ("seed", "Seed of initialization, shuffle and augmentation", cxxopts::value<uint64_t>()->default_value("0"))
+    ("threads", "Intra-op threads (0: LibTorch's default)", cxxopts::value<int64_t>()->default_value("0"));
+  options.add_options("Output")
+    ("out", "Run directory to create (must not hold a run already)", cxxopts::value<std::string>())
+    ("quiet", "No progress line on stderr")
+    ("h,help", "Show this help");
+  // clang-format on
+
+  std::vector<const char*> argv{"dtbench train"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  TrainCommandLine result;
+  cxxopts::ParseResult parsed;
+  try {
+    parsed = options.parse(static_cast<int>(argv.size()), argv.data());
+    if (!parsed.unmatched().empty()) {
+      throw trainer::UsageError("unexpected argument '" + parsed.unmatched().front() + "'; see dtbench train --help");
+    }
+    if (parsed.count("help")) {
+      result.help = true;
+      result.helpText = options.help();
+      return result;
+    }
+    trainer::RunConfig& c = result.config;
+    c.model = parsed["model"].as<std::string>();
+    c.dataset = parsed["dataset"].as<std::string>();
+    c.dataDir = parsed["data-dir"].as<std::string>();
+    c.syntheticTrainSize = parsed["synthetic-train-size"].as<int64_t>();
+    c.syntheticTestSize = parsed["synthetic-test-size"].as<int64_t>();
+    c.device = parsed["device"].as<std::string>();
+    c.optimizer = parsed["optimizer"].as<std::string>();
+    if (parsed.count("lr")) c.lr = parsed["lr"].as<double>();
+    if (parsed.count("momentum")) c.momentum = parsed["momentum"].as<double>();
+    c.weightDecay = parsed["weight-decay"].as<double>();
+    c.epochs = parsed["epochs"].as<int64_t>();
+    c.maxSteps = parsed["max-steps"].as<int64_t>();
+    c.batchSize = parsed["batch-size"].as<int64_t>();
+    c.testBatchSize = parsed["test-batch-size"].as<int64_t>();
+    c.dropLast = parsed.count("drop-last") > 0;
+    c.evaluate = parsed.count("no-eval") == 0;
+    c.seed = parsed["seed"].as<uint64_t>();
+    c.threads = parsed["threads"].as<int64_t>();
+    if (parsed.count("out")) c.outDir = parsed["out"].as<std::string>();
+    c.quiet = parsed.count("quiet") > 0;
+    c.commandLine.assign(args.begin(), args.end());
+    c.commandLine.insert(c.commandLine.begin(), {"dtbench", "train"});
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw trainer::UsageError(std::string(e.what()) + "; see dtbench train --help");
+  }
+  // An explicit lr or momentum is checked as given; only absent ones get defaults.
+  if (parsed.count("lr") && result.config.lr <= 0) {
+    throw trainer::UsageError("--lr must be > 0, got " + std::to_string(result.config.lr));
+  }
+  if (parsed.count("momentum") && result.config.momentum < 0) {
+    throw trainer::UsageError("--momentum must be in [0, 1), got " + std::to_string(result.config.momentum));
+  }
+  result.config = trainer::resolveDefaults(result.config);
+  trainer::validate(result.config);
+  return result;
+}
+
+}  // namespace dtbench::experiments

@@ -1,0 +1,21 @@
+#pragma once
+// The command line of `dtbench train`: parsed once into the RunConfig that the trainer gets.
+
+#include <string>
+#include <vector>
+
+#include "trainer/config.h"
+
+namespace dtbench::experiments {
+
+struct TrainCommandLine {
+  bool help = false;
+  std::string helpText;
+  trainer::RunConfig config;
+};
+
+// `args` are the words after `dtbench train`. Throws trainer::UsageError for unknown flags,
+// malformed values and values that cannot work (the message names the flag).
+TrainCommandLine parseTrainOptions(const std::vector<std::string>& args);
+
+}  // namespace dtbench::experiments

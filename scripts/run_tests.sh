@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the CTest suite label by label, each label within its time budget (seconds), and ends with
+# one line "tests: N passed, M failed". Usage: scripts/run_tests.sh [build-dir]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+declare -A budget=([unit]=300 [train]=600 [python]=120)
+order=(unit train python)
+
+passed=0 failed=0 status=0
+for label in "${order[@]}"; do
+  start=$(date +%s)
+  log=$(mktemp)
+  timeout --signal=TERM --kill-after=10 "${budget[$label]}" \
+    ctest --test-dir "$build" -L "^${label}\$" -j 2 --output-on-failure --no-tests=error 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  elapsed=$(( $(date +%s) - start ))
+  if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+    echo "run_tests: label '$label' exceeded its budget of ${budget[$label]} s" >&2
+    status=1
+  elif [[ $rc -ne 0 ]]; then
+    status=1
+  fi
+  summary=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1)
+  total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
+  bad=$(sed -E 's/.*, ([0-9]+) tests failed.*/\1/' <<<"$summary")
+  if [[ -z "$summary" ]]; then
+    echo "run_tests: label '$label' produced no CTest summary" >&2
+    status=1
+  else
+    passed=$((passed + total - bad)); failed=$((failed + bad))
+  fi
+  echo "run_tests: label '$label': ${summary:-no summary} in ${elapsed} s (budget ${budget[$label]} s)"
+  rm -f "$log"
+done
+
+unlabelled=$(ctest --test-dir "$build" -N -LE "^($(IFS='|'; echo "${order[*]}"))\$" | grep -cE '^ +Test +#')
+if [[ $unlabelled -ne 0 ]]; then
+  echo "run_tests: $unlabelled test(s) carry no known label; give each a label in tests/" >&2
+  status=1
+fi
+echo "tests: $passed passed, $failed failed"
+exit $status

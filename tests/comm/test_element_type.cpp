@@ -1,0 +1,36 @@
+#include <catch2/catch.hpp>
+
+#include "comm/element_type.h"
+#include "comm/library_versions.h"
+#include "dtbench/build_config.h"
+
+using namespace dtbench::comm;
+
+TEST_CASE("element types round-trip through names and sizes and tensor types", "[element_type]") {
+  for (const std::string& n : elementTypeNames()) {
+    const ElementType t = parseElementType(n);
+    CHECK(name(t) == n);
+    CHECK(elementTypeOf(scalarType(t)) == t);
+  }
+  CHECK(bytesPerElement(ElementType::kFloat32) == 4);
+  CHECK(bytesPerElement(ElementType::kFloat16) == 2);
+  CHECK(bytesPerElement(ElementType::kBFloat16) == 2);
+}
+
+TEST_CASE("unsupported element types are rejected by name", "[element_type]") {
+  CHECK_THROWS_WITH(parseElementType("float64"), Catch::Contains("float64") && Catch::Contains("float32, float16, bfloat16"));
+  CHECK_THROWS_WITH(elementTypeOf(c10::ScalarType::Long), Catch::Contains("Long") && Catch::Contains("bfloat16"));
+}
+
+TEST_CASE("native all-reduce support follows DESIGN.md's table", "[element_type]") {
+  CHECK(nativeAllreduceSupports("gloo", ElementType::kFloat16));
+  CHECK_FALSE(nativeAllreduceSupports("gloo", ElementType::kBFloat16));
+  CHECK(nativeAllreduceSupports("mpi", ElementType::kFloat32));
+  CHECK_FALSE(nativeAllreduceSupports("mpi", ElementType::kFloat16));
+  CHECK(nativeAllreduceSupports("nccl", ElementType::kBFloat16));
+  CHECK_THROWS_WITH(nativeAllreduceSupports("grpc", ElementType::kFloat32), Catch::Contains("gloo, mpi, nccl"));
+}
+
+TEST_CASE("the MPI library version is known exactly when the build has MPI", "[library_versions]") {
+  CHECK(mpiLibraryVersion().empty() == (DTBENCH_HAVE_MPI == 0));
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The dtbench binary's exit codes and messages for good and bad command lines.
+# Usage: cli_test.sh path/to/dtbench
+set -uo pipefail
+dtbench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect CODE PATTERN ARGS...: dtbench ARGS exits with CODE and its output matches PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 2
+  local output rc
+  output=$(timeout 120 "$dtbench" "$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $code ]] || ! grep -qE -- "$pattern" <<<"$output"; then
+    echo "FAIL: dtbench $* -> exit $rc (want $code), output:" >&2
+    echo "$output" | head -n 20 >&2
+    failures=$((failures + 1))
+  else
+    echo "ok: dtbench $* -> $rc"
+  fi
+}
+
+expect 2 "Usage: dtbench" 
+expect 0 "models +list the model zoo" --help
+expect 2 "unknown subcommand 'fly'.*train, models" fly
+expect 0 "resnet18 +11173962 +62 +44\.70" models
+expect 0 "lenet +62006 +10" models
+expect 0 "--batch-size" train --help
+expect 2 "--batch-size must be >= 1, got 0" train --batch-size 0 --out "$tmp/a"
+expect 2 "--lr must be > 0" train --lr -1 --out "$tmp/a"
+expect 2 "unknown model 'resnet19'.*resnet18" train --model resnet19 --out "$tmp/a"
+expect 2 "unknown optimizer 'lamb'.*sgd, adam, rmsprop" train --optimizer lamb --out "$tmp/a"
+expect 2 "--out is required" train --dataset synthetic
+expect 1 "cifar-10-batches-bin.*--dataset synthetic" train --dataset cifar10 --data-dir "$tmp/nothing-here" --out "$tmp/b"
+[[ ! -e "$tmp/b/summary.json" ]] || { echo "FAIL: a run without data left a summary" >&2; failures=$((failures + 1)); }
+
+small=(--model lenet --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 100 --batch-size 64
+       --epochs 1 --threads 1 --quiet)
+expect 0 "status completed" train "${small[@]}" --out "$tmp/run"
+expect 1 "already holds a run" train "${small[@]}" --out "$tmp/run"
+echo "not a directory" > "$tmp/file"
+expect 1 "cannot create run directory" train "${small[@]}" --out "$tmp/file/run"
+
+echo "cli_test: $failures failure(s)"
+exit $((failures > 0))

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# dtbench train --model resnet18 --dataset synthetic --epochs 2 --max-steps 5 --out D, then
+# D's files read back with pandas, as the users of the run directory read them.
+set -euo pipefail
+dtbench=$1 checker=$2
+if ! /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
+  echo "python3-pandas is missing: run scripts/install_deps.sh" >&2
+  exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$dtbench" train --model resnet18 --dataset synthetic --synthetic-train-size 1000 --synthetic-test-size 200 \
+  --epochs 2 --max-steps 5 --batch-size 16 --threads 2 --quiet --out "$tmp/D"
+/usr/bin/python3 "$checker" "$tmp/D" --epochs 2 --steps 5

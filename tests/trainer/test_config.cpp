@@ -1,0 +1,96 @@
+#include <catch2/catch.hpp>
+
+#include "trainer/config.h"
+
+using dtbench::trainer::RunConfig;
+using dtbench::trainer::UsageError;
+
+namespace {
+
+RunConfig valid() {
+  RunConfig c = dtbench::trainer::resolveDefaults(RunConfig{});
+  c.outDir = "somewhere";
+  return c;
+}
+
+std::string errorOf(const RunConfig& c) {
+  try {
+    dtbench::trainer::validate(c);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("defaults are the coursework's and validate", "[config]") {
+  const RunConfig c = valid();
+  CHECK(c.optimizer == "sgd");
+  CHECK(c.lr == 0.1);
+  CHECK(c.momentum == 0.9);
+  CHECK(c.weightDecay == 5e-4);
+  CHECK(c.batchSize == 128);
+  CHECK(c.testBatchSize == 100);
+  CHECK(errorOf(c).empty());
+}
+
+TEST_CASE("optimizer-dependent defaults", "[config]") {
+  RunConfig adam;
+  adam.optimizer = "adam";
+  adam = dtbench::trainer::resolveDefaults(adam);
+  CHECK(adam.lr == 1e-3);
+  CHECK(adam.momentum == 0.0);
+  RunConfig rmsprop;
+  rmsprop.optimizer = "rmsprop";
+  rmsprop.lr = 0.5;
+  rmsprop = dtbench::trainer::resolveDefaults(rmsprop);
+  CHECK(rmsprop.lr == 0.5);  // an explicit value is kept
+  CHECK(rmsprop.momentum == 0.0);
+}
+
+TEST_CASE("impossible values name their flag", "[config]") {
+  RunConfig c = valid();
+  c.batchSize = 0;
+  CHECK_THAT(errorOf(c), Catch::Contains("--batch-size") && Catch::Contains("got 0"));
+  c = valid();
+  c.lr = 0;
+  CHECK_THAT(errorOf(c), Catch::Contains("--lr"));
+  c = valid();
+  c.epochs = 0;
+  CHECK_THAT(errorOf(c), Catch::Contains("--epochs"));
+  c = valid();
+  c.testBatchSize = -3;
+  CHECK_THAT(errorOf(c), Catch::Contains("--test-batch-size"));
+  c = valid();
+  c.weightDecay = -1;
+  CHECK_THAT(errorOf(c), Catch::Contains("--weight-decay"));
+  c = valid();
+  c.outDir.clear();
+  CHECK_THAT(errorOf(c), Catch::Contains("--out"));
+}
+
+TEST_CASE("unknown names list the valid ones", "[config]") {
+  RunConfig c = valid();
+  c.optimizer = "lamb";
+  CHECK_THAT(errorOf(c), Catch::Contains("'lamb'") && Catch::Contains("sgd, adam, rmsprop"));
+  c = valid();
+  c.model = "resnet19";
+  CHECK_THAT(errorOf(c), Catch::Contains("'resnet19'") && Catch::Contains("resnet18") && Catch::Contains("lenet"));
+  c = valid();
+  c.dataset = "imagenet";
+  CHECK_THAT(errorOf(c), Catch::Contains("cifar10") && Catch::Contains("synthetic"));
+}
+
+TEST_CASE("the configuration's JSON holds every field by its flag's name", "[config]") {
+  RunConfig c = valid();
+  c.seed = 42;
+  c.commandLine = {"dtbench", "train", "--seed", "42"};
+  const auto j = dtbench::trainer::toJson(c);
+  CHECK(j.at("seed") == 42);
+  CHECK(j.at("lr") == 0.1);
+  CHECK(j.at("batch_size") == 128);
+  CHECK(j.at("weight_decay") == 5e-4);
+  CHECK(j.at("command_line").size() == 4);
+  CHECK(j.at("model") == "resnet18");
+}

@@ -1,0 +1,180 @@
+// Short real training runs through the Trainer: it learns, it writes the run directory of the
+// contract, and it is reproducible from its seed.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <ATen/Parallel.h>
+
+#include "temp_dir.h"
+#include "trainer/trainer.h"
+
+using dtbench::testing::TempDir;
+using dtbench::trainer::RunConfig;
+
+namespace {
+
+struct HistoryLine {
+  std::string type;
+  int64_t epoch = 0;
+  int64_t step = 0;
+  double loss = 0;
+  std::string accuracy;
+};
+
+std::vector<HistoryLine> readHistory(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  REQUIRE(line == "Timestamp,Type,Epoch,Step,Loss,Accuracy,ImagesPerSec");
+  std::vector<HistoryLine> rows;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string timestamp, type, epoch, step, loss, accuracy, imagesPerSec;
+    std::getline(fields, timestamp, ',');
+    std::getline(fields, type, ',');
+    std::getline(fields, epoch, ',');
+    std::getline(fields, step, ',');
+    std::getline(fields, loss, ',');
+    std::getline(fields, accuracy, ',');
+    std::getline(fields, imagesPerSec, ',');
+    REQUIRE(std::stod(timestamp) > 1.6e9);  // Unix seconds
+    REQUIRE(std::stod(imagesPerSec) > 0);
+    rows.push_back({type, std::stoll(epoch), std::stoll(step), std::stod(loss), accuracy});
+  }
+  return rows;
+}
+
+nlohmann::json readJson(const std::string& file) {
+  std::ifstream in(file);
+  return nlohmann::json::parse(in);
+}
+
+RunConfig lenetOnSynthetic(const std::string& out) {
+  RunConfig c;
+  c.model = "lenet";
+  c.dataset = "synthetic";
+  c.syntheticTrainSize = 1024;
+  c.syntheticTestSize = 500;
+  c.batchSize = 32;
+  c.epochs = 2;
+  c.lr = 0.02;
+  c.threads = 1;
+  c.seed = 3;
+  c.quiet = true;
+  c.outDir = out;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("LeNet learns the synthetic task and writes the run directory", "[training]") {
+  TempDir tmp;
+  const std::string out = tmp / "run";
+  const RunConfig config = lenetOnSynthetic(out);
+  const nlohmann::json summary = dtbench::trainer::Trainer(config).run();
+
+  const auto history = readHistory(out + "/train_history.log");
+  std::vector<HistoryLine> batches, epochs;
+  for (const auto& row : history) (row.type == "Batch" ? batches : epochs).push_back(row);
+  REQUIRE(batches.size() == 64);  // 2 epochs x 1024/32 steps
+  REQUIRE(epochs.size() == 2);
+  CHECK(batches.front().step == 1);
+  CHECK(batches.back().step == 64);  // Batch rows count global steps
+  CHECK(epochs[1].step == 32);       // Epoch rows count the epoch's steps
+
+  double first = 0, last = 0;
+  for (int i = 0; i < 8; ++i) {
+    first += batches[static_cast<size_t>(i)].loss / 8;
+    last += batches[batches.size() - 1 - static_cast<size_t>(i)].loss / 8;
+  }
+  INFO("mean loss of the first 8 batches " << first << ", of the last 8 " << last);
+  CHECK(first > 2.0);        // about ln(10) = 2.30 at the start
+  CHECK(last < 0.5 * first);  // falls clearly
+  CHECK(std::stod(epochs[1].accuracy) > 0.5);  // 10 classes: chance is 0.1
+
+  CHECK(summary.at("status") == "completed");
+  const auto onDisk = readJson(out + "/summary.json");
+  CHECK(onDisk.at("status") == "completed");
+  REQUIRE(onDisk.at("epochs").size() == 2);
+  const auto& epoch2 = onDisk.at("epochs")[1];
+  CHECK(epoch2.at("steps") == 32);
+  CHECK(epoch2.at("samples") == 1024);
+  CHECK(epoch2.at("extrapolated") == false);
+  CHECK(epoch2.at("train_time_s").get<double>() > 0);
+  CHECK(epoch2.at("comm_total_s").get<double>() == 0);  // one rank: nothing to synchronize
+  CHECK(epoch2.at("test_accuracy").get<double>() == Approx(std::stod(epochs[1].accuracy)).margin(1e-6));
+  CHECK(std::isfinite(onDisk.at("param_checksum").get<double>()));
+
+  const auto configJson = readJson(out + "/config.json");
+  CHECK(configJson.at("model") == "lenet");
+  CHECK(configJson.at("seed") == 3);
+  CHECK(configJson.at("lr") == 0.02);
+  CHECK(configJson.at("momentum") == 0.9);
+  CHECK(configJson.at("model_parameters") == 62006);
+  CHECK(configJson.at("environment").at("libtorch_version").get<std::string>().size() > 0);
+
+  std::ifstream batchesCsv(out + "/batches.csv");
+  std::string line;
+  int64_t rows = -1;
+  double stepSum = 0;
+  while (std::getline(batchesCsv, line)) {
+    if (++rows == 0) continue;
+    std::vector<double> v;
+    std::istringstream fields(line);
+    for (std::string f; std::getline(fields, f, ',');) v.push_back(std::stod(f));
+    REQUIRE(v.size() == 14);
+    const double phases = v[4] + v[5] + v[6] + v[7] + v[9] + v[10];
+    CHECK(v[11] >= phases);  // step_s covers every phase
+    stepSum += v[11];
+  }
+  CHECK(rows == 64);
+  CHECK(stepSum == Approx(onDisk.at("epochs")[0].at("step_s").get<double>() + epoch2.at("step_s").get<double>()));
+}
+
+TEST_CASE("the same seed gives the same parameters and another seed does not", "[training]") {
+  TempDir tmp;
+  auto checksum = [&](uint64_t seed, const std::string& name) {
+    RunConfig c = lenetOnSynthetic(tmp / name);
+    c.seed = seed;
+    c.epochs = 1;
+    c.maxSteps = 6;
+    c.evaluate = false;
+    return dtbench::trainer::Trainer(c).run().at("param_checksum").get<double>();
+  };
+  const double a = checksum(5, "a");
+  CHECK(checksum(5, "b") == a);
+  CHECK(checksum(6, "c") != a);
+}
+
+TEST_CASE("max-steps cuts an epoch and marks it extrapolated", "[training]") {
+  TempDir tmp;
+  RunConfig c = lenetOnSynthetic(tmp / "run");
+  c.epochs = 1;
+  c.maxSteps = 5;
+  c.evaluate = false;
+  const auto summary = dtbench::trainer::Trainer(c).run();
+  const auto& e = summary.at("epochs")[0];
+  CHECK(e.at("steps") == 5);
+  CHECK(e.at("full_epoch_steps") == 32);
+  CHECK(e.at("extrapolated") == true);
+  CHECK(e.at("extrapolated_epoch_s").get<double>() == Approx(e.at("train_time_s").get<double>() / 5 * 32));
+  CHECK(e.at("test_accuracy").is_null());
+}
+
+TEST_CASE("every optimizer trains", "[training]") {
+  TempDir tmp;
+  for (const char* name : {"adam", "rmsprop"}) {
+    RunConfig c = lenetOnSynthetic(tmp / name);
+    c.optimizer = name;
+    c.lr = -1;  // the optimizer's default
+    c.momentum = -1;
+    c.epochs = 1;
+    c.evaluate = false;
+    const auto summary = dtbench::trainer::Trainer(dtbench::trainer::resolveDefaults(c)).run();
+    INFO(name);
+    CHECK(summary.at("epochs")[0].at("train_loss").get<double>() < 2.2);
+  }
+}

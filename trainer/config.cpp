@@ -1,0 +1,97 @@
+#include "trainer/config.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "models/registry.h"
+
+namespace dtbench::trainer {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::ostringstream out;
+  for (size_t i = 0; i < names.size(); ++i) out << (i ? ", " : "") << names[i];
+  return out.str();
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+template <typename T>
+void require(bool ok, const std::string& flag, const std::string& rule, const T& got) {
+  if (ok) return;
+  std::ostringstream message;
+  message << flag << " must be " << rule << ", got " << got;
+  throw UsageError(message.str());
+}
+
+}  // namespace
+
+void throwUnknownName(const std::string& what, const std::string& flag, const std::string& name,
+                      const std::vector<std::string>& valid) {
+  throw UsageError("unknown " + what + " '" + name + "' (" + flag + "); valid " + what + "s: " + joined(valid));
+}
+
+const std::vector<std::string>& datasetNames() {
+  static const std::vector<std::string> names{"cifar10", "synthetic"};
+  return names;
+}
+
+const std::vector<std::string>& optimizerNames() {
+  static const std::vector<std::string> names{"sgd", "adam", "rmsprop"};
+  return names;
+}
+
+RunConfig resolveDefaults(RunConfig config) {
+  if (config.lr < 0) config.lr = config.optimizer == "adam" ? 1e-3 : config.optimizer == "rmsprop" ? 1e-3 : 0.1;
+  if (config.momentum < 0) config.momentum = config.optimizer == "sgd" ? 0.9 : 0.0;
+  return config;
+}
+
+void validate(const RunConfig& config) {
+  if (!models::isModelName(config.model)) throwUnknownName("model", "--model", config.model, models::modelNames());
+  if (!contains(optimizerNames(), config.optimizer)) {
+    throwUnknownName("optimizer", "--optimizer", config.optimizer, optimizerNames());
+  }
+  if (!contains(datasetNames(), config.dataset)) throwUnknownName("dataset", "--dataset", config.dataset, datasetNames());
+  require(config.device == "cpu" || config.device == "cuda", "--device", "cpu or cuda", config.device);
+  require(config.lr > 0, "--lr", "> 0", config.lr);
+  require(config.momentum >= 0 && config.momentum < 1, "--momentum", "in [0, 1)", config.momentum);
+  require(config.weightDecay >= 0, "--weight-decay", ">= 0", config.weightDecay);
+  require(config.epochs >= 1, "--epochs", ">= 1", config.epochs);
+  require(config.maxSteps >= 0, "--max-steps", ">= 0 (0 = whole epoch)", config.maxSteps);
+  require(config.batchSize >= 1, "--batch-size", ">= 1", config.batchSize);
+  require(config.testBatchSize >= 1, "--test-batch-size", ">= 1", config.testBatchSize);
+  require(config.threads >= 0, "--threads", ">= 0 (0 = LibTorch's default)", config.threads);
+  require(config.syntheticTrainSize >= 1, "--synthetic-train-size", ">= 1", config.syntheticTrainSize);
+  require(config.syntheticTestSize >= 0, "--synthetic-test-size", ">= 0", config.syntheticTestSize);
+  if (config.outDir.empty()) throw UsageError("--out is required: the run directory to write");
+}
+
+nlohmann::json toJson(const RunConfig& config) {
+  return {
+      {"model", config.model},
+      {"dataset", config.dataset},
+      {"data_dir", config.dataDir},
+      {"synthetic_train_size", config.syntheticTrainSize},
+      {"synthetic_test_size", config.syntheticTestSize},
+      {"device", config.device},
+      {"optimizer", config.optimizer},
+      {"lr", config.lr},
+      {"momentum", config.momentum},
+      {"weight_decay", config.weightDecay},
+      {"epochs", config.epochs},
+      {"max_steps", config.maxSteps},
+      {"batch_size", config.batchSize},
+      {"test_batch_size", config.testBatchSize},
+      {"drop_last", config.dropLast},
+      {"evaluate", config.evaluate},
+      {"seed", config.seed},
+      {"threads", config.threads},
+      {"out", config.outDir},
+      {"command_line", config.commandLine},
+  };
+}
+
+}  // namespace dtbench::trainer

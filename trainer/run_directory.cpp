@@ -1,0 +1,83 @@
+#include "trainer/run_directory.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+namespace dtbench::trainer {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::ofstream openCsv(const fs::path& file, const char* header) {
+  std::ofstream out(file, std::ios::out | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write " + file.string() + ": choose a writable --out");
+  out << header << '\n';
+  out.flush();
+  return out;
+}
+
+}  // namespace
+
+void writeJsonAtomically(const std::string& path, const nlohmann::json& value) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::out | std::ios::trunc);
+    out << value.dump(2) << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + temporary + ": is the disk full or the directory gone?");
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + error.message());
+}
+
+RunDirectory::RunDirectory(std::string path) : path_(std::move(path)) {
+  const fs::path dir(path_);
+  for (const char* name : {"config.json", "summary.json"}) {
+    if (fs::exists(dir / name)) {
+      throw std::runtime_error("run directory " + path_ + " already holds a run (" + name +
+                               "); choose a new --out or move the old run away");
+    }
+  }
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    throw std::runtime_error("cannot create run directory " + path_ + ": " + error.message() +
+                             "; choose a writable --out");
+  }
+  history_ = openCsv(dir / "train_history.log", "Timestamp,Type,Epoch,Step,Loss,Accuracy,ImagesPerSec");
+  batches_ = openCsv(dir / "batches.csv", batchesCsvHeader());
+}
+
+void RunDirectory::writeConfig(const nlohmann::json& config) const {
+  writeJsonAtomically((fs::path(path_) / "config.json").string(), config);
+}
+
+void RunDirectory::writeSummary(const nlohmann::json& summary) const {
+  writeJsonAtomically((fs::path(path_) / "summary.json").string(), summary);
+}
+
+void RunDirectory::appendHistory(const HistoryRow& row) {
+  char line[256];
+  char accuracy[32] = "";
+  if (!std::isnan(row.accuracy)) std::snprintf(accuracy, sizeof accuracy, "%.6f", row.accuracy);
+  std::snprintf(line, sizeof line, "%.6f,%s,%lld,%lld,%.6f,%s,%.3f\n", row.timestamp, row.type,
+                static_cast<long long>(row.epoch), static_cast<long long>(row.step), row.loss, accuracy,
+                row.imagesPerSec);
+  history_ << line;
+}
+
+void RunDirectory::appendBatch(const StepRecord& record) { batches_ << toCsvRow(record) << '\n'; }
+
+void RunDirectory::flush() {
+  history_.flush();
+  batches_.flush();
+  if (!history_ || !batches_) {
+    throw std::runtime_error("cannot write the CSV logs in " + path_ + ": is the disk full or the directory gone?");
+  }
+}
+
+}  // namespace dtbench::trainer
