@@ -44,7 +44,7 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args) {
     ("drop-last", "Drop the last incomplete training batch")
     ("no-eval", "Skip the test-set evaluation at each epoch end")
     ("seed", "Seed of initialization, shuffle and augmentation", cxxopts::value<uint64_t>()->default_value("0"))
-    ("threads", "Intra-op threads (0: LibTorch's default)", cxxopts::value<int64_t>()->default_value("0"));
+    ("threads", "Intra-op threads (0: every core this process may run on)", cxxopts::value<int64_t>()->default_value("0"));
   options.add_options("Output")
     ("out", "Run directory to create (must not hold a run already)", cxxopts::value<std::string>())
     ("quiet", "No progress line on stderr")

@@ -63,7 +63,7 @@ void validate(const RunConfig& config) {
   require(config.maxSteps >= 0, "--max-steps", ">= 0 (0 = whole epoch)", config.maxSteps);
   require(config.batchSize >= 1, "--batch-size", ">= 1", config.batchSize);
   require(config.testBatchSize >= 1, "--test-batch-size", ">= 1", config.testBatchSize);
-  require(config.threads >= 0, "--threads", ">= 0 (0 = LibTorch's default)", config.threads);
+  require(config.threads >= 0, "--threads", ">= 0 (0 = every available core)", config.threads);
   require(config.syntheticTrainSize >= 1, "--synthetic-train-size", ">= 1", config.syntheticTrainSize);
   require(config.syntheticTestSize >= 0, "--synthetic-test-size", ">= 0", config.syntheticTestSize);
   if (config.outDir.empty()) throw UsageError("--out is required: the run directory to write");

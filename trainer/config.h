@@ -40,7 +40,7 @@ struct RunConfig {
   bool dropLast = false;
   bool evaluate = true;  // test-set accuracy at every epoch end
   uint64_t seed = 0;
-  int64_t threads = 0;  // intra-op threads; 0 = LibTorch's default
+  int64_t threads = 0;  // intra-op threads; 0 = every core this process may run on
 
   // Where results go.
   std::string outDir;

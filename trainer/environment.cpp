@@ -1,5 +1,6 @@
 #include "trainer/environment.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <c10/util/Exception.h>
@@ -30,6 +31,14 @@ nlohmann::json describeEnvironment() {
                  {"figures", DTBENCH_HAVE_FIGURES == 1},
                  {"torch_cuda", DTBENCH_TORCH_HAS_CUDA == 1}}},
   };
+}
+
+int availableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<int>(online) : 1;
 }
 
 std::string errorMessage(const std::exception& error) {

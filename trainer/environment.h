@@ -12,6 +12,9 @@ namespace dtbench::trainer {
 
 nlohmann::json describeEnvironment();
 
+// The cores this process may run on (its CPU affinity: under Slurm, what the job was given).
+int availableCores();
+
 // The message of an exception without LibTorch's C++ backtrace.
 std::string errorMessage(const std::exception& error);
 

@@ -15,6 +15,7 @@
 #include "trainer/datasets.h"
 #include "trainer/environment.h"
 #include "trainer/epoch_stats.h"
+#include "trainer/memory_policy.h"
 #include "trainer/optimizer.h"
 #include "trainer/phase_clock.h"
 #include "trainer/progress.h"
@@ -67,7 +68,9 @@ double parameterChecksum(const torch::nn::Module& model) {
 Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(config)) {
   State& s = *state_;
   validate(s.config);
-  if (s.config.threads > 0) at::set_num_threads(static_cast<int>(s.config.threads));
+  const std::string memoryPolicy = applyMemoryPolicy();
+  // Debian's LibTorch starts with one thread whatever the machine: 0 means every available core.
+  at::set_num_threads(s.config.threads > 0 ? static_cast<int>(s.config.threads) : availableCores());
   s.device = chooseDevice(s.config.device);
   torch::manual_seed(s.config.seed);
 
@@ -95,6 +98,7 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   configJson["world_size"] = 1;
   configJson["rank"] = 0;
   configJson["environment"] = describeEnvironment();
+  configJson["environment"]["allocator"] = memoryPolicy;
   configJson["model_parameters"] = models::parameterStats(*s.model).parameters;
   configJson["train_samples"] = s.data.train.size();
   configJson["test_samples"] = s.data.test.size();

@@ -115,6 +115,7 @@ TEST_CASE("LeNet learns the synthetic task and writes the run directory", "[trai
   CHECK(configJson.at("momentum") == 0.9);
   CHECK(configJson.at("model_parameters") == 62006);
   CHECK(configJson.at("environment").at("libtorch_version").get<std::string>().size() > 0);
+  CHECK_THAT(configJson.at("environment").at("allocator").get<std::string>(), Catch::Contains("glibc"));
 
   std::ifstream batchesCsv(out + "/batches.csv");
   std::string line;
