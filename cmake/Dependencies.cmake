@@ -23,11 +23,17 @@ if(DTBENCH_WITH_MPI)
   endif()
 endif()
 
+# zlib reads gzipped IDX files (Fashion-MNIST); without it only plain (gunzipped) files are read.
+find_package(ZLIB)
+set(DTBENCH_HAVE_ZLIB OFF)
+if(ZLIB_FOUND)
+  set(DTBENCH_HAVE_ZLIB ON)
+endif()
+
 set(DTBENCH_HAVE_DOWNLOAD OFF)
 if(DTBENCH_WITH_DOWNLOAD)
   find_package(CURL)
   find_package(LibArchive)
-  find_package(ZLIB)
   if(CURL_FOUND AND LibArchive_FOUND AND ZLIB_FOUND)
     set(DTBENCH_HAVE_DOWNLOAD ON)
   else()

@@ -12,7 +12,7 @@ namespace dtbench::data {
 
 struct Dataset {
   std::string name;      // "cifar10/train", "synthetic/test", ...
-  at::Tensor images;     // uint8 [N, C, H, W], contiguous, CPU
+  at::Tensor images;     // uint8 [N, C, H, W], contiguous; CPU (on the GPU with --data-on-device)
   at::Tensor labels;     // int64 [N], values in [0, numClasses)
   int64_t numClasses = 10;
   std::vector<double> mean;  // per channel, of pixel/255, used for normalization

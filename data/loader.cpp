@@ -97,6 +97,9 @@ Batch Loader::batch(int64_t epoch, int64_t batchIndex) const {
   const auto count = static_cast<int64_t>(out.indices.size());
   auto index = at::empty({count}, at::kLong);
   std::copy(out.indices.begin(), out.indices.end(), index.data_ptr<int64_t>());
+  if (!dataset_->images.is_cpu()) {
+    index = index.to(dataset_->images.device());  // --data-on-device: gather where the data are
+  }
 
   const auto images = dataset_->images.index_select(0, index);
   out.labels = dataset_->labels.index_select(0, index);

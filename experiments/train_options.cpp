@@ -1,7 +1,12 @@
 #include "experiments/train_options.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <cxxopts.hpp>
 
+#include "data/download.h"
+#include "data/fashion_mnist.h"
 #include "models/registry.h"
 
 namespace dtbench::experiments {
@@ -22,14 +27,27 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args) {
   // clang-format off
   options.add_options("Model and data")
     ("model", "Model: " + joined(models::modelNames()), cxxopts::value<std::string>()->default_value(d.model))
-    ("dataset", "Dataset: " + joined(trainer::datasetNames()), cxxopts::value<std::string>()->default_value(d.dataset))
-    ("data-dir", "Where the dataset lives (cifar10: the folder holding cifar-10-batches-bin/)",
-     cxxopts::value<std::string>()->default_value(d.dataDir))
+    ("dataset", "Dataset: " + joined(trainer::datasetNames()) +
+     " (fashion-mnist: 28x28 zero-padded to 32x32, 1 channel; training batches of every dataset get a random "
+     "crop with padding 4 and a horizontal flip)", cxxopts::value<std::string>()->default_value(d.dataset))
+    ("data-dir", "Where the dataset lives (default: the dataset's own place; cifar10: data, the folder holding "
+     "cifar-10-batches-bin/; fashion-mnist: " + std::string(data::kFashionMnistDefaultDir) +
+     ", where Debian's dataset-fashion-mnist installs its IDX files)",
+     cxxopts::value<std::string>())
     ("synthetic-train-size", "Training images of --dataset synthetic",
      cxxopts::value<int64_t>()->default_value(std::to_string(d.syntheticTrainSize)))
     ("synthetic-test-size", "Test images of --dataset synthetic",
      cxxopts::value<int64_t>()->default_value(std::to_string(d.syntheticTestSize)))
     ("device", "cpu or cuda", cxxopts::value<std::string>()->default_value(d.device));
+  options.add_options("Data loading")
+    ("workers", "Threads that build batches ahead of the training step (0: built on the training thread); "
+     "batches are bit-identical for any count", cxxopts::value<int64_t>()->default_value(std::to_string(d.workers)))
+    ("data-on-device", "Keep the uint8 dataset on the GPU and augment batches there (needs --device cuda)")
+    ("download", "cifar10: download, MD5-check and extract cifar-10-binary.tar.gz into --data-dir when missing")
+    ("download-url", "Mirror of cifar-10-binary.tar.gz for --download",
+     cxxopts::value<std::string>()->default_value(data::kCifar10Url))
+    ("download-md5", "Expected MD5 of the --download archive",
+     cxxopts::value<std::string>()->default_value(data::kCifar10Md5));
   options.add_options("Optimization")
     ("optimizer", "Optimizer: " + joined(trainer::optimizerNames()),
      cxxopts::value<std::string>()->default_value(d.optimizer))
@@ -68,10 +86,17 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args) {
     trainer::RunConfig& c = result.config;
     c.model = parsed["model"].as<std::string>();
     c.dataset = parsed["dataset"].as<std::string>();
-    c.dataDir = parsed["data-dir"].as<std::string>();
+    if (parsed.count("data-dir")) c.dataDir = parsed["data-dir"].as<std::string>();
     c.syntheticTrainSize = parsed["synthetic-train-size"].as<int64_t>();
     c.syntheticTestSize = parsed["synthetic-test-size"].as<int64_t>();
     c.device = parsed["device"].as<std::string>();
+    c.workers = parsed["workers"].as<int64_t>();
+    c.dataOnDevice = parsed.count("data-on-device") > 0;
+    c.download = parsed.count("download") > 0;
+    c.downloadUrl = parsed["download-url"].as<std::string>();
+    c.downloadMd5 = parsed["download-md5"].as<std::string>();
+    std::transform(c.downloadMd5.begin(), c.downloadMd5.end(), c.downloadMd5.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     c.optimizer = parsed["optimizer"].as<std::string>();
     if (parsed.count("lr")) c.lr = parsed["lr"].as<double>();
     if (parsed.count("momentum")) c.momentum = parsed["momentum"].as<double>();

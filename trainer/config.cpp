@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "data/download.h"
+#include "data/fashion_mnist.h"
 #include "models/registry.h"
 
 namespace dtbench::trainer {
@@ -34,7 +36,7 @@ void throwUnknownName(const std::string& what, const std::string& flag, const st
 }
 
 const std::vector<std::string>& datasetNames() {
-  static const std::vector<std::string> names{"cifar10", "synthetic"};
+  static const std::vector<std::string> names{"cifar10", "fashion-mnist", "synthetic"};
   return names;
 }
 
@@ -46,6 +48,12 @@ const std::vector<std::string>& optimizerNames() {
 RunConfig resolveDefaults(RunConfig config) {
   if (config.lr < 0) config.lr = config.optimizer == "adam" ? 1e-3 : config.optimizer == "rmsprop" ? 1e-3 : 0.1;
   if (config.momentum < 0) config.momentum = config.optimizer == "sgd" ? 0.9 : 0.0;
+  if (config.dataDir.empty()) {
+    if (config.dataset == "cifar10") config.dataDir = "data";
+    if (config.dataset == "fashion-mnist") config.dataDir = data::kFashionMnistDefaultDir;
+  }
+  if (config.downloadUrl.empty()) config.downloadUrl = data::kCifar10Url;
+  if (config.downloadMd5.empty()) config.downloadMd5 = data::kCifar10Md5;
   return config;
 }
 
@@ -66,6 +74,18 @@ void validate(const RunConfig& config) {
   require(config.threads >= 0, "--threads", ">= 0 (0 = every available core)", config.threads);
   require(config.syntheticTrainSize >= 1, "--synthetic-train-size", ">= 1", config.syntheticTrainSize);
   require(config.syntheticTestSize >= 0, "--synthetic-test-size", ">= 0", config.syntheticTestSize);
+  require(config.workers >= 0 && config.workers <= 64, "--workers", "in [0, 64] (0 = no prefetch threads)",
+          config.workers);
+  if (config.dataOnDevice && config.device != "cuda") {
+    throw UsageError("--data-on-device needs a CUDA device: use it with --device cuda on a machine with a GPU");
+  }
+  if (config.download && config.dataset != "cifar10") {
+    throw UsageError("--download fetches CIFAR-10 only (--dataset cifar10), got --dataset " + config.dataset +
+                     (config.dataset == "fashion-mnist" ? "; install Debian's dataset-fashion-mnist instead" : ""));
+  }
+  const std::string& md5 = config.downloadMd5;
+  require(md5.empty() || (md5.size() == 32 && md5.find_first_not_of("0123456789abcdef") == std::string::npos),
+          "--download-md5", "32 lowercase hex digits", md5);
   if (config.outDir.empty()) throw UsageError("--out is required: the run directory to write");
 }
 
@@ -77,6 +97,11 @@ nlohmann::json toJson(const RunConfig& config) {
       {"synthetic_train_size", config.syntheticTrainSize},
       {"synthetic_test_size", config.syntheticTestSize},
       {"device", config.device},
+      {"workers", config.workers},
+      {"data_on_device", config.dataOnDevice},
+      {"download", config.download},
+      {"download_url", config.downloadUrl},
+      {"download_md5", config.downloadMd5},
       {"optimizer", config.optimizer},
       {"lr", config.lr},
       {"momentum", config.momentum},

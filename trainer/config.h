@@ -22,11 +22,18 @@ class UsageError : public std::invalid_argument {
 struct RunConfig {
   // What is trained, on what.
   std::string model = "resnet18";
-  std::string dataset = "cifar10";  // cifar10 | synthetic
-  std::string dataDir = "data";
+  std::string dataset = "cifar10";  // cifar10 | fashion-mnist | synthetic
+  std::string dataDir;  // "" = the dataset's default location (resolveDefaults)
   int64_t syntheticTrainSize = 50000;
   int64_t syntheticTestSize = 10000;
   std::string device = "cpu";  // cpu | cuda
+
+  // Data loading (data/prefetch_loader.h, data/download.h).
+  int64_t workers = 2;        // prefetch threads; 0 = batches built on the training thread
+  bool dataOnDevice = false;  // keep the uint8 dataset on the GPU and augment there
+  bool download = false;      // cifar10: fetch, verify and extract the archive when missing
+  std::string downloadUrl;    // "" = the official URL (resolveDefaults)
+  std::string downloadMd5;    // "" = the official archive's MD5 (resolveDefaults)
 
   // How.
   std::string optimizer = "sgd";  // sgd | adam | rmsprop
@@ -56,7 +63,9 @@ const std::vector<std::string>& optimizerNames();
                                    const std::vector<std::string>& valid);
 
 // Fills the optimizer-dependent defaults: lr 0.1 / 1e-3 / 1e-3 and momentum 0.9 / - / 0 for
-// sgd / adam / rmsprop. Idempotent.
+// sgd / adam / rmsprop; the dataset's default --data-dir (cifar10: "data", fashion-mnist:
+// /usr/share/datasets/fashion-mnist, where Debian's dataset-fashion-mnist installs it); the
+// official CIFAR-10 URL and MD5 for --download. Idempotent.
 RunConfig resolveDefaults(RunConfig config);
 
 // Throws UsageError naming the first flag whose value cannot work (batch 0, negative lr, unknown

@@ -10,7 +10,7 @@
 #include <torch/utils.h>
 
 #include "compat/torch_compat.h"
-#include "data/loader.h"
+#include "data/prefetch_loader.h"
 #include "models/registry.h"
 #include "trainer/datasets.h"
 #include "trainer/environment.h"
@@ -29,8 +29,8 @@ struct Trainer::State {
   data::DatasetSplits data;
   models::ClassifierPtr model;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::optional<data::Loader> trainLoader;
-  std::optional<data::Loader> testLoader;
+  std::optional<data::PrefetchLoader> trainLoader;
+  std::optional<data::PrefetchLoader> testLoader;
   std::optional<RunDirectory> dir;
   ProgressLine progress;
   nlohmann::json summary;
@@ -71,10 +71,14 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   const std::string memoryPolicy = applyMemoryPolicy();
   // Debian's LibTorch starts with one thread whatever the machine: 0 means every available core.
   at::set_num_threads(s.config.threads > 0 ? static_cast<int>(s.config.threads) : availableCores());
+  if (s.config.dataOnDevice && !torch::cuda::is_available()) {
+    throw UsageError("--data-on-device needs a CUDA device: this build of LibTorch has no CUDA or no GPU is visible");
+  }
   s.device = chooseDevice(s.config.device);
   torch::manual_seed(s.config.seed);
 
   s.data = loadDatasets(s.config);
+  if (s.config.dataOnDevice) moveToDevice(s.data, s.device);
   models::ModelOptions modelOptions;
   modelOptions.inputChannels = s.data.train.channels();
   modelOptions.numClasses = s.data.train.numClasses;
@@ -87,11 +91,14 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   trainOptions.train = true;
   trainOptions.dropLast = s.config.dropLast;
   trainOptions.seed = s.config.seed;
-  s.trainLoader.emplace(s.data.train, trainOptions);
   data::LoaderOptions testOptions;
   testOptions.batchSize = s.config.testBatchSize;
   testOptions.train = false;
-  s.testLoader.emplace(s.data.test, testOptions);
+  data::PrefetchOptions prefetch;
+  prefetch.workers = s.config.workers;
+  prefetch.pinMemory = s.device.is_cuda() && !s.config.dataOnDevice;  // for non-blocking copies
+  s.trainLoader.emplace(s.data.train, trainOptions, prefetch);
+  s.testLoader.emplace(s.data.test, testOptions, prefetch);
 
   s.dir.emplace(s.config.outDir);
   nlohmann::json configJson = toJson(s.config);

@@ -36,6 +36,12 @@ expect 2 "unknown optimizer 'lamb'.*sgd, adam, rmsprop" train --optimizer lamb -
 expect 2 "--out is required" train --dataset synthetic
 expect 1 "cifar-10-batches-bin.*--dataset synthetic" train --dataset cifar10 --data-dir "$tmp/nothing-here" --out "$tmp/b"
 [[ ! -e "$tmp/b/summary.json" ]] || { echo "FAIL: a run without data left a summary" >&2; failures=$((failures + 1)); }
+expect 1 "train-images-idx3-ubyte.*dataset-fashion-mnist" train --dataset fashion-mnist --data-dir "$tmp/nothing-here" --out "$tmp/b"
+expect 2 "--workers must be in \[0, 64\]" train --workers -1 --out "$tmp/a"
+expect 2 "--data-on-device needs a CUDA device" train --data-on-device --dataset synthetic --out "$tmp/a"
+if [[ ! -e /dev/nvidia0 ]]; then  # no GPU here: --device cuda passes validation, the trainer refuses
+  expect 2 "--data-on-device needs a CUDA device" train --data-on-device --device cuda --dataset synthetic --out "$tmp/a"
+fi
 
 small=(--model lenet --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 100 --batch-size 64
        --epochs 1 --threads 1 --quiet)

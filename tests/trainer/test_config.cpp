@@ -94,3 +94,39 @@ TEST_CASE("the configuration's JSON holds every field by its flag's name", "[con
   CHECK(j.at("command_line").size() == 4);
   CHECK(j.at("model") == "resnet18");
 }
+
+TEST_CASE("data loading flags validate and land in the JSON", "[config]") {
+  RunConfig c = valid();
+  CHECK(c.dataDir == "data");  // cifar10's default location
+  CHECK(c.workers == 2);
+  CHECK(c.downloadMd5 == "c32a1d4ab5d03f1284b67883e8d87530");
+  RunConfig fashion;
+  fashion.dataset = "fashion-mnist";
+  fashion = dtbench::trainer::resolveDefaults(fashion);
+  CHECK(fashion.dataDir == "/usr/share/datasets/fashion-mnist");
+  fashion.dataDir = "mine";
+  CHECK(dtbench::trainer::resolveDefaults(fashion).dataDir == "mine");  // an explicit one is kept
+
+  c.workers = -1;
+  CHECK_THAT(errorOf(c), Catch::Contains("--workers"));
+  c = valid();
+  c.dataOnDevice = true;
+  CHECK_THAT(errorOf(c), Catch::Contains("--data-on-device needs a CUDA device"));
+  c = valid();
+  c.dataset = "fashion-mnist";
+  c.download = true;
+  CHECK_THAT(errorOf(c), Catch::Contains("--download") && Catch::Contains("dataset-fashion-mnist"));
+  c = valid();
+  c.downloadMd5 = "abc";
+  CHECK_THAT(errorOf(c), Catch::Contains("--download-md5"));
+
+  c = valid();
+  c.workers = 3;
+  c.download = true;
+  const auto j = dtbench::trainer::toJson(c);
+  CHECK(j.at("workers") == 3);
+  CHECK(j.at("download") == true);
+  CHECK(j.at("data_on_device") == false);
+  CHECK(j.at("download_url") == "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz");
+  CHECK(j.at("data_dir") == "data");
+}

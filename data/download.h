@@ -1,0 +1,41 @@
+#pragma once
+// CIFAR-10 download (`--download`): fetch cifar-10-binary.tar.gz, check its MD5, extract it into
+// the data directory (REFERENCE.md, "CIFAR-10"). libcurl fetches, libarchive extracts; a build
+// without them (DTBENCH_WITH_DOWNLOAD=OFF, or libcurl/libarchive missing) says so and what to do.
+//
+// Contract: ensureCifar10(dataDir, options) leaves dataDir/cifar-10-batches-bin/ complete (the
+// seven files of the official layout) or throws DataError; it never leaves anything that looks
+// complete but is not:
+//   1. dataDir/cifar-10-batches-bin already complete: nothing is fetched.
+//   2. The archive is written to dataDir/cifar-10-binary.tar.gz.part-<unique> and its MD5 checked;
+//      a mismatch removes it and is an error that names the URL and both sums. A verified archive
+//      is renamed to dataDir/cifar-10-binary.tar.gz and kept (a later run reuses it after checking
+//      its MD5 again; one with the wrong MD5 is removed and fetched anew).
+//   3. The archive is extracted into dataDir/.cifar-10-extract-<unique>/, only regular files and
+//      folders, never outside it (no absolute paths, no "..", no links); its
+//      cifar-10-batches-bin/ must be complete, and is then renamed into place in one step.
+// Any failure (unreachable URL: curl's message; HTTP error; unwritable dataDir; corrupt archive)
+// removes the temporary files and says what to do. The readers in cifar10.h check the contents.
+
+#include <ostream>
+#include <string>
+
+namespace dtbench::data {
+
+inline constexpr const char* kCifar10Url = "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz";
+inline constexpr const char* kCifar10Md5 = "c32a1d4ab5d03f1284b67883e8d87530";
+inline constexpr const char* kCifar10Archive = "cifar-10-binary.tar.gz";
+
+struct DownloadOptions {
+  std::string url = kCifar10Url;  // --download-url: a mirror of the same archive
+  std::string md5 = kCifar10Md5;  // --download-md5: 32 hex digits
+  std::ostream* log = nullptr;    // one line per stage when set
+};
+
+// True when this build can download (DTBENCH_HAVE_DOWNLOAD).
+bool downloadSupported();
+
+// See the contract above. Throws DataError.
+void ensureCifar10(const std::string& dataDir, const DownloadOptions& options);
+
+}  // namespace dtbench::data
