@@ -2,6 +2,8 @@
 // The differences between LibTorch 1.13 (Debian's libtorch-dev) and 2.x (CUDA builds), in one
 // place. Everything else in dtbench is written against the API both versions share.
 
+#include <chrono>
+
 #include <torch/optim/optimizer.h>
 #include <torch/version.h>
 
@@ -22,6 +24,19 @@ inline void zeroGradInPlace(torch::optim::Optimizer& optimizer) {
 #else
   optimizer.zero_grad();
 #endif
+}
+
+// Note [Gloo options across versions]
+// 1.13's ProcessGroupGloo derives from ProcessGroup and its Options from ProcessGroup::Options; 2.x's
+// derives from Backend and Backend::Options (so a 2.x ProcessGroupGloo is no c10d::ProcessGroup:
+// hold it as its own type). Both have Options::create(timeout), `devices` and `threads`; dtbench
+// uses only those. A template, so this header needs no c10d include: GlooGroup is
+// c10d::ProcessGroupGloo.
+template <typename GlooGroup>
+auto makeGlooOptions(std::chrono::milliseconds timeout, int threads) {
+  auto options = GlooGroup::Options::create(timeout);
+  options->threads = threads;
+  return options;
 }
 
 }  // namespace dtbench::compat

@@ -9,5 +9,7 @@ namespace dtbench::experiments {
 
 int runTrainCommand(const std::vector<std::string>& args);
 int runModelsCommand(const std::vector<std::string>& args);
+int runLaunchCommand(const std::vector<std::string>& args);
+int runAllreduceCommand(const std::vector<std::string>& args);
 
 }  // namespace dtbench::experiments

@@ -18,6 +18,8 @@ const char* kUsage =
     "Subcommands:\n"
     "  train    train one model on one rank and write a run directory\n"
     "  models   list the model zoo with parameter counts\n"
+    "  launch   start N local ranks of a command with torchrun-style variables\n"
+    "  allreduce  all-reduce benchmark (nccl-tests style) over gloo, mpi, nccl and topologies\n"
     "\n"
     "`dtbench SUBCOMMAND --help` shows a subcommand's options. Exit codes: 0 success,\n"
     "1 failure (bad data, failed run), 2 usage error.\n";
@@ -25,6 +27,8 @@ const char* kUsage =
 int dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "train") return dtbench::experiments::runTrainCommand(args);
   if (command == "models") return dtbench::experiments::runModelsCommand(args);
+  if (command == "launch") return dtbench::experiments::runLaunchCommand(args);
+  if (command == "allreduce") return dtbench::experiments::runAllreduceCommand(args);
   if (command == "-h" || command == "--help" || command == "help") {
     std::printf("%s", kUsage);
     return 0;
@@ -33,7 +37,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
     std::printf("dtbench %s\n", DTBENCH_VERSION);
     return 0;
   }
-  throw dtbench::trainer::UsageError("unknown subcommand '" + command + "'; valid subcommands: train, models");
+  throw dtbench::trainer::UsageError("unknown subcommand '" + command + "'; valid subcommands: train, models, launch, allreduce");
 }
 
 }  // namespace

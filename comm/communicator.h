@@ -1,0 +1,42 @@
+#pragma once
+// Communicator: a backend's collectives (PointToPoint plus all-reduce, broadcast, all-gather,
+// barrier), chosen at run time by name (comm/backend.h).
+//
+// Contract (besides PointToPoint's):
+//  - Every rank calls the same collectives in the same order with tensors of the same element type
+//    and element count; each returns at once with a Work (comm/work.h) whose wait() has the
+//    communicator's deadline.
+//  - allreduce(t, kSum) leaves the element-wise sum over ranks in t on every rank; kAverage is the
+//    sum, then scaled by 1/size() (Gloo rejects ReduceOp::AVG, so every backend does it this way).
+//    Element types: comm/element_type.h's table for native all-reduce; others throw
+//    std::invalid_argument naming the supported ones.
+//  - broadcast(t, root) copies root's t into every rank's t.
+//  - allgather(output, input): output has size() * input.numel() elements; rank r's input lands at
+//    [r * n, (r + 1) * n). Any supported element type (bytes are only moved).
+//  - barrier() completes once every rank has called it.
+
+#include <string>
+
+#include "comm/point_to_point.h"
+
+namespace dtbench::comm {
+
+enum class ReduceOp { kSum, kAverage };
+
+class Communicator : public PointToPoint {
+ public:
+  virtual std::string backendName() const = 0;
+  virtual WorkPtr allreduce(const at::Tensor& tensor, ReduceOp op) = 0;
+  virtual WorkPtr broadcast(const at::Tensor& tensor, int root) = 0;
+  virtual WorkPtr allgather(const at::Tensor& output, const at::Tensor& input) = 0;
+  virtual WorkPtr barrier() = 0;
+};
+
+// Throws std::invalid_argument unless `tensor` is CPU, contiguous and of an element type that
+// `backend`'s own all-reduce takes (comm/element_type.h).
+void checkNativeAllreduce(const at::Tensor& tensor, const std::string& backend);
+
+// Wraps a sum all-reduce's Work so that wait() also scales the result by 1/worldSize.
+WorkPtr averageAfter(WorkPtr sum, at::Tensor tensor, int worldSize);
+
+}  // namespace dtbench::comm

@@ -1,0 +1,36 @@
+#pragma once
+// Ring all-reduce: chunked, pipelined reduce-scatter followed by all-gather (baidu-allreduce).
+//
+// Schedule. The M ranks of the ring, in ring order m_0 .. m_{M-1}, each send to their successor
+// m_{i+1 mod M} only. The tensor is cut into M chunks. Reduce-scatter, steps s = 0 .. M-2: position
+// i sends chunk (i - s) mod M to position i+1, which adds it into its own chunk. All-gather, steps
+// s = 0 .. M-2: position i sends chunk (i + 1 - s) mod M, which the successor overwrites.
+//
+// Worked example, 4 ranks, chunks a b c d (a_r = rank r's chunk a):
+//   reduce-scatter step 0: 0->1 a, 1->2 b, 2->3 c, 3->0 d   rank 1 holds a0+a1, rank 2 b1+b2, ...
+//   reduce-scatter step 1: 0->1 d, 1->2 a, 2->3 b, 3->0 c   rank 2 holds a0+a1+a2, ...
+//   reduce-scatter step 2: 0->1 c, 1->2 d, 2->3 a, 3->0 b   rank 3 owns the full sum of a, rank 0 of
+//                                                           b, rank 1 of c, rank 2 of d
+//   all-gather step 0:     3->0 a, 0->1 b, 1->2 c, 2->3 d   (the full sums travel on, overwriting)
+//   all-gather steps 1, 2: likewise, until every rank holds all four full sums.
+// Every step moves one chunk per link on all links at once: that is the pipelining; each chunk
+// moves to the next rank while the next chunk arrives from the previous one.
+//
+// Cost: 2(M-1) steps; each rank sends and receives 2(M-1)/M · S bytes for a tensor of S bytes
+// (REFERENCE.md), the bandwidth optimum. Invariants tested: the edges form one cycle through all
+// M ranks; verifySchedule holds.
+
+#include <vector>
+
+#include "comm/topology/schedule.h"
+
+namespace dtbench::comm {
+
+// The ring over ranks 0 .. worldSize-1 in order.
+Schedule ringSchedule(int worldSize);
+
+// The ring's steps over `members` (in ring order), with the tensor cut into members.size() chunks:
+// the building block that hierarchical.h runs across host leaders.
+std::vector<Step> ringSteps(const std::vector<int>& members);
+
+}  // namespace dtbench::comm

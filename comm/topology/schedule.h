@@ -1,0 +1,60 @@
+#pragma once
+// Schedule: a topology's all-reduce as data (KungFu's "topology as a graph"). Every point-to-point
+// topology is a generator of a Schedule (ring.h, tree.h, clique.h, hierarchical.h); one executor
+// (executor.h) runs any Schedule over any PointToPoint.
+//
+// The tensor is cut into `chunks` contiguous pieces of near-equal length (chunkRange). A Schedule is
+// a sequence of steps; in one step every transfer reads the sender's chunks as they were when the
+// step began, and the receiver either adds them into its own chunks (`reduce`) or overwrites its
+// own with them. Steps run one after another on each rank (a rank waits only for its own transfers
+// of the step, so ranks drift apart by at most the data dependencies).
+//
+// Invariant of every correct all-reduce Schedule, checked by verifySchedule for every generator and
+// world size in tests/comm: simulating the steps on sets of contributing ranks, every rank ends
+// with every chunk holding every rank's contribution exactly once.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtbench::comm {
+
+struct Transfer {
+  int src = 0;
+  int dst = 0;
+  int firstChunk = 0;  // chunks [firstChunk, endChunk)
+  int endChunk = 0;
+  bool reduce = false;  // true: dst adds; false: dst overwrites
+};
+
+struct Step {
+  std::vector<Transfer> transfers;
+};
+
+struct Schedule {
+  std::string topology;
+  int worldSize = 1;
+  int chunks = 1;
+  std::vector<Step> steps;
+};
+
+struct ElementRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+  int64_t size() const { return end - begin; }
+};
+
+// Elements of chunks [firstChunk, endChunk) of a tensor of `numel` elements cut into `chunks`:
+// chunk c is [numel * c / chunks, numel * (c + 1) / chunks).
+ElementRange chunkRange(int64_t numel, int chunks, int firstChunk, int endChunk);
+
+// "" when the Schedule is a correct all-reduce (see above), else the first violation in words.
+std::string verifySchedule(const Schedule& schedule);
+
+// bytes[src][dst] that the Schedule moves for a tensor of `numel` elements of `elementBytes` each.
+std::vector<std::vector<int64_t>> scheduleTraffic(const Schedule& schedule, int64_t numel, int64_t elementBytes);
+
+// The distinct directed edges (src, dst) that carry at least one transfer, sorted.
+std::vector<std::pair<int, int>> scheduleEdges(const Schedule& schedule);
+
+}  // namespace dtbench::comm

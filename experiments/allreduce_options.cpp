@@ -1,0 +1,173 @@
+#include "experiments/allreduce_options.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <cxxopts.hpp>
+
+#include "comm/backend.h"
+#include "comm/element_type.h"
+#include "comm/topology/topology.h"
+#include "trainer/config.h"
+
+namespace dtbench::experiments {
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= text.size()) {
+    auto comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > start) items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+}  // namespace
+
+int64_t parseBytes(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  double scale = 1;
+  const std::string suffix = text.substr(used);
+  if (suffix == "K" || suffix == "k") scale = 1024;
+  else if (suffix == "M") scale = 1024.0 * 1024;
+  else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty()) used = 0;
+  if (used == 0 || value < 0)
+    throw trainer::UsageError(flag + " takes a byte count like 4096, 4K, 64M or 1G, got '" + text + "'");
+  return static_cast<int64_t>(value * scale);
+}
+
+std::vector<int64_t> sweepCounts(const AllreduceOptions& o, int64_t elementBytes) {
+  if (!o.counts.empty()) return o.counts;
+  std::vector<int64_t> counts;
+  for (double bytes = static_cast<double>(o.minBytes); bytes <= static_cast<double>(o.maxBytes) * 1.0000001;
+       bytes *= o.factor) {
+    const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(bytes) / elementBytes);
+    if (counts.empty() || counts.back() != count) counts.push_back(count);
+  }
+  return counts;
+}
+
+AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, const comm::Environment& env) {
+  AllreduceOptions o;
+  cxxopts::Options options("dtbench allreduce",
+                           "All-reduce benchmark in the manner of nccl-tests: a size sweep per topology, warm-up,\n"
+                           "timed iterations, an optional exact check of every element.\n\n"
+                           "Columns: size = bytes per rank (count x element size), time_us = mean time of one\n"
+                           "all-reduce (max over ranks), algbw = size / time (GB/s, GB = 10^9 bytes), busbw =\n"
+                           "algbw x 2(N-1)/N (the ring's bytes per rank: comparable across world sizes), #wrong =\n"
+                           "elements that differ from the exact sum (N/A without --check).\n\n"
+                           "Run one process per rank: dtbench launch -n N -- dtbench allreduce ... (gloo), or\n"
+                           "mpirun -np N dtbench allreduce --backend mpi ...");
+  options.set_width(100);
+  // clang-format off
+  options.add_options("Benchmark")
+    ("backend", "gloo, mpi or nccl", cxxopts::value<std::string>()->default_value(o.backend))
+    ("topology", "Comma-separated list, or all: native, ring, tree, binary-tree-star, star, clique, hierarchical",
+     cxxopts::value<std::string>()->default_value("native"))
+    ("dtype", "Comma-separated list of float32, float16, bfloat16", cxxopts::value<std::string>()->default_value("float32"))
+    ("b,min-bytes", "Smallest message (bytes; K, M, G suffixes)", cxxopts::value<std::string>()->default_value("4K"))
+    ("e,max-bytes", "Largest message", cxxopts::value<std::string>()->default_value("16M"))
+    ("f,factor", "Size multiplier between rows", cxxopts::value<double>()->default_value("2"))
+    ("counts", "Explicit element counts instead of the byte sweep, e.g. 0,1,13,1000003",
+     cxxopts::value<std::string>())
+    ("warmup-iters", "Untimed all-reduces per size", cxxopts::value<int>()->default_value("5"))
+    ("iters", "Timed all-reduces per size", cxxopts::value<int>()->default_value("20"))
+    ("check", "Verify every element of one extra all-reduce per size against the exact sum")
+    ("threads", "Intra-op threads per rank", cxxopts::value<int>()->default_value("1"))
+    ("ranks-per-host", "Emulate hosts of K ranks (default: DTBENCH_RANKS_PER_HOST, else real hostnames)",
+     cxxopts::value<int>());
+  options.add_options("Output")
+    ("csv", "Write the rows as CSV to FILE", cxxopts::value<std::string>())
+    ("json", "Write the rows as JSON to FILE", cxxopts::value<std::string>())
+    ("traffic", "Write traffic.csv (src,dst,bytes,kind) to FILE", cxxopts::value<std::string>())
+    ("timeline", "Write traffic_timeline.csv (t_start_s,src,dst,bytes) to FILE", cxxopts::value<std::string>())
+    ("h,help", "Show this help");
+  options.add_options("Ranks and rendezvous (default: torchrun, Open MPI or Slurm variables)")
+    ("rank", "This rank", cxxopts::value<int>())
+    ("world-size", "Number of ranks", cxxopts::value<int>())
+    ("master-addr", "Rendezvous host (gloo)", cxxopts::value<std::string>())
+    ("master-port", "Rendezvous port (gloo)", cxxopts::value<int>())
+    ("store-path", "Rendezvous through a FileStore at this path instead (fresh per job attempt)",
+     cxxopts::value<std::string>())
+    ("gloo-iface", "Network interface for gloo (default: GLOO_SOCKET_IFNAME)", cxxopts::value<std::string>())
+    ("gloo-threads", "Gloo worker threads", cxxopts::value<int>()->default_value("2"))
+    ("timeout", "Seconds any one operation may take before the run fails", cxxopts::value<double>()->default_value("60"));
+  // clang-format on
+  std::vector<const char*> argv{"dtbench allreduce"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  cxxopts::ParseResult parsed;
+  try {
+    parsed = options.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw trainer::UsageError(std::string(e.what()) + " (see dtbench allreduce --help)");
+  }
+  if (!parsed.unmatched().empty())
+    throw trainer::UsageError("unexpected argument '" + parsed.unmatched().front() + "' (see dtbench allreduce --help)");
+  if (parsed.count("help")) {
+    o.help = true;
+    o.helpText = options.help();
+    return o;
+  }
+  try {
+    o.backend = parsed["backend"].as<std::string>();
+    comm::checkBackendAvailable(o.backend);
+    const std::string topology = parsed["topology"].as<std::string>();
+    o.topologies = topology == "all" ? comm::topologyNames() : splitList(topology);
+    if (o.topologies.empty()) throw trainer::UsageError("--topology needs at least one name");
+    for (const std::string& t : o.topologies) comm::checkTopologyName(t);
+    o.dtypes = splitList(parsed["dtype"].as<std::string>());
+    if (o.dtypes.empty()) throw trainer::UsageError("--dtype needs at least one element type");
+    for (const std::string& d : o.dtypes) comm::parseElementType(d);
+  } catch (const trainer::UsageError&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw trainer::UsageError(e.what());
+  }
+  o.minBytes = parseBytes("--min-bytes", parsed["min-bytes"].as<std::string>());
+  o.maxBytes = parseBytes("--max-bytes", parsed["max-bytes"].as<std::string>());
+  o.factor = parsed["factor"].as<double>();
+  if (o.factor <= 1.0) throw trainer::UsageError("--factor must be greater than 1");
+  if (o.maxBytes < o.minBytes) throw trainer::UsageError("--max-bytes must be at least --min-bytes");
+  if (parsed.count("counts"))
+    for (const std::string& c : splitList(parsed["counts"].as<std::string>())) {
+      const int64_t count = parseBytes("--counts", c);
+      o.counts.push_back(count);
+    }
+  o.warmupIters = parsed["warmup-iters"].as<int>();
+  o.iters = parsed["iters"].as<int>();
+  if (o.warmupIters < 0 || o.iters < 1) throw trainer::UsageError("--iters must be at least 1, --warmup-iters at least 0");
+  o.check = parsed.count("check") > 0;
+  o.threads = parsed["threads"].as<int>();
+  if (o.threads < 1) throw trainer::UsageError("--threads must be at least 1");
+  if (parsed.count("ranks-per-host")) o.ranksPerHost = parsed["ranks-per-host"].as<int>();
+  else if (auto it = env.find("DTBENCH_RANKS_PER_HOST"); it != env.end()) o.ranksPerHost = std::atoi(it->second.c_str());
+  if (parsed.count("ranks-per-host") && o.ranksPerHost < 1) throw trainer::UsageError("--ranks-per-host must be at least 1");
+  if (parsed.count("csv")) o.csvPath = parsed["csv"].as<std::string>();
+  if (parsed.count("json")) o.jsonPath = parsed["json"].as<std::string>();
+  if (parsed.count("traffic")) o.trafficPath = parsed["traffic"].as<std::string>();
+  if (parsed.count("timeline")) o.timelinePath = parsed["timeline"].as<std::string>();
+  if (parsed.count("rank")) o.rank.rank = parsed["rank"].as<int>();
+  if (parsed.count("world-size")) o.rank.worldSize = parsed["world-size"].as<int>();
+  if (parsed.count("master-addr")) o.rank.masterAddr = parsed["master-addr"].as<std::string>();
+  if (parsed.count("master-port")) o.rank.masterPort = parsed["master-port"].as<int>();
+  if (parsed.count("store-path")) o.storePath = parsed["store-path"].as<std::string>();
+  if (parsed.count("gloo-iface")) o.glooIface = parsed["gloo-iface"].as<std::string>();
+  else if (auto it = env.find("GLOO_SOCKET_IFNAME"); it != env.end()) o.glooIface = it->second;
+  o.glooThreads = parsed["gloo-threads"].as<int>();
+  const double timeout = parsed["timeout"].as<double>();
+  if (timeout <= 0) throw trainer::UsageError("--timeout must be positive (seconds)");
+  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+  return o;
+}
+
+}  // namespace dtbench::experiments

@@ -1,0 +1,48 @@
+#pragma once
+// The command line of `dtbench allreduce` (allreduce_command.cpp), parsed once into one struct.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/rank_discovery.h"
+
+namespace dtbench::experiments {
+
+struct AllreduceOptions {
+  std::string backend = "gloo";
+  std::vector<std::string> topologies{"native"};
+  std::vector<std::string> dtypes{"float32"};
+  int64_t minBytes = 4096;
+  int64_t maxBytes = 16 << 20;
+  double factor = 2.0;
+  std::vector<int64_t> counts;  // explicit element counts; overrides the byte sweep
+  int warmupIters = 5;
+  int iters = 20;
+  bool check = false;
+  int threads = 1;  // intra-op threads per rank
+  int ranksPerHost = 0;  // 0: hosts from the real hostnames
+  std::string csvPath, jsonPath, trafficPath, timelinePath;
+  comm::ExplicitRank rank;
+  std::string storePath;
+  std::string glooIface;
+  int glooThreads = 2;
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  bool help = false;
+  std::string helpText;
+};
+
+// `env` supplies GLOO_SOCKET_IFNAME and DTBENCH_RANKS_PER_HOST (set by dtbench launch) as defaults.
+// Throws trainer::UsageError naming the bad flag.
+AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, const comm::Environment& env);
+
+// "4K" -> 4096, "64M", "1G", "123": bytes (K = 1024). Throws trainer::UsageError.
+int64_t parseBytes(const std::string& flag, const std::string& text);
+
+// The element counts of the sweep: min, min·factor, ... up to max bytes (at least one element
+// each, duplicates dropped), or the explicit counts.
+std::vector<int64_t> sweepCounts(const AllreduceOptions& options, int64_t elementBytes);
+
+}  // namespace dtbench::experiments

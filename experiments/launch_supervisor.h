@@ -1,0 +1,37 @@
+#pragma once
+// superviseLaunch: the engine of `dtbench launch` (launch_command.cpp). Starts N local ranks of one
+// command with torchrun-style variables and watches them until all have ended.
+//
+// Contract:
+//  - Rank r gets RANK=r, WORLD_SIZE=N, LOCAL_RANK=r mod K, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1,
+//    MASTER_PORT (a free port unless given), DTBENCH_RANKS_PER_HOST=K (K = ranksPerHost, default N:
+//    one emulated host), and its own process group.
+//  - Every line a rank writes to stdout or stderr is copied to the same stream prefixed "[r] ".
+//  - SIGINT and SIGTERM sent to the launcher are forwarded to every running rank.
+//  - When a rank fails (non-zero exit or killed by a signal), every other rank gets SIGTERM, then
+//    SIGKILL once `grace` has passed; the return value is the first failing rank's exit code
+//    (128 + signal when killed by one). All ranks succeeded: 0.
+//  - Never leaves a rank running when it returns.
+// Throws std::runtime_error when the ranks cannot be started (fork, pipe, exec failures of rank 0
+// are reported as its exit code 127 with a message).
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace dtbench::experiments {
+
+struct LaunchOptions {
+  int worldSize = 1;
+  int ranksPerHost = 0;  // 0: all ranks on one emulated host
+  int masterPort = 0;    // 0: pick a free port
+  std::chrono::milliseconds grace{std::chrono::seconds(5)};
+  std::vector<std::string> command;
+};
+
+int superviseLaunch(const LaunchOptions& options);
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int freeLocalPort();
+
+}  // namespace dtbench::experiments
