@@ -5,22 +5,8 @@ set -uo pipefail
 dtbench=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-expect() {
-  local code=$1 pattern=$2
-  shift 2
-  local output rc
-  output=$(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT timeout 60 "$dtbench" "$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]] || ! grep -qE -- "$pattern" <<<"$output"; then
-    echo "FAIL: dtbench $* -> exit $rc (want $code), output:" >&2
-    echo "$output" | head -n 20 >&2
-    failures=$((failures + 1))
-  else
-    echo "ok: dtbench $* -> $rc"
-  fi
-}
+source "$(dirname "$0")/../expect_cli.sh"
+launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT timeout 60)
 
 expect 2 "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch" allreduce --backend nccl
 expect 2 "unknown backend 'grpc'.*gloo, mpi, nccl" allreduce --backend grpc

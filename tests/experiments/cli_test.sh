@@ -5,23 +5,7 @@ set -uo pipefail
 dtbench=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-# expect CODE PATTERN ARGS...: dtbench ARGS exits with CODE and its output matches PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 2
-  local output rc
-  output=$(timeout 120 "$dtbench" "$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]] || ! grep -qE -- "$pattern" <<<"$output"; then
-    echo "FAIL: dtbench $* -> exit $rc (want $code), output:" >&2
-    echo "$output" | head -n 20 >&2
-    failures=$((failures + 1))
-  else
-    echo "ok: dtbench $* -> $rc"
-  fi
-}
+source "$(dirname "$0")/../expect_cli.sh"
 
 expect 2 "Usage: dtbench" 
 expect 0 "models +list the model zoo" --help
