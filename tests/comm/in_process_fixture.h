@@ -1,5 +1,5 @@
 #pragma once
-// runRanks: N ranks as threads of this process over one InProcessWorld (comm/in_process_transport.h).
+// runThreads / runRanks: N ranks as threads of this process over one InProcessWorld (comm/in_process_transport.h).
 // Each rank's function returns its result; exceptions thrown by any rank are rethrown here, on the
 // calling (main) thread, after every rank finished: Catch2 assertions stay on the main thread.
 
@@ -12,18 +12,17 @@
 
 namespace dtbench::comm::testing {
 
+// Runs body(rank) for rank 0 .. worldSize-1, each on its own thread, and returns the results in
+// rank order. The first rank's exception (by rank) is rethrown after every thread has joined.
 template <typename Result>
-std::vector<Result> runRanks(int worldSize, const std::function<Result(PointToPoint&)>& body,
-                             std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
-  InProcessWorld world(worldSize, timeout);
+std::vector<Result> runThreads(int worldSize, const std::function<Result(int)>& body) {
   std::vector<Result> results(worldSize);
   std::vector<std::exception_ptr> errors(worldSize);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < worldSize; ++rank)
     threads.emplace_back([&, rank] {
       try {
-        InProcessPointToPoint p2p(world, rank);
-        results[rank] = body(p2p);
+        results[rank] = body(rank);
       } catch (...) {
         errors[rank] = std::current_exception();
       }
@@ -32,6 +31,16 @@ std::vector<Result> runRanks(int worldSize, const std::function<Result(PointToPo
   for (auto& error : errors)
     if (error) std::rethrow_exception(error);
   return results;
+}
+
+template <typename Result>
+std::vector<Result> runRanks(int worldSize, const std::function<Result(PointToPoint&)>& body,
+                             std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  InProcessWorld world(worldSize, timeout);
+  return runThreads<Result>(worldSize, [&](int rank) {
+    InProcessPointToPoint p2p(world, rank);
+    return body(p2p);
+  });
 }
 
 }  // namespace dtbench::comm::testing

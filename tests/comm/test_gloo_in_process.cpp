@@ -12,6 +12,7 @@
 #include "comm/gloo_communicator.h"
 #include "comm/topology/executor.h"
 #include "comm/topology/topology.h"
+#include "in_process_fixture.h"
 
 using namespace dtbench::comm;
 
@@ -23,26 +24,14 @@ std::vector<Result> runGlooRanks(int worldSize, const std::function<Result(Commu
                                  std::function<Store(int)> storeOf = {}) {
   Store shared = Store::hash(std::chrono::seconds(30));
   if (!storeOf) storeOf = [&](int) { return shared; };
-  std::vector<Result> results(worldSize);
-  std::vector<std::exception_ptr> errors(worldSize);
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < worldSize; ++rank)
-    threads.emplace_back([&, rank] {
-      try {
-        GlooOptions options;
-        options.hostname = "127.0.0.1";
-        options.timeout = std::chrono::seconds(30);
-        options.threads = 1;
-        GlooCommunicator gloo(storeOf(rank), rank, worldSize, options);
-        results[rank] = body(gloo);
-      } catch (...) {
-        errors[rank] = std::current_exception();
-      }
-    });
-  for (auto& thread : threads) thread.join();
-  for (auto& error : errors)
-    if (error) std::rethrow_exception(error);
-  return results;
+  return dtbench::comm::testing::runThreads<Result>(worldSize, [&](int rank) {
+    GlooOptions options;
+    options.hostname = "127.0.0.1";
+    options.timeout = std::chrono::seconds(30);
+    options.threads = 1;
+    GlooCommunicator gloo(storeOf(rank), rank, worldSize, options);
+    return body(gloo);
+  });
 }
 
 }  // namespace

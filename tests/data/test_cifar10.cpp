@@ -1,45 +1,22 @@
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include "data/cifar10.h"
+#include "temp_dir.h"
 
 using dtbench::data::DataError;
 using dtbench::data::loadCifar10;
 using dtbench::data::readCifar10Files;
+using dtbench::testing::TempDir;
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory under the system temp dir, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() / ("dtbench-test-cifar10-" + std::to_string(::getpid()) +
-                                         "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // The pixel byte i (0..3071) of record r of file f: distinct per plane, row and column.
 uint8_t pixel(int f, int r, int i) { return static_cast<uint8_t>((i * 31 + r * 5 + f * 13) % 251); }

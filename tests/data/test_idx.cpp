@@ -1,6 +1,5 @@
 // The IDX reader and Fashion-MNIST on generated files, plain and gzipped, good and broken.
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -8,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -16,37 +14,17 @@
 #include "data/fashion_mnist.h"
 #include "data/idx.h"
 #include "dtbench/build_config.h"
+#include "temp_dir.h"
 
 #if DTBENCH_HAVE_ZLIB
 #include <zlib.h>
 #endif
 
 using dtbench::data::DataError;
+using dtbench::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("dtbench-test-idx-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void putBigEndian(std::vector<uint8_t>& out, uint32_t value) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(value >> shift));
