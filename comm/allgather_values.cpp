@@ -43,6 +43,48 @@ std::vector<std::vector<int64_t>> allgatherInt64Ragged(Communicator& communicato
   return all;
 }
 
+namespace {
+
+// `bytes` zero-padded into `elements` float32 slots (the bit patterns are only moved, never read as floats).
+at::Tensor packBytes(const std::string& bytes, int64_t elements) {
+  at::Tensor packed = at::zeros({elements}, at::kFloat);
+  if (!bytes.empty()) std::memcpy(packed.data_ptr<float>(), bytes.data(), bytes.size());
+  return packed;
+}
+
+int64_t elementsFor(int64_t bytes) { return (bytes + 3) / 4; }
+
+}  // namespace
+
+std::vector<std::string> allgatherBytes(Communicator& communicator, const std::string& bytes) {
+  const auto lengths = allgatherInt64(communicator, {static_cast<int64_t>(bytes.size())});
+  int64_t longest = 0;
+  for (const auto& l : lengths) longest = std::max(longest, l[0]);
+  const int64_t slots = std::max<int64_t>(1, elementsFor(longest));
+  at::Tensor output = at::empty({slots * communicator.size()}, at::kFloat);
+  communicator.allgather(output, packBytes(bytes, slots))->wait();
+  const char* out = reinterpret_cast<const char*>(output.data_ptr<float>());
+  std::vector<std::string> result;
+  for (int r = 0; r < communicator.size(); ++r)
+    result.emplace_back(out + static_cast<size_t>(r * slots) * 4, static_cast<size_t>(lengths[r][0]));
+  return result;
+}
+
+std::string broadcastBytes(Communicator& communicator, const std::string& bytes, int root) {
+  at::Tensor length = at::zeros({kLimbs}, at::kFloat);
+  if (communicator.rank() == root) {
+    const auto n = static_cast<int64_t>(bytes.size());
+    for (int l = 0; l < kLimbs; ++l) length[l] = static_cast<float>((n >> (l * kLimbBits)) & kLimbMask);
+  }
+  communicator.broadcast(length, root)->wait();
+  int64_t n = 0;
+  for (int l = 0; l < kLimbs; ++l) n |= static_cast<int64_t>(length[l].item<float>()) << (l * kLimbBits);
+  at::Tensor packed = communicator.rank() == root ? packBytes(bytes, std::max<int64_t>(1, elementsFor(n)))
+                                                  : at::zeros({std::max<int64_t>(1, elementsFor(n))}, at::kFloat);
+  communicator.broadcast(packed, root)->wait();
+  return std::string(reinterpret_cast<const char*>(packed.data_ptr<float>()), static_cast<size_t>(n));
+}
+
 std::vector<std::string> allgatherStrings(Communicator& communicator, const std::string& value) {
   constexpr int64_t kMax = 256;
   if (static_cast<int64_t>(value.size()) >= kMax) throw std::invalid_argument("allgatherStrings: string too long");

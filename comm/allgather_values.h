@@ -1,9 +1,11 @@
 #pragma once
 // Small metadata exchanges over any Communicator, whose collectives carry only float32, float16
 // and bfloat16 (comm/element_type.h): integers travel as three exact 21-bit float32 limbs each,
-// strings as one float32 per byte. Collective: every rank calls with the same shape.
+// host names as one float32 per byte, raw bytes packed into float32 elements (allgather and
+// broadcast only move them). Collective: every rank calls with the same shape.
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,13 @@ std::vector<std::vector<int64_t>> allgatherInt64(Communicator& communicator, con
 
 // Like allgatherInt64, but lengths may differ between ranks.
 std::vector<std::vector<int64_t>> allgatherInt64Ragged(Communicator& communicator, const std::vector<int64_t>& values);
+
+// Every rank's bytes, of any length (rows of a log, encoded trace events), rank by rank. The bytes
+// travel four to a float32 element and are never interpreted as numbers.
+std::vector<std::string> allgatherBytes(Communicator& communicator, const std::string& bytes);
+
+// Root's bytes, of any length, on every rank (`bytes` is ignored on the other ranks).
+std::string broadcastBytes(Communicator& communicator, const std::string& bytes, int root);
 
 // Every rank's string (at most 255 bytes), e.g. host names.
 std::vector<std::string> allgatherStrings(Communicator& communicator, const std::string& value);

@@ -31,6 +31,7 @@ inline constexpr uint64_t kStreamFlip = 4;
 inline constexpr uint64_t kStreamSyntheticLabel = 5;
 inline constexpr uint64_t kStreamSyntheticPrototype = 6;
 inline constexpr uint64_t kStreamSyntheticNoise = 7;
+// Taken outside data/: 0x0070616972617667 ("pairavg"), trainer/pair_matching.h's kStreamPairMatching.
 
 // SplitMix64's output function: a bijection on 64-bit words with full avalanche.
 constexpr uint64_t mix64(uint64_t z) {

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
-#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -17,8 +16,10 @@
 #include "comm/element_type.h"
 #include "comm/peer_table.h"
 #include "comm/topology_allreduce.h"
+#include "comm/traffic_exchange.h"
 #include "experiments/allreduce_options.h"
 #include "experiments/commands.h"
+#include "experiments/rank_options.h"
 #include "trainer/config.h"
 
 namespace dtbench::experiments {
@@ -112,42 +113,27 @@ void writeOutputs(const AllreduceOptions& o, const std::vector<Row>& rows, int w
 
 // Gathers every rank's traffic to rank 0, which writes --traffic and --timeline and prints the matrix.
 void reportTraffic(comm::Communicator& c, const comm::TrafficRecorder& recorder, const AllreduceOptions& o) {
-  std::vector<int64_t> row(recorder.sentTo());
-  row.insert(row.end(), recorder.modelledSentTo().begin(), recorder.modelledSentTo().end());
-  const auto matrix = comm::allgatherInt64(c, row);
-  std::vector<int64_t> flatTimeline;
-  for (const auto& t : comm::timelineRows(recorder)) flatTimeline.insert(flatTimeline.end(), {t.bin, t.dst, t.bytes});
-  const auto timelines = comm::allgatherInt64Ragged(c, flatTimeline);
+  const comm::MergedTraffic merged = comm::gatherTraffic(c, recorder);
   if (c.rank() != 0) return;
   const int n = c.size();
-  std::vector<comm::TrafficRow> traffic;
+  std::vector<int64_t> sent(static_cast<size_t>(n * n), 0);
+  for (const comm::TrafficRow& row : merged.traffic) sent[static_cast<size_t>(row.src * n + row.dst)] += row.bytes;
   std::printf("# traffic matrix, bytes sent (rows: src, columns: dst; counted + modelled):\n#%6s", "src");
   for (int d = 0; d < n; ++d) std::printf(" %14d", d);
   std::printf("\n");
   for (int s = 0; s < n; ++s) {
     std::printf("#%6d", s);
-    for (int d = 0; d < n; ++d) {
-      std::printf(" %14lld", static_cast<long long>(matrix[s][d] + matrix[s][n + d]));
-      traffic.push_back({s, d, matrix[s][d], "counted"});
-      traffic.push_back({s, d, matrix[s][n + d], "modelled"});
-    }
+    for (int d = 0; d < n; ++d) std::printf(" %14lld", static_cast<long long>(sent[static_cast<size_t>(s * n + d)]));
     std::printf("\n");
   }
   if (!o.trafficPath.empty()) {
     std::ofstream out(o.trafficPath);
-    comm::writeTrafficCsv(out, traffic);
+    comm::writeTrafficCsv(out, merged.traffic);
     if (!out) throw std::runtime_error("cannot write --traffic " + o.trafficPath);
   }
   if (!o.timelinePath.empty()) {
-    std::vector<comm::TimelineRow> rows;
-    for (int s = 0; s < n; ++s)
-      for (size_t i = 0; i + 2 < timelines[s].size(); i += 3)
-        rows.push_back({timelines[s][i], s, static_cast<int>(timelines[s][i + 1]), timelines[s][i + 2]});
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.bin, a.src, a.dst) < std::tie(b.bin, b.src, b.dst);
-    });
     std::ofstream out(o.timelinePath);
-    comm::writeTimelineCsv(out, rows);
+    comm::writeTimelineCsv(out, merged.timeline);
     if (!out) throw std::runtime_error("cannot write --timeline " + o.timelinePath);
   }
 }
@@ -161,12 +147,9 @@ int runAllreduceCommand(const std::vector<std::string>& args) {
     std::printf("%s", o.helpText.c_str());
     return 0;
   }
-  comm::RankInfo who;
-  try {
-    who = comm::discoverRank(o.rank, env);
-  } catch (const std::invalid_argument& e) {
-    throw trainer::UsageError(e.what());
-  }
+  RankFlags flags;
+  flags.rank = o.rank;
+  const comm::RankInfo who = discoverRankOrExplain(flags, env);
   at::set_num_threads(o.threads);
   comm::BackendOptions backend;
   backend.backend = o.backend;

@@ -8,6 +8,7 @@
 #include "comm/backend.h"
 #include "comm/element_type.h"
 #include "comm/topology/topology.h"
+#include "experiments/rank_options.h"
 #include "trainer/config.h"
 
 namespace dtbench::experiments {
@@ -83,26 +84,15 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     ("warmup-iters", "Untimed all-reduces per size", cxxopts::value<int>()->default_value("5"))
     ("iters", "Timed all-reduces per size", cxxopts::value<int>()->default_value("20"))
     ("check", "Verify every element of one extra all-reduce per size against the exact sum")
-    ("threads", "Intra-op threads per rank", cxxopts::value<int>()->default_value("1"))
-    ("ranks-per-host", "Emulate hosts of K ranks (default: DTBENCH_RANKS_PER_HOST, else real hostnames)",
-     cxxopts::value<int>());
+    ("threads", "Intra-op threads per rank", cxxopts::value<int>()->default_value("1"));
   options.add_options("Output")
     ("csv", "Write the rows as CSV to FILE", cxxopts::value<std::string>())
     ("json", "Write the rows as JSON to FILE", cxxopts::value<std::string>())
     ("traffic", "Write traffic.csv (src,dst,bytes,kind) to FILE", cxxopts::value<std::string>())
     ("timeline", "Write traffic_timeline.csv (t_start_s,src,dst,bytes) to FILE", cxxopts::value<std::string>())
     ("h,help", "Show this help");
-  options.add_options("Ranks and rendezvous (default: torchrun, Open MPI or Slurm variables)")
-    ("rank", "This rank", cxxopts::value<int>())
-    ("world-size", "Number of ranks", cxxopts::value<int>())
-    ("master-addr", "Rendezvous host (gloo)", cxxopts::value<std::string>())
-    ("master-port", "Rendezvous port (gloo)", cxxopts::value<int>())
-    ("store-path", "Rendezvous through a FileStore at this path instead (fresh per job attempt)",
-     cxxopts::value<std::string>())
-    ("gloo-iface", "Network interface for gloo (default: GLOO_SOCKET_IFNAME)", cxxopts::value<std::string>())
-    ("gloo-threads", "Gloo worker threads", cxxopts::value<int>()->default_value("2"))
-    ("timeout", "Seconds any one operation may take before the run fails", cxxopts::value<double>()->default_value("60"));
   // clang-format on
+  addRankOptions(options, 60);
   std::vector<const char*> argv{"dtbench allreduce"};
   for (const auto& a : args) argv.push_back(a.c_str());
   cxxopts::ParseResult parsed;
@@ -149,24 +139,17 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
   o.check = parsed.count("check") > 0;
   o.threads = parsed["threads"].as<int>();
   if (o.threads < 1) throw trainer::UsageError("--threads must be at least 1");
-  if (parsed.count("ranks-per-host")) o.ranksPerHost = parsed["ranks-per-host"].as<int>();
-  else if (auto it = env.find("DTBENCH_RANKS_PER_HOST"); it != env.end()) o.ranksPerHost = std::atoi(it->second.c_str());
-  if (parsed.count("ranks-per-host") && o.ranksPerHost < 1) throw trainer::UsageError("--ranks-per-host must be at least 1");
   if (parsed.count("csv")) o.csvPath = parsed["csv"].as<std::string>();
   if (parsed.count("json")) o.jsonPath = parsed["json"].as<std::string>();
   if (parsed.count("traffic")) o.trafficPath = parsed["traffic"].as<std::string>();
   if (parsed.count("timeline")) o.timelinePath = parsed["timeline"].as<std::string>();
-  if (parsed.count("rank")) o.rank.rank = parsed["rank"].as<int>();
-  if (parsed.count("world-size")) o.rank.worldSize = parsed["world-size"].as<int>();
-  if (parsed.count("master-addr")) o.rank.masterAddr = parsed["master-addr"].as<std::string>();
-  if (parsed.count("master-port")) o.rank.masterPort = parsed["master-port"].as<int>();
-  if (parsed.count("store-path")) o.storePath = parsed["store-path"].as<std::string>();
-  if (parsed.count("gloo-iface")) o.glooIface = parsed["gloo-iface"].as<std::string>();
-  else if (auto it = env.find("GLOO_SOCKET_IFNAME"); it != env.end()) o.glooIface = it->second;
-  o.glooThreads = parsed["gloo-threads"].as<int>();
-  const double timeout = parsed["timeout"].as<double>();
-  if (timeout <= 0) throw trainer::UsageError("--timeout must be positive (seconds)");
-  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+  const RankFlags flags = readRankOptions(parsed, env);
+  o.rank = flags.rank;
+  o.storePath = flags.storePath;
+  o.glooIface = flags.glooIface;
+  o.glooThreads = flags.glooThreads;
+  o.ranksPerHost = flags.ranksPerHost;
+  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeoutS * 1000));
   return o;
 }
 

@@ -1,5 +1,6 @@
 // dtbench: data-parallel training benchmarks. `dtbench SUBCOMMAND --help` for each subcommand.
 
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A rank that dies closes its sockets; Gloo's writes to them must fail with EPIPE, which the
+  // communicator turns into an error naming the dead peer, instead of killing this rank silently.
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     std::fprintf(stderr, "%s", kUsage);
     return 2;

@@ -6,6 +6,7 @@
 #include <cxxopts.hpp>
 
 #include "data/download.h"
+#include "experiments/rank_options.h"
 #include "data/fashion_mnist.h"
 #include "models/registry.h"
 
@@ -20,7 +21,7 @@ std::string joined(const std::vector<std::string>& names) {
 
 }  // namespace
 
-TrainCommandLine parseTrainOptions(const std::vector<std::string>& args) {
+TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const comm::Environment& env) {
   trainer::RunConfig d;  // defaults
   cxxopts::Options options("dtbench train", "Train one model on one rank and write a run directory.");
   options.set_width(100);
@@ -63,11 +64,30 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args) {
     ("no-eval", "Skip the test-set evaluation at each epoch end")
     ("seed", "Seed of initialization, shuffle and augmentation", cxxopts::value<uint64_t>()->default_value("0"))
     ("threads", "Intra-op threads (0: every core this process may run on)", cxxopts::value<int64_t>()->default_value("0"));
+  options.add_options("Distributed training (one process per rank: dtbench launch, mpirun or srun)")
+    ("backend", "gloo, mpi or nccl", cxxopts::value<std::string>()->default_value(d.backend))
+    ("topology", "All-reduce algorithm: native (the backend's own), ring, tree, binary-tree-star, star, clique, "
+     "hierarchical", cxxopts::value<std::string>()->default_value(d.topology))
+    ("sync", "ssgd: gradients averaged over all ranks every step; pairavg: each step a seeded perfect matching "
+     "pairs the ranks and each pair averages parameters", cxxopts::value<std::string>()->default_value(d.sync))
+    ("no-overlap", "ssgd: one fused all-reduce after backward instead of buckets launched during backward")
+    ("bucket-mb", "ssgd: bucket cap in MiB (the first bucket is capped at 1 MiB)",
+     cxxopts::value<double>()->default_value("25"))
+    ("local-bn-stats", "Keep BatchNorm running statistics local instead of broadcasting rank 0's every step")
+    ("check-every", "ssgd: every K steps verify that all ranks hold identical parameters (0: never)",
+     cxxopts::value<int64_t>()->default_value("0"))
+    ("mode", "ddp: one process per rank; dp: one process driving every local GPU (DataParallel, CUDA only)",
+     cxxopts::value<std::string>()->default_value(d.mode));
   options.add_options("Output")
     ("out", "Run directory to create (must not hold a run already)", cxxopts::value<std::string>())
+    ("timeline", "Write timeline.json, a Chrome trace of every phase and bucket of every rank")
+    ("checkpoint-every", "Write a checkpoint every K steps (0: only when preempted by SIGTERM)",
+     cxxopts::value<int64_t>()->default_value("0"))
+    ("resume", "Continue the interrupted run in --out from its checkpoint (same flags as the run)")
     ("quiet", "No progress line on stderr")
     ("h,help", "Show this help");
   // clang-format on
+  addRankOptions(options, 300);
 
   std::vector<const char*> argv{"dtbench train"};
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -111,6 +131,28 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args) {
     c.threads = parsed["threads"].as<int64_t>();
     if (parsed.count("out")) c.outDir = parsed["out"].as<std::string>();
     c.quiet = parsed.count("quiet") > 0;
+    c.backend = parsed["backend"].as<std::string>();
+    c.topology = parsed["topology"].as<std::string>();
+    c.sync = parsed["sync"].as<std::string>();
+    c.overlap = parsed.count("no-overlap") == 0;
+    c.bucketMb = parsed["bucket-mb"].as<double>();
+    c.localBnStats = parsed.count("local-bn-stats") > 0;
+    c.checkEvery = parsed["check-every"].as<int64_t>();
+    c.mode = parsed["mode"].as<std::string>();
+    c.timeline = parsed.count("timeline") > 0;
+    c.checkpointEvery = parsed["checkpoint-every"].as<int64_t>();
+    c.resume = parsed.count("resume") > 0;
+    const RankFlags flags = readRankOptions(parsed, env);
+    const comm::RankInfo who = discoverRankOrExplain(flags, env);
+    c.rank = who.rank;
+    c.worldSize = who.worldSize;
+    c.masterAddr = who.masterAddr;
+    c.masterPort = who.masterPort;
+    c.storePath = flags.storePath;
+    c.glooIface = flags.glooIface;
+    c.glooThreads = flags.glooThreads;
+    c.ranksPerHost = flags.ranksPerHost;
+    c.timeoutS = flags.timeoutS;
     c.commandLine.assign(args.begin(), args.end());
     c.commandLine.insert(c.commandLine.begin(), {"dtbench", "train"});
   } catch (const cxxopts::exceptions::exception& e) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/rank_discovery.h"
 #include "trainer/config.h"
 
 namespace dtbench::experiments {
@@ -14,8 +15,9 @@ struct TrainCommandLine {
   trainer::RunConfig config;
 };
 
-// `args` are the words after `dtbench train`. Throws trainer::UsageError for unknown flags,
+// `args` are the words after `dtbench train`; `env` supplies the launcher's variables (rank
+// discovery), GLOO_SOCKET_IFNAME and DTBENCH_RANKS_PER_HOST. Throws trainer::UsageError for unknown flags,
 // malformed values and values that cannot work (the message names the flag).
-TrainCommandLine parseTrainOptions(const std::vector<std::string>& args);
+TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const comm::Environment& env = {});
 
 }  // namespace dtbench::experiments

@@ -40,6 +40,11 @@ const std::vector<std::string>& datasetNames() {
   return names;
 }
 
+const std::vector<std::string>& syncNames() {
+  static const std::vector<std::string> names{"ssgd", "pairavg"};
+  return names;
+}
+
 const std::vector<std::string>& optimizerNames() {
   static const std::vector<std::string> names{"sgd", "adam", "rmsprop"};
   return names;
@@ -87,6 +92,23 @@ void validate(const RunConfig& config) {
   require(md5.empty() || (md5.size() == 32 && md5.find_first_not_of("0123456789abcdef") == std::string::npos),
           "--download-md5", "32 lowercase hex digits", md5);
   if (config.outDir.empty()) throw UsageError("--out is required: the run directory to write");
+  require(config.worldSize >= 1 && config.rank >= 0 && config.rank < config.worldSize, "the rank",
+          "in [0, world size)", std::to_string(config.rank) + " of " + std::to_string(config.worldSize));
+  if (!contains(syncNames(), config.sync)) throwUnknownName("synchronization", "--sync", config.sync, syncNames());
+  require(config.mode == "ddp" || config.mode == "dp", "--mode", "ddp or dp", config.mode);
+  require(config.bucketMb > 0, "--bucket-mb", "> 0", config.bucketMb);
+  require(config.timeoutS > 0, "--timeout", "> 0 seconds", config.timeoutS);
+  require(config.checkEvery >= 0, "--check-every", ">= 0 (0 = never)", config.checkEvery);
+  require(config.checkpointEvery >= 0, "--checkpoint-every", ">= 0 (0 = only when preempted)", config.checkpointEvery);
+  require(config.ranksPerHost >= 0, "--ranks-per-host", ">= 0 (0 = real host names)", config.ranksPerHost);
+  require(config.glooThreads >= 1, "--gloo-threads", ">= 1", config.glooThreads);
+  if (config.checkEvery > 0 && config.sync != "ssgd")
+    throw UsageError("--check-every compares parameters across ranks, which only --sync ssgd keeps identical");
+  if (config.mode == "dp" && config.worldSize > 1)
+    throw UsageError("--mode dp is one process driving every local GPU; start it once, not under a launcher with " +
+                     std::to_string(config.worldSize) + " ranks");
+  if (config.mode == "dp" && config.device != "cuda")
+    throw UsageError("--mode dp (single-process DataParallel) needs --device cuda and a CUDA build of LibTorch");
 }
 
 nlohmann::json toJson(const RunConfig& config) {
@@ -115,6 +137,21 @@ nlohmann::json toJson(const RunConfig& config) {
       {"seed", config.seed},
       {"threads", config.threads},
       {"out", config.outDir},
+      {"world_size", config.worldSize},
+      {"backend", config.backend},
+      {"topology", config.topology},
+      {"ranks_per_host", config.ranksPerHost},
+      {"gloo_iface", config.glooIface},
+      {"gloo_threads", config.glooThreads},
+      {"timeout_s", config.timeoutS},
+      {"sync", config.sync},
+      {"mode", config.mode},
+      {"overlap", config.overlap},
+      {"bucket_mb", config.bucketMb},
+      {"local_bn_stats", config.localBnStats},
+      {"check_every", config.checkEvery},
+      {"timeline", config.timeline},
+      {"checkpoint_every", config.checkpointEvery},
       {"command_line", config.commandLine},
   };
 }

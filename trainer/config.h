@@ -49,6 +49,28 @@ struct RunConfig {
   uint64_t seed = 0;
   int64_t threads = 0;  // intra-op threads; 0 = every core this process may run on
 
+  // Distribution (one process per rank; rank and world come from comm/rank_discovery.h).
+  int rank = 0;
+  int worldSize = 1;
+  std::string masterAddr;  // gloo's TCPStore host (rank 0 serves it)
+  int masterPort = 0;
+  std::string storePath;   // gloo over a FileStore on a shared filesystem instead
+  std::string backend = "gloo";     // gloo | mpi | nccl
+  std::string topology = "native";  // comm/topology/topology.h's names
+  int ranksPerHost = 0;             // 0: hosts from the real host names
+  std::string glooIface;
+  int glooThreads = 2;
+  double timeoutS = 300;            // deadline of every collective (--timeout)
+  std::string sync = "ssgd";        // ssgd | pairavg
+  std::string mode = "ddp";         // ddp: one process per rank | dp: one process, several local GPUs
+  bool overlap = true;              // ssgd: bucketed all-reduce launched during backward
+  double bucketMb = 25;             // ssgd bucket cap (MiB); the first bucket is capped at 1 MiB
+  bool localBnStats = false;        // keep BatchNorm running statistics local (no broadcast from rank 0)
+  int64_t checkEvery = 0;           // ssgd: compare a parameter checksum across ranks every K steps
+  bool timeline = false;            // write timeline.json (Chrome trace of every phase and bucket)
+  int64_t checkpointEvery = 0;      // steps between checkpoints (0: only on preemption)
+  bool resume = false;              // continue the run in outDir from its checkpoint
+
   // Where results go.
   std::string outDir;
   bool quiet = false;
@@ -57,6 +79,7 @@ struct RunConfig {
 
 const std::vector<std::string>& datasetNames();
 const std::vector<std::string>& optimizerNames();
+const std::vector<std::string>& syncNames();  // ssgd, pairavg
 
 // Throws UsageError: "unknown <what> '<name>' (<flag>); valid <what>s: a, b, c".
 [[noreturn]] void throwUnknownName(const std::string& what, const std::string& flag, const std::string& name,

@@ -55,4 +55,25 @@ nlohmann::json toJson(const EpochStats& s) {
   return j;
 }
 
+EpochStats epochStatsFromJson(const nlohmann::json& j) {
+  EpochStats s;
+  s.epoch = j.at("epoch");
+  s.steps = j.at("steps");
+  s.fullEpochSteps = j.at("full_epoch_steps");
+  s.samples = j.at("samples");
+  s.stepS = j.at("step_s");
+  s.dataS = j.at("data_s");
+  s.h2dS = j.at("h2d_s");
+  s.forwardS = j.at("forward_s");
+  s.backwardS = j.at("backward_s");
+  s.commTotalS = j.at("comm_total_s");
+  s.commExposedS = j.at("comm_exposed_s");
+  s.optimizerS = j.at("optimizer_s");
+  s.meanLoss = j.at("train_loss");
+  s.trainAccuracy = j.at("train_accuracy");
+  s.evalS = j.at("eval_s");
+  if (!j.at("test_accuracy").is_null()) s.testAccuracy = j.at("test_accuracy");
+  return s;
+}
+
 }  // namespace dtbench::trainer

@@ -44,5 +44,7 @@ struct EpochStats {
 EpochStats addUp(int64_t epoch, int64_t fullEpochSteps, const std::vector<StepRecord>& steps);
 
 nlohmann::json toJson(const EpochStats& stats);
+// Inverse of toJson (checkpoints keep the finished epochs' figures).
+EpochStats epochStatsFromJson(const nlohmann::json& json);
 
 }  // namespace dtbench::trainer

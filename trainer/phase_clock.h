@@ -17,6 +17,9 @@ class PhaseClock {
 
   void start() { last_ = now(); }
 
+  // The moment of the last lap (or start()).
+  std::chrono::steady_clock::time_point last() const { return last_; }
+
   double lap() {
     const auto t = now();
     const double seconds = std::chrono::duration<double>(t - last_).count();

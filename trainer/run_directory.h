@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "comm/traffic_exchange.h"
 #include "trainer/step_record.h"
 
 namespace dtbench::trainer {
@@ -31,10 +32,18 @@ struct HistoryRow {
 };
 
 class RunDirectory {
+  struct Reopen {};
+  RunDirectory(std::string path, Reopen, int64_t historyBytes, int64_t batchesBytes);
+
  public:
   // Creates `path` and its parents. Throws std::runtime_error saying what to do when the path
   // cannot be created or written, or already holds a run (config.json or summary.json).
   explicit RunDirectory(std::string path);
+
+  // Reopens the directory of an interrupted run for --resume: config.json must be there; the CSV
+  // logs are cut back to the sizes they had at the checkpoint (rows written after it are
+  // written again by the resumed run) and appended to.
+  static RunDirectory reopen(std::string path, int64_t historyBytes, int64_t batchesBytes);
 
   const std::string& path() const { return path_; }
 
@@ -42,13 +51,22 @@ class RunDirectory {
   void writeSummary(const nlohmann::json& summary) const;
   void appendHistory(const HistoryRow& row);
   void appendBatch(const StepRecord& record);
+  void appendBatchRows(const std::string& csvRows);  // whole lines, as toCsvRow makes them
+  // traffic.csv, and traffic_timeline.csv when some traffic was counted (point-to-point topologies).
+  void writeTraffic(const comm::MergedTraffic& traffic) const;
   void flush();
+  // Bytes of train_history.log and batches.csv on disk after a flush() (for checkpoints).
+  int64_t historyBytes() const;
+  int64_t batchesBytes() const;
 
  private:
   std::string path_;
   std::ofstream history_;
   std::ofstream batches_;
 };
+
+// Reads a JSON file; std::runtime_error naming the path when it is missing or malformed.
+nlohmann::json readJsonFile(const std::string& path);
 
 // Writes `value` to `path` through a temporary file in the same directory and a rename.
 void writeJsonAtomically(const std::string& path, const nlohmann::json& value);

@@ -1,6 +1,7 @@
 #include "trainer/step_record.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace dtbench::trainer {
 
@@ -17,6 +18,33 @@ std::string toCsvRow(const StepRecord& r) {
                 r.commExposedS, r.optimizerS, r.stepS, static_cast<long long>(r.bytesSent),
                 static_cast<long long>(r.bytesRecv));
   return line;
+}
+
+nlohmann::json toJson(const StepRecord& r) {
+  return {r.rank, r.epoch, r.step, r.samples, r.dataS, r.h2dS, r.forwardS, r.backwardS, r.commTotalS,
+          r.commExposedS, r.optimizerS, r.stepS, r.bytesSent, r.bytesRecv, r.loss, r.accuracy};
+}
+
+StepRecord stepRecordFromJson(const nlohmann::json& j) {
+  StepRecord r;
+  if (!j.is_array() || j.size() != 16) throw std::invalid_argument("a step record must be an array of 16 numbers");
+  r.rank = j[0];
+  r.epoch = j[1];
+  r.step = j[2];
+  r.samples = j[3];
+  r.dataS = j[4];
+  r.h2dS = j[5];
+  r.forwardS = j[6];
+  r.backwardS = j[7];
+  r.commTotalS = j[8];
+  r.commExposedS = j[9];
+  r.optimizerS = j[10];
+  r.stepS = j[11];
+  r.bytesSent = j[12];
+  r.bytesRecv = j[13];
+  r.loss = j[14];
+  r.accuracy = j[15];
+  return r;
 }
 
 }  // namespace dtbench::trainer

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace dtbench::trainer {
 
 struct StepRecord {
@@ -40,5 +42,9 @@ struct StepRecord {
 // The batches.csv header and one row, in the column order of DESIGN.md.
 const char* batchesCsvHeader();
 std::string toCsvRow(const StepRecord& record);
+
+// Every field, for checkpoints (a resumed epoch adds up the steps before the interruption too).
+nlohmann::json toJson(const StepRecord& record);
+StepRecord stepRecordFromJson(const nlohmann::json& json);
 
 }  // namespace dtbench::trainer

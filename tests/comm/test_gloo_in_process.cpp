@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "comm/allgather_values.h"
 #include "comm/gloo_communicator.h"
 #include "comm/topology/executor.h"
 #include "comm/topology/topology.h"
@@ -110,4 +111,26 @@ TEST_CASE("gloo ranks meet through a FileStore with a fresh path", "[gloo][store
   std::remove(path.c_str());
   rmdir(dir.c_str());
   CHECK(sums == std::vector<double>{9.0, 9.0});
+}
+
+TEST_CASE("raw bytes of any length travel through allgather and broadcast unchanged", "[gloo]") {
+  const int world = 3;
+  const auto results = runGlooRanks<std::vector<std::string>>(world, [](Communicator& c) {
+    // Lengths 0, 5 and 10: not multiples of four, one empty; bytes that are NaN patterns as float32.
+    std::string mine(static_cast<size_t>(c.rank() * 5), '\xff');
+    for (size_t i = 0; i < mine.size(); i += 2) mine[i] = static_cast<char>(c.rank() + i);
+    std::vector<std::string> out = allgatherBytes(c, mine);
+    out.push_back(broadcastBytes(c, c.rank() == 1 ? std::string("root\0bytes", 10) : std::string("ignored"), 1));
+    return out;
+  });
+  for (int r = 0; r < world; ++r) {
+    INFO("rank " << r);
+    REQUIRE(results[r].size() == 4);
+    for (int from = 0; from < world; ++from) {
+      std::string expected(static_cast<size_t>(from * 5), '\xff');
+      for (size_t i = 0; i < expected.size(); i += 2) expected[i] = static_cast<char>(from + i);
+      CHECK(results[r][from] == expected);
+    }
+    CHECK(results[r][3] == std::string("root\0bytes", 10));
+  }
 }

@@ -1,0 +1,74 @@
+#include "trainer/pair_averaging.h"
+
+#include <string>
+
+#include "comm/counting_point_to_point.h"
+#include "trainer/bucketed_allreduce.h"
+#include "trainer/pair_matching.h"
+
+namespace dtbench::trainer {
+namespace {
+
+constexpr int kExchangeTag = 1;
+
+}  // namespace
+
+PairAveraging::PairAveraging(torch::nn::Module& model, comm::Communicator& communicator,
+                             comm::TrafficRecorder& recorder, CommWorker& worker, uint64_t seed)
+    : communicator_(communicator), recorder_(recorder), worker_(worker), seed_(seed) {
+  int64_t total = 0;
+  for (const at::Tensor& p : model.parameters()) tensors_.push_back(p);
+  for (const at::Tensor& b : floatingBuffers(model)) tensors_.push_back(b);
+  for (const at::Tensor& t : tensors_) total += t.numel();
+  mine_ = at::empty({total}, at::kFloat);
+  theirs_ = at::empty({total}, at::kFloat);
+  flag_ = at::zeros({1}, at::kFloat);
+}
+
+void PairAveraging::beforeBackward(int64_t globalStep, bool stopRequested) {
+  partner_ = pairPartners(communicator_.size(), seed_, globalStep)[static_cast<size_t>(communicator_.rank())];
+  flag_.fill_(stopRequested ? 1.0f : 0.0f);
+  worker_.submit("stop agreement", [this] {
+    communicator_.allreduce(flag_, comm::ReduceOp::kSum)->wait();
+    recorder_.recordModelledAllreduce(static_cast<int64_t>(flag_.nbytes()));
+  });
+  if (partner_ >= 0) {
+    const int partner = partner_;
+    worker_.submit("pair " + std::to_string(std::min(partner, communicator_.rank())) + "-" +
+                       std::to_string(std::max(partner, communicator_.rank())),
+                   [this, partner] { exchange(partner); });
+  }
+}
+
+void PairAveraging::exchange(int partner) {
+  at::NoGradGuard noGrad;
+  int64_t offset = 0;
+  for (const at::Tensor& t : tensors_) {
+    mine_.narrow(0, offset, t.numel()).copy_(t.reshape({-1}));
+    offset += t.numel();
+  }
+  comm::CountingPointToPoint counting(communicator_, recorder_);
+  // Both sides post both operations before waiting: neither order can deadlock.
+  comm::WorkPtr sent = counting.send(mine_, partner, kExchangeTag);
+  comm::WorkPtr received = counting.recv(theirs_, partner, kExchangeTag);
+  received->wait();
+  sent->wait();
+}
+
+SyncResult PairAveraging::afterBackward() {
+  SyncResult result;
+  result.intervals = worker_.drain();
+  result.stopAgreed = flag_.item<float>() > 0.5f;
+  if (partner_ >= 0) {
+    at::NoGradGuard noGrad;
+    mine_.add_(theirs_).mul_(0.5);
+    int64_t offset = 0;
+    for (at::Tensor t : tensors_) {
+      t.copy_(mine_.narrow(0, offset, t.numel()).view(t.sizes()));
+      offset += t.numel();
+    }
+  }
+  return result;
+}
+
+}  // namespace dtbench::trainer

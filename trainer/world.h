@@ -1,0 +1,32 @@
+#pragma once
+// World: this rank's place among the ranks of a run: the communicator (--backend), the host
+// layout (real host names, or --ranks-per-host), the traffic recorder and the all-reduce algorithm
+// (--topology). joinWorld() is collective: every rank of the run calls it with the same flags.
+// MPI decides rank and size for --backend mpi; the World's rank() and size() are authoritative.
+
+#include <memory>
+
+#include "comm/communicator.h"
+#include "comm/topology/hosts.h"
+#include "comm/topology_allreduce.h"
+#include "comm/traffic.h"
+#include "trainer/config.h"
+
+namespace dtbench::trainer {
+
+struct World {
+  std::unique_ptr<comm::Communicator> communicator;
+  comm::HostLayout hosts;
+  std::unique_ptr<comm::TrafficRecorder> recorder;
+  std::unique_ptr<comm::TopologyAllreduce> allreduce;
+  std::vector<std::string> hostNames;  // of every rank
+
+  int rank() const { return communicator->rank(); }
+  int size() const { return communicator->size(); }
+};
+
+// Throws UsageError for flags that cannot work (unknown backend or topology, a backend this build
+// lacks), comm::CommError when the rendezvous fails.
+World joinWorld(const RunConfig& config);
+
+}  // namespace dtbench::trainer
