@@ -2,9 +2,11 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace dtbench::comm {
@@ -36,8 +38,17 @@ struct MpiState {
   MPI_Comm comm = MPI_COMM_NULL;
   bool initializedHere = false;
   std::chrono::milliseconds timeout{0};
+  // A collective missed its deadline: MPI cannot cancel it, so the process may not finalize
+  // (that would wait for the missing peer); the destructor aborts the job instead.
+  std::atomic<bool> failed{false};
+  std::string failure;  // the message, set under `mutex` with `failed`
 
   ~MpiState() {
+    if (failed) {
+      std::fprintf(stderr, "dtbench: error: %s: MPI_Abort\n", failure.c_str());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -57,10 +68,16 @@ class MpiWork final : public Work {
   void wait() override {
     while (!test()) {
       if (deadline_.passed()) {
-        std::fprintf(stderr, "dtbench: error: %s did not complete within %s; MPI cannot cancel it: MPI_Abort\n",
-                     who().c_str(), deadline_.describe().c_str());
-        std::fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        // The caller records the failure (the run directory says "failed"); destroying the
+        // communicator then aborts the job, since MPI cannot cancel the operation.
+        const std::string message = who() + " did not complete within " + deadline_.describe() +
+                                    " (a rank is stalled or gone); MPI cannot cancel it, so the job is aborted";
+        {
+          std::lock_guard<std::mutex> lock(impl_->mutex);
+          impl_->failure = message;
+          impl_->failed = true;
+        }
+        throw CommError(message);
       }
       std::this_thread::yield();
     }

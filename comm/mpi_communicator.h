@@ -12,10 +12,12 @@
 // rejected by name; point-to-point topologies carry them as bytes).
 //
 // Failures: MPI cannot cancel a collective or survive a failed peer. When a wait passes its
-// deadline, wait() prints the operation, the peer (for send/recv) and the deadline to stderr and
-// calls MPI_Abort (DESIGN.md, Failures): the one place dtbench ends the process from inside, because
-// nothing else can release the other ranks. Errors MPI returns become CommError with MPI's string.
-// The destructor calls MPI_Finalize when the constructor initialized MPI.
+// deadline, wait() throws CommError naming the operation, the peer (for send/recv) and the
+// deadline, so the caller can record the failure (the trainer's run directory says "failed"); the
+// communicator is then marked failed and its destruction calls MPI_Abort instead of MPI_Finalize
+// (DESIGN.md, Failures): the one place dtbench ends the process from inside, because nothing else
+// can release the other ranks. Errors MPI returns become CommError with MPI's string. Otherwise
+// the destructor calls MPI_Finalize when the constructor initialized MPI.
 
 #include <chrono>
 #include <memory>

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "data/download.h"
+#include "dtbench/build_config.h"
 #include "data/fashion_mnist.h"
 #include "models/registry.h"
 
@@ -107,6 +108,9 @@ void validate(const RunConfig& config) {
   if (config.mode == "dp" && config.worldSize > 1)
     throw UsageError("--mode dp is one process driving every local GPU; start it once, not under a launcher with " +
                      std::to_string(config.worldSize) + " ranks");
+  if (config.mode == "dp" && !DTBENCH_TORCH_HAS_CUDA)
+    throw UsageError("--mode dp (single-process DataParallel over local GPUs): this build of LibTorch has no CUDA; "
+                     "build dtbench against a CUDA LibTorch, or use one process per rank (dtbench launch)");
   if (config.mode == "dp" && config.device != "cuda")
     throw UsageError("--mode dp (single-process DataParallel) needs --device cuda and a CUDA build of LibTorch");
 }

@@ -8,6 +8,12 @@
 
 #include <torch/cuda.h>
 #include <torch/nn/functional/loss.h>
+
+#include "dtbench/build_config.h"
+#if DTBENCH_TORCH_HAS_CUDA
+// Needs CUDA's headers (through ATen/cuda), which only a CUDA build of LibTorch brings.
+#include <torch/nn/parallel/data_parallel.h>
+#endif
 #include <torch/utils.h>
 
 #include "comm/allgather_values.h"
@@ -194,6 +200,7 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   configJson["model_parameters"] = models::parameterStats(*s.model).parameters;
   configJson["train_samples"] = s.data.train.size();
   configJson["test_samples"] = s.data.test.size();
+  if (s.config.mode == "dp") configJson["dp_devices"] = static_cast<int64_t>(torch::cuda::device_count());
   if (s.world) {
     configJson["hosts"] = s.world->hostNames;
     configJson["hosts_emulated"] = s.config.ranksPerHost > 0;
@@ -261,7 +268,15 @@ StepRecord Trainer::State::trainStep(int64_t epoch, int64_t step, bool& stop) {
   r.h2dS = clock.lap();
   marks.emplace_back("h2d", clock.last());
 
-  const torch::Tensor logits = model->forward(images);
+  // --mode dp: LibTorch's DataParallel replicates the model onto every visible GPU on each call,
+  // scatters the batch, and gathers the outputs on GPU 0; backward flows to the original parameters
+  // (BatchNorm statistics updated in the replicas are lost, as in Python's DataParallel).
+#if DTBENCH_TORCH_HAS_CUDA
+  const torch::Tensor logits =
+      config.mode == "dp" ? torch::nn::parallel::data_parallel(model, images) : model->forward(images);
+#else
+  const torch::Tensor logits = model->forward(images);  // --mode dp was refused: no CUDA in this build
+#endif
   const torch::Tensor loss = torch::nn::functional::cross_entropy(logits, labels);
   r.forwardS = clock.lap();
   marks.emplace_back("forward", clock.last());
