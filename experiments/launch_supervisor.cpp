@@ -19,6 +19,8 @@
 namespace dtbench::experiments {
 namespace {
 
+constexpr int kInterrupted = 75;  // EX_TEMPFAIL: dtbench train preempted, checkpoint written
+
 using Clock = std::chrono::steady_clock;
 
 struct Stream {
@@ -132,6 +134,7 @@ int superviseLaunch(const LaunchOptions& o) {
 
   std::optional<int> failedRank;
   std::optional<Clock::time_point> killAt;
+  int signalsReceived = 0;
   int running = o.worldSize;
   while (true) {
     std::vector<pollfd> fds{{signalFd, POLLIN, 0}};
@@ -161,9 +164,17 @@ int superviseLaunch(const LaunchOptions& o) {
     signalfd_siginfo info;
     while (read(signalFd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
       if (info.ssi_signo == SIGINT || info.ssi_signo == SIGTERM) {
-        std::fprintf(stderr, "dtbench launch: forwarding %s to the ranks\n", strsignal(static_cast<int>(info.ssi_signo)));
-        signalRanks(ranks, static_cast<int>(info.ssi_signo));
-        if (!killAt) killAt = Clock::now() + o.grace;
+        if (++signalsReceived == 1) {
+          // The ranks stop at an agreed step and checkpoint (exit 75); the scheduler, not the
+          // launcher, owns the deadline after which they are killed.
+          std::fprintf(stderr, "dtbench launch: forwarding %s to the ranks\n",
+                       strsignal(static_cast<int>(info.ssi_signo)));
+          signalRanks(ranks, static_cast<int>(info.ssi_signo));
+        } else {
+          std::fprintf(stderr, "dtbench launch: second %s: killing the ranks\n",
+                       strsignal(static_cast<int>(info.ssi_signo)));
+          signalRanks(ranks, SIGKILL);
+        }
       }
     }
     int status = 0;
@@ -173,7 +184,8 @@ int superviseLaunch(const LaunchOptions& o) {
         ranks[r].running = false;
         ranks[r].exitCode = exitCodeOf(status);
         --running;
-        if (ranks[r].exitCode != 0 && !failedRank) {
+        // Exit 75 is a rank stopping at an agreed step after SIGTERM: its siblings stop there too.
+        if (ranks[r].exitCode != 0 && ranks[r].exitCode != kInterrupted && !failedRank) {
           failedRank = r;
           if (running > 0) {
             std::fprintf(stderr, "dtbench launch: rank %d exited with code %d; stopping the other ranks (SIGTERM, "

@@ -7,10 +7,14 @@
 //    MASTER_PORT (a free port unless given), DTBENCH_RANKS_PER_HOST=K (K = ranksPerHost, default N:
 //    one emulated host), and its own process group.
 //  - Every line a rank writes to stdout or stderr is copied to the same stream prefixed "[r] ".
-//  - SIGINT and SIGTERM sent to the launcher are forwarded to every running rank.
-//  - When a rank fails (non-zero exit or killed by a signal), every other rank gets SIGTERM, then
-//    SIGKILL once `grace` has passed; the return value is the first failing rank's exit code
-//    (128 + signal when killed by one). All ranks succeeded: 0.
+//  - The first SIGINT or SIGTERM sent to the launcher is forwarded to every running rank, which
+//    then stop at an agreed step (dtbench train exits 75 after a checkpoint); the launcher does not
+//    kill them on a timer of its own (under Slurm the scheduler's grace period rules). A second
+//    signal kills every rank with SIGKILL.
+//  - When a rank fails (non-zero exit other than 75, or killed by a signal), every other rank gets
+//    SIGTERM, then SIGKILL once `grace` has passed; the return value is the first failing rank's
+//    exit code (128 + signal when killed by one). Otherwise the first non-zero code (75 when the
+//    ranks were interrupted), or 0 when all ranks succeeded.
 //  - Never leaves a rank running when it returns.
 // Throws std::runtime_error when the ranks cannot be started (fork, pipe, exec failures of rank 0
 // are reported as its exit code 127 with a message).

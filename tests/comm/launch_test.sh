@@ -51,6 +51,26 @@ rc=$?
 [[ -f $tmp/term.0 && -f $tmp/term.1 ]] || fail "SIGTERM was not forwarded to both ranks"
 grep -q 'forwarding' "$tmp/term.log" || fail "no forwarding message"
 
+# Exit 75 (a rank interrupted at an agreed step) does not stop its siblings: they finish their own stop.
+timeout 60 "$dtbench" launch -n 2 --grace 1 -- \
+  sh -c 'if [ "$RANK" = 0 ]; then exit 75; fi; sleep 3; touch '"$tmp"'/late.$RANK; exit 75' >"$tmp/tempfail.log" 2>&1
+rc=$?
+[[ $rc -eq 75 ]] || fail "ranks exiting 75 made launch exit $rc (want 75): $(cat "$tmp/tempfail.log")"
+[[ -f $tmp/late.1 ]] || fail "a rank's exit 75 stopped its sibling before it finished"
+
+# A second signal to the launcher kills ranks that are still stopping.
+"$dtbench" launch -n 2 -- sh -c 'trap "" TERM; echo ready; sleep 30 & wait' >"$tmp/twice.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 100); do [[ $(grep -c ready "$tmp/twice.log") -eq 2 ]] && break; sleep 0.1; done
+kill -TERM "$launcher"
+sleep 1
+kill -0 "$launcher" 2>/dev/null || fail "the launcher ended after one SIGTERM although its ranks ignore it"
+kill -TERM "$launcher"
+timeout 20 tail --pid="$launcher" -f /dev/null
+wait "$launcher"
+rc=$?
+[[ $rc -eq 137 ]] || fail "a second SIGTERM made launch exit $rc (want 137: ranks killed): $(cat "$tmp/twice.log")"
+
 timeout 30 "$dtbench" launch -n 2 -- /nonexistent/command >"$tmp/missing.log" 2>&1
 rc=$?
 [[ $rc -eq 127 ]] || fail "a missing command made launch exit $rc (want 127)"
