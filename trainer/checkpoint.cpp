@@ -25,8 +25,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kStateFile = "state.json";
-constexpr const char* kModelFile = "model.pt";
-constexpr const char* kOptimizerFile = "optimizer.pt";
 
 fs::path partialDirectory(const std::string& runDir) { return fs::path(runDir) / "checkpoint.partial"; }
 fs::path oldDirectory(const std::string& runDir) { return fs::path(runDir) / "checkpoint.old"; }
@@ -210,36 +208,6 @@ void deserializeTrainingState(const std::string& bytes, torch::nn::Module& model
   } catch (const c10::Error& e) {
     throw cannotLoad(source, e);
   }
-}
-
-void saveCheckpoint(const std::string& runDir, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
-                    const nlohmann::json& state) {
-  torch::serialize::OutputArchive modelArchive;
-  model.save(modelArchive);
-  torch::serialize::OutputArchive optimizerArchive;
-  optimizer.save(optimizerArchive);
-  saveCheckpoint(runDir, {{kModelFile, toBytes(modelArchive)}, {kOptimizerFile, toBytes(optimizerArchive)}}, state);
-}
-
-nlohmann::json loadCheckpoint(const std::string& runDir, torch::nn::Module& model,
-                              torch::optim::Optimizer& optimizer) {
-  LoadedCheckpoint loaded = loadCheckpoint(runDir);
-  for (const char* name : {kModelFile, kOptimizerFile}) {
-    if (!loaded.files.count(name)) {
-      throw std::runtime_error("the checkpoint in " + loaded.directory + " has no " + name +
-                               "; it was not written by saveCheckpoint(runDir, model, optimizer, state)");
-    }
-  }
-  const torch::Device device = deviceOf(model);
-  try {
-    torch::serialize::InputArchive modelArchive = fromBytes(loaded.files[kModelFile], device);
-    loadInPlace(model, modelArchive, "");
-    torch::serialize::InputArchive optimizerArchive = fromBytes(loaded.files[kOptimizerFile], device);
-    optimizer.load(optimizerArchive);
-  } catch (const c10::Error& e) {
-    throw cannotLoad(loaded.directory, e);
-  }
-  return std::move(loaded.state);
 }
 
 namespace {

@@ -12,9 +12,9 @@
 //   cleared by the next save. A directory is a checkpoint when it holds state.json. Like
 //   writeJsonAtomically this relies on rename alone (no fsync): it survives the process dying, not
 //   the machine losing power.
-// - Model and optimizer are stored with torch::serialize archives (Module::save, Optimizer::save),
-//   either as a file pair (model.pt, optimizer.pt: the model/optimizer overloads) or as one
-//   in-memory archive per rank (serializeTrainingState), which the caller names and passes as a file.
+// - Model and optimizer are stored with torch::serialize archives (Module::save, Optimizer::save)
+//   as one in-memory archive (serializeTrainingState), which the caller names and passes as a file
+//   (the trainer: rank0.pt, or one rankN.pt per rank when ranks differ).
 // - Loading is in place: values are copied into the module's existing parameters and buffers, so
 //   their storage (and any view into it, such as a gradient bucket) stays valid, and the
 //   optimizer's per-parameter state (momentum buffers, Adam's moments and step) lands on the
@@ -66,13 +66,6 @@ LoadedCheckpoint loadCheckpoint(const std::string& runDir);
 std::string serializeTrainingState(torch::nn::Module& model, torch::optim::Optimizer& optimizer);
 void deserializeTrainingState(const std::string& bytes, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                               const std::string& source = "the checkpoint");
-
-// The file pair form: model.pt, optimizer.pt and state.json.
-void saveCheckpoint(const std::string& runDir, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
-                    const nlohmann::json& state);
-
-// Loads parameters, buffers and optimizer state in place and returns state.json.
-nlohmann::json loadCheckpoint(const std::string& runDir, torch::nn::Module& model, torch::optim::Optimizer& optimizer);
 
 std::string captureRngState();
 

@@ -462,7 +462,7 @@ void Trainer::State::restoreCheckpoint() {
                        "; resume with the run's own flags");
     LoadedCheckpoint loaded = loadCheckpoint(config.outDir);
     stateText = loaded.state.dump();
-    const bool perRank = loaded.state.value("per_rank_models", false);
+    const bool perRank = loaded.state.at("per_rank_models").get<bool>();
     archive = loaded.files.at("rank0.pt");
     if (world && perRank) {
       // Rank r's model and optimizer go to rank r (broadcast one by one: resume happens once).
@@ -472,13 +472,14 @@ void Trainer::State::restoreCheckpoint() {
   }
   if (world) stateText = comm::broadcastBytes(*world->communicator, stateText, 0);
   const nlohmann::json state = nlohmann::json::parse(stateText);
-  if (world && !root() && state.value("per_rank_models", false)) {
+  const bool perRank = state.at("per_rank_models").get<bool>();
+  if (world && !root() && perRank) {
     for (int r = 1; r < worldSize(); ++r) {
       std::string bytes = comm::broadcastBytes(*world->communicator, "", 0);
       if (r == rank()) archive = std::move(bytes);
     }
   }
-  if (world && !state.value("per_rank_models", false)) archive = comm::broadcastBytes(*world->communicator, archive, 0);
+  if (world && !perRank) archive = comm::broadcastBytes(*world->communicator, archive, 0);
   deserializeTrainingState(archive, *model, *optimizer);
   const auto& ranks = state["ranks"];
   if (static_cast<int>(ranks.size()) != worldSize())

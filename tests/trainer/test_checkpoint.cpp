@@ -17,13 +17,28 @@ using dtbench::trainer::captureRngState;
 using dtbench::trainer::checkpointDirectory;
 using dtbench::trainer::deserializeTrainingState;
 using dtbench::trainer::hasCheckpoint;
-using dtbench::trainer::loadCheckpoint;
 using dtbench::trainer::restoreRngState;
-using dtbench::trainer::saveCheckpoint;
 using dtbench::trainer::serializeTrainingState;
 namespace fs = std::filesystem;
 
 namespace {
+
+// A single-model checkpoint the way the trainer writes one: rank0.pt and state.json.
+void saveCheckpoint(const std::string& run, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                    const nlohmann::json& state) {
+  dtbench::trainer::saveCheckpoint(run, {{"rank0.pt", serializeTrainingState(model, optimizer)}}, state);
+}
+
+void saveCheckpoint(const std::string& run, const std::map<std::string, std::string>& files,
+                    const nlohmann::json& state) {
+  dtbench::trainer::saveCheckpoint(run, files, state);
+}
+
+nlohmann::json loadCheckpoint(const std::string& run, torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
+  dtbench::trainer::LoadedCheckpoint loaded = dtbench::trainer::loadCheckpoint(run);
+  deserializeTrainingState(loaded.files.at("rank0.pt"), model, optimizer, loaded.directory);
+  return loaded.state;
+}
 
 // Parameters, buffers (BatchNorm's running statistics) and a child that is not serializable.
 torch::nn::Sequential makeNet(uint64_t seed) {
