@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace dtbench::comm {
 namespace {
@@ -47,9 +48,15 @@ std::vector<int> PeerTable::goneLocalRanks(int self) const {
   return gone;
 }
 
-std::string PeerTable::describeGone(int self) const {
+std::string PeerTable::describeGone(int self, std::chrono::milliseconds settle) const {
+  const auto until = std::chrono::steady_clock::now() + settle;
+  std::vector<int> gone = goneLocalRanks(self);
+  while (gone.empty() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    gone = goneLocalRanks(self);
+  }
   std::string text;
-  for (int r : goneLocalRanks(self))
+  for (int r : gone)
     text += (text.empty() ? "" : ", ") + std::string("rank ") + std::to_string(r) + " (pid " +
             std::to_string(peers_[r].pid) + " on this host) is no longer running";
   return text.empty() ? "" : " (" + text + ")";

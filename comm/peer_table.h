@@ -7,6 +7,7 @@
 // longer runs (or is a zombie). Peers on other hosts cannot be checked this way; their failure is
 // reported with Gloo's own address text.
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,10 @@ class PeerTable {
   // Ranks on this host, other than `self`, whose process is gone. Never blocks.
   std::vector<int> goneLocalRanks(int self) const;
   // " (rank 2 (pid 123 on this host) is no longer running)" or "" when no peer is known gone.
-  std::string describeGone(int self) const;
+  // A killed process closes its sockets a moment before it shows as exited, so a failure seen
+  // through a socket may come first: when no peer looks gone yet, this looks again for up to
+  // `settle` before answering "" (only on the failure path, where the run ends anyway).
+  std::string describeGone(int self, std::chrono::milliseconds settle = std::chrono::milliseconds(1000)) const;
 
  private:
   std::vector<PeerInfo> peers_;

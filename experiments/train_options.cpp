@@ -81,7 +81,7 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
   options.add_options("Output")
     ("out", "Run directory to create (must not hold a run already)", cxxopts::value<std::string>())
     ("timeline", "Write timeline.json, a Chrome trace of every phase and bucket of every rank")
-    ("checkpoint-every", "Write a checkpoint every K steps (0: only when preempted by SIGTERM)",
+    ("checkpoint-every", "Write a checkpoint every K steps and at every epoch end (0: only when preempted by SIGTERM)",
      cxxopts::value<int64_t>()->default_value("0"))
     ("resume", "Continue the interrupted run in --out from its checkpoint (same flags as the run)")
     ("quiet", "No progress line on stderr")

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -450,6 +451,9 @@ void Trainer::State::restoreCheckpoint() {
   std::string stateText;
   std::string archive;
   if (root()) {
+    if (!std::filesystem::exists(config.outDir + "/config.json"))
+      throw UsageError("--resume " + config.outDir + ": no run there (config.json is missing); give the --out of "
+                       "the interrupted run");
     const nlohmann::json recorded = readJsonFile(config.outDir + "/config.json");
     std::string mismatches;
     const nlohmann::json now = toJson(config);
@@ -460,6 +464,9 @@ void Trainer::State::restoreCheckpoint() {
     if (!mismatches.empty())
       throw UsageError("--resume " + config.outDir + ": the flags differ from the run's: " + mismatches +
                        "; resume with the run's own flags");
+    const nlohmann::json recordedSummary = readJsonFile(config.outDir + "/summary.json");
+    if (recordedSummary.at("status") == "completed")
+      throw UsageError("--resume " + config.outDir + ": that run already completed; start a new run with a new --out");
     LoadedCheckpoint loaded = loadCheckpoint(config.outDir);
     stateText = loaded.state.dump();
     const bool perRank = loaded.state.at("per_rank_models").get<bool>();

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The equivalence of distributed_equivalence_test.sh under mpirun with --backend mpi: 3 ranks with
+# batch 4 each equal 1 rank with batch 12 (relative 1e-5 on param_checksum) and every rank holds
+# the same parameters, for native (overlapped buckets and --no-overlap), ring and tree.
+# Skips (exit 0) only when mpirun is missing.
+# Usage: distributed_mpi_test.sh path/to/dtbench
+set -uo pipefail
+dtbench=$1
+if ! command -v mpirun >/dev/null 2>&1; then
+  echo "SKIP: mpirun is not installed"
+  exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+start_all=$(date +%s)
+
+common=(train --model lenet --dataset fashion-mnist --seed 7 --lr 0.05 --epochs 1 --max-steps 4 --no-eval
+        --threads 1 --workers 0 --quiet --timeout 30)
+
+# compare REF_DIR RUN_DIR WORLD TOPOLOGY OVERLAP(true|false) RANKS_PER_HOST(K|-) BACKEND: prints one
+# line; exits 1 when anything differs.
+compare() {
+  /usr/bin/python3 - "$@" <<'EOF'
+import csv, json, sys
+ref_dir, run_dir, world, topology, overlap, ranks_per_host, backend = sys.argv[1:8]
+world = int(world)
+ref = json.load(open(f"{ref_dir}/summary.json"))
+run = json.load(open(f"{run_dir}/summary.json"))
+config = json.load(open(f"{run_dir}/config.json"))
+problems = []
+if run.get("status") != "completed":
+    problems.append(f"status {run.get('status')!r} (want 'completed')")
+expected = [("world_size", world), ("backend", backend), ("topology", topology), ("overlap", overlap == "true")]
+if ranks_per_host != "-":
+    expected.append(("ranks_per_host", int(ranks_per_host)))
+for key, want in expected:
+    if config.get(key) != want:
+        problems.append(f"config.json {key} = {config.get(key)!r} (want {want!r})")
+a, b = ref["param_checksum"], run["param_checksum"]
+rel = abs(a - b) / max(abs(a), 1e-12)
+if rel > 1e-5:
+    problems.append(f"param_checksum {b!r} differs from the 1-rank {a!r} (relative {rel:.3g} > 1e-5)")
+sums = run.get("param_checksums")
+if not isinstance(sums, list) or len(sums) != world:
+    problems.append(f"param_checksums {sums!r} is not a list of {world} entries")
+elif len(set(sums)) != 1:
+    problems.append(f"ranks hold different parameters: param_checksums {sums!r}")
+elif sums[0] != b:
+    problems.append(f"param_checksums {sums!r} disagree with param_checksum {b!r}")
+kinds = {row["kind"] for row in csv.DictReader(open(f"{run_dir}/traffic.csv"))}
+want_kind = "modelled" if topology == "native" else "counted"
+if kinds != {want_kind}:
+    problems.append(f"traffic.csv kinds {sorted(kinds)} (want only {want_kind!r})")
+rows = list(csv.DictReader(open(f"{run_dir}/batches.csv")))
+if sorted({int(r["rank"]) for r in rows}) != list(range(world)) or len(rows) != 4 * world:
+    problems.append(f"batches.csv has {len(rows)} rows of ranks {sorted({r['rank'] for r in rows})} "
+                    f"(want 4 steps x {world} ranks)")
+if problems:
+    print("; ".join(problems))
+    sys.exit(1)
+print(f"param_checksum {b!r}, relative difference {rel:.2g}, {world} identical rank checksums")
+EOF
+}
+
+echo "reference: 1 rank, batch 12, 4 steps"
+start=$(date +%s)
+if ! out=$(timeout --kill-after=10 120 "$dtbench" "${common[@]}" --batch-size 12 --out "$tmp/ref" 2>&1); then
+  echo "FAIL: the 1-rank reference run failed:"; echo "$out"; exit 1
+fi
+ref_sum=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["param_checksum"])' \
+            "$tmp/ref/summary.json") || { echo "FAIL: no param_checksum in the reference summary"; exit 1; }
+echo "ok: reference param_checksum $ref_sum in $(( $(date +%s) - start ))s"
+
+# name topology overlap extra-flags...
+configs=(
+  "native      native           true"
+  "native-nov  native           false --no-overlap"
+  "ring        ring             true"
+  "tree        tree             true"
+)
+for line in "${configs[@]}"; do
+  read -r name topology overlap extra <<<"$line"
+  read -ra extra_flags <<<"${extra:-}"
+  label="mpi --topology $topology${extra:+ $extra}"
+  [[ $overlap == true ]] && label+=" (overlapped buckets)"
+  echo "checking: mpirun -np 3, batch 4, $label"
+  start=$(date +%s)
+  out=$(timeout --kill-after=10 120 mpirun --oversubscribe --allow-run-as-root --bind-to none -np 3 \
+          "$dtbench" "${common[@]}" --batch-size 4 --check-every 1 --backend mpi --topology "$topology" \
+          "${extra_flags[@]}" --out "$tmp/$name" 2>&1)
+  rc=$?
+  if [[ $rc -ne 0 ]]; then
+    fail "$label exited $rc:"; echo "$out" | tail -n 20 >&2; continue
+  fi
+  if result=$(compare "$tmp/ref" "$tmp/$name" 3 "$topology" "$overlap" - mpi); then
+    echo "ok: $label in $(( $(date +%s) - start ))s: $result"
+  else
+    fail "$label: $result"
+  fi
+done
+
+echo "distributed_mpi_test: $failures failure(s), total $(( $(date +%s) - start_all ))s"
+exit $((failures > 0))
