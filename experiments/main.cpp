@@ -17,7 +17,7 @@ const char* kUsage =
     "Usage: dtbench SUBCOMMAND [OPTIONS]\n"
     "\n"
     "Subcommands:\n"
-    "  train    train one model on one rank and write a run directory\n"
+    "  train    train one model (one process per rank, data-parallel) and write a run directory\n"
     "  models   list the model zoo with parameter counts\n"
     "  launch   start N local ranks of a command with torchrun-style variables\n"
     "  allreduce  all-reduce benchmark (nccl-tests style) over gloo, mpi, nccl and topologies\n"

@@ -56,7 +56,7 @@ int runTrainCommand(const std::vector<std::string>& args) {
   const trainer::RunConfig& c = commandLine.config;
   if (c.rank == 0) printMeasured(c, summary);
   // EX_TEMPFAIL: preempted at an agreed step with a checkpoint written; "requeue me" (DESIGN.md, Signals).
-  return summary.value("status", "") == "interrupted" ? 75 : 0;
+  return summary.at("status").get<std::string>() == "interrupted" ? 75 : 0;
 }
 
 }  // namespace dtbench::experiments

@@ -23,7 +23,7 @@ std::string joined(const std::vector<std::string>& names) {
 
 TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const comm::Environment& env) {
   trainer::RunConfig d;  // defaults
-  cxxopts::Options options("dtbench train", "Train one model on one rank and write a run directory.");
+  cxxopts::Options options("dtbench train", "Train one model, one process per rank (data-parallel), and write a run directory (rank 0 writes it).");
   options.set_width(100);
   // clang-format off
   options.add_options("Model and data")

@@ -12,11 +12,15 @@ zero_grad, loss and accuracy read back: the work of dtbench's step apart from it
 W warm-up steps are left out; the S timed steps of rank 0 are reported.
 
 Usage: /usr/bin/python3 scripts/bench_ddp.py --model resnet18 [--world-size 2] [--batch-size 16]
-           [--warmup 3] [--steps 20] [--threads 1]
+           [--warmup 3] [--steps 20] [--threads 1] [--no-broadcast-buffers]
 Without RANK in the environment it starts --world-size ranks of itself (local processes, a free
 port on 127.0.0.1, GLOO_SOCKET_IFNAME=lo unless set) and prints rank 0's JSON line on stdout:
-  {"model", "world_size", "batch_size", "threads", "warmup", "step_s": [S per-step seconds],
-   "median_step_s", "ddp_logging": {DDP's own sampled timings, ns, where it recorded them}}
+  {"model", "world_size", "batch_size", "threads", "warmup", "broadcast_buffers",
+   "step_s": [S per-step seconds], "median_step_s",
+   "ddp_logging": {DDP's own runtime statistics, ns (avg_backward_comm_time: first bucket
+                   launched to last bucket reduced; avg_backward_compute_comm_overlap_time: first
+                   bucket launched to end of backward), averaged over the iterations DDP samples
+                   for them, which can include the warm-up steps}}
 With RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set (e.g. under `dtbench launch -n 2 --`) it
 runs as that rank.
 """
@@ -40,6 +44,8 @@ def parse_args():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--no-broadcast-buffers", action="store_true",
+                        help="DDP(broadcast_buffers=False): BatchNorm statistics stay local (dtbench --local-bn-stats)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds the whole job may take")
     return parser.parse_args()
 
@@ -59,7 +65,8 @@ def run_rank(args):
     rank, world = dist.get_rank(), dist.get_world_size()
 
     torch.manual_seed(0)  # same initial weights on every rank (DDP broadcasts rank 0's anyway)
-    model = DistributedDataParallel(MODELS[args.model](), bucket_cap_mb=25, broadcast_buffers=True)
+    model = DistributedDataParallel(MODELS[args.model](), bucket_cap_mb=25,
+                                    broadcast_buffers=not args.no_broadcast_buffers)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=5e-4)
     g = torch.Generator().manual_seed(1 + rank)
@@ -91,7 +98,8 @@ def run_rank(args):
     if rank == 0:
         step_s = times[args.warmup:]
         print(json.dumps({"model": args.model, "world_size": world, "batch_size": args.batch_size,
-                          "threads": torch.get_num_threads(), "warmup": args.warmup, "step_s": step_s,
+                          "threads": torch.get_num_threads(), "warmup": args.warmup,
+                          "broadcast_buffers": not args.no_broadcast_buffers, "step_s": step_s,
                           "median_step_s": statistics.median(step_s), "ddp_logging": logging}), flush=True)
 
 

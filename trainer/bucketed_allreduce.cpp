@@ -129,6 +129,8 @@ void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
   }
 }
 
+// On the worker, during backward: buffers are only read (autograd keeps BatchNorm's running
+// statistics for its backward, so they must not change until backward is over).
 void BucketedAllreduce::broadcastBuffers() {
   at::NoGradGuard noGrad;
   int64_t offset = 0;
@@ -137,7 +139,12 @@ void BucketedAllreduce::broadcastBuffers() {
     offset += b.numel();
   }
   communicator_.broadcast(bufferFlat_, 0)->wait();
-  offset = 0;
+}
+
+// On the training thread, after backward and the drain: rank 0's buffers written into this rank's.
+void BucketedAllreduce::adoptBroadcastBuffers() {
+  at::NoGradGuard noGrad;
+  int64_t offset = 0;
   for (at::Tensor b : buffers_) {
     b.copy_(bufferFlat_.narrow(0, offset, b.numel()).view(b.sizes()));
     offset += b.numel();
@@ -164,6 +171,7 @@ SyncResult BucketedAllreduce::afterBackward() {
   SyncResult result;
   result.intervals = worker_.drain();
   result.stopAgreed = stopAgreed_;
+  if (!buffers_.empty()) adoptBroadcastBuffers();
   return result;
 }
 

@@ -12,8 +12,11 @@
 //  - no overlap (--no-overlap): one fused all-reduce of every gradient, queued after backward.
 //  - BatchNorm running statistics (every floating-point buffer): unless kept local, broadcast from
 //    rank 0 each step, as DDP does. DDP broadcasts at the start of forward; here the broadcast is
-//    queued when backward starts (buffers do not change during backward), so it overlaps backward
-//    and every rank enters the next forward with rank 0's buffers: the same values DDP would use.
+//    queued when backward starts (forward has updated the statistics; backward only reads them)
+//    and overlaps backward, and afterBackward() writes rank 0's values into this rank's buffers once
+//    backward is over (autograd keeps the running statistics for BatchNorm's backward: writing them
+//    earlier would corrupt it). Every rank enters the next forward with rank 0's buffers: the
+//    values DDP would broadcast.
 //    Integer buffers (BatchNorm's num_batches_tracked) advance identically on every rank and are
 //    not sent.
 //  - The stop flag rides as one extra element at the end of the last bucket's buffer.
@@ -70,7 +73,8 @@ class BucketedAllreduce final : public GradientSync {
   void gradientReady(size_t parameter);
   void launch(size_t bucket);
   void reduceBucket(Bucket& bucket, bool carriesFlag);
-  void broadcastBuffers();
+  void broadcastBuffers();       // worker thread: copy out and broadcast
+  void adoptBroadcastBuffers();  // training thread, after backward: copy rank 0's values in
 
   comm::Communicator& communicator_;
   comm::TopologyAllreduce& allreduce_;

@@ -156,3 +156,54 @@ TEST_CASE("pair averaging averages parameters with the step's partner and sends 
     CHECK(outcomes[r].stop);
   }
 }
+
+TEST_CASE("BatchNorm statistics are broadcast from rank 0 without disturbing backward", "[sync]") {
+  torch::manual_seed(9);
+  torch::nn::Sequential base(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3)), torch::nn::BatchNorm2d(4),
+                             torch::nn::ReLU(), torch::nn::AdaptiveAvgPool2d(1), torch::nn::Flatten(),
+                             torch::nn::Linear(4, 10));
+  const at::Tensor images = torch::randn({kWorld * kShard, 3, 8, 8});
+  const at::Tensor labels = torch::randint(0, 10, {kWorld * kShard}, at::kLong);
+  comm::Store store = comm::Store::hash(std::chrono::seconds(30));
+  std::vector<torch::nn::Sequential> replicas;
+  for (int r = 0; r < kWorld; ++r)
+    replicas.push_back(std::dynamic_pointer_cast<torch::nn::SequentialImpl>(base->clone()));
+  struct Outcome {
+    std::vector<at::Tensor> afterForward;  // this rank's buffers as its forward left them
+    std::vector<at::Tensor> afterSync;
+    std::vector<at::Tensor> grads;
+  };
+  const auto outcomes = comm::testing::runThreads<Outcome>(kWorld, [&](int rank) {
+    comm::GlooOptions options;
+    options.hostname = "127.0.0.1";
+    options.timeout = std::chrono::seconds(30);
+    options.threads = 1;
+    comm::GlooCommunicator gloo(store, rank, kWorld, options);
+    comm::TrafficRecorder recorder(rank, kWorld);
+    comm::TopologyAllreduce allreduce(gloo, "ring", comm::hostsFromRanksPerHost(kWorld, kWorld), recorder);
+    trainer::CommWorker worker;
+    torch::nn::Sequential& model = replicas[static_cast<size_t>(rank)];
+    trainer::BucketedAllreduce sync(*model, gloo, allreduce, worker, trainer::BucketedAllreduceOptions{});
+    Outcome outcome;
+    for (int step = 1; step <= 3; ++step) {  // several steps: statistics keep moving
+      const at::Tensor loss =
+          torch::nn::functional::cross_entropy(model->forward(shardOf(images, rank) * step), shardOf(labels, rank));
+      outcome.afterForward.clear();
+      for (const auto& b : trainer::floatingBuffers(*model)) outcome.afterForward.push_back(b.clone());
+      sync.beforeBackward(step, false);
+      loss.backward();  // would throw if the running statistics changed under autograd
+      sync.afterBackward();
+    }
+    for (const auto& b : trainer::floatingBuffers(*model)) outcome.afterSync.push_back(b.clone());
+    outcome.grads = gradients(*model);
+    return outcome;
+  });
+  for (int r = 0; r < kWorld; ++r) {
+    INFO("rank " << r);
+    REQUIRE(outcomes[r].afterSync.size() == 2);  // running mean and variance
+    for (size_t i = 0; i < outcomes[r].afterSync.size(); ++i)
+      CHECK(at::equal(outcomes[r].afterSync[i], outcomes[0].afterForward[i]));
+    for (size_t i = 0; i < outcomes[r].grads.size(); ++i) CHECK(at::equal(outcomes[r].grads[i], outcomes[0].grads[i]));
+  }
+  CHECK_FALSE(at::equal(outcomes[1].afterForward[0], outcomes[0].afterForward[0]));  // shards differ
+}
