@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The equivalence of distributed_equivalence_test.sh under mpirun with --backend mpi: 3 ranks with
 # batch 4 each equal 1 rank with batch 12 (relative 1e-5 on param_checksum) and every rank holds
-# the same parameters, for native (overlapped buckets and --no-overlap), ring and tree.
+# the same parameters, for every topology with overlapped buckets and for native and ring with
+# --no-overlap.
 # Skips (exit 0) only when mpirun is missing.
 # Usage: distributed_mpi_test.sh path/to/dtbench
 set -uo pipefail
@@ -76,13 +77,20 @@ echo "ok: reference param_checksum $ref_sum in $(( $(date +%s) - start ))s"
 # name topology overlap extra-flags...
 configs=(
   "native      native           true"
-  "native-nov  native           false --no-overlap"
   "ring        ring             true"
   "tree        tree             true"
+  "bts         binary-tree-star true  --ranks-per-host 2"
+  "star        star             true"
+  "clique      clique           true"
+  "hier        hierarchical     true  --ranks-per-host 2"
+  "native-nov  native           false --no-overlap"
+  "ring-nov    ring             false --no-overlap"
 )
 for line in "${configs[@]}"; do
   read -r name topology overlap extra <<<"$line"
   read -ra extra_flags <<<"${extra:-}"
+  ranks_per_host=-
+  [[ ${extra:-} =~ --ranks-per-host\ ([0-9]+) ]] && ranks_per_host=${BASH_REMATCH[1]}
   label="mpi --topology $topology${extra:+ $extra}"
   [[ $overlap == true ]] && label+=" (overlapped buckets)"
   echo "checking: mpirun -np 3, batch 4, $label"
@@ -94,7 +102,7 @@ for line in "${configs[@]}"; do
   if [[ $rc -ne 0 ]]; then
     fail "$label exited $rc:"; echo "$out" | tail -n 20 >&2; continue
   fi
-  if result=$(compare "$tmp/ref" "$tmp/$name" 3 "$topology" "$overlap" - mpi); then
+  if result=$(compare "$tmp/ref" "$tmp/$name" 3 "$topology" "$overlap" "$ranks_per_host" mpi); then
     echo "ok: $label in $(( $(date +%s) - start ))s: $result"
   else
     fail "$label: $result"
