@@ -1,6 +1,7 @@
 #include "trainer/trainer.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -198,6 +199,9 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   configJson["rank"] = 0;
   configJson["environment"] = describeEnvironment();
   configJson["environment"]["allocator"] = memoryPolicy;
+  if (const char* algorithm = std::getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm"); algorithm && s.world &&
+      s.config.backend == "mpi")
+    configJson["environment"]["mpi_iallreduce_algorithm"] = algorithm;  // comm/mpi_communicator.cpp's Note
   configJson["model_parameters"] = models::parameterStats(*s.model).parameters;
   configJson["train_samples"] = s.data.train.size();
   configJson["test_samples"] = s.data.test.size();
