@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Synchronous SGD over 3 gloo ranks with batch 4 each equals 1 rank with batch 12: the sampler
 # shards like DistributedSampler, so every step sees the same 12 samples. Checked for every
-# topology with overlapped buckets and for native and ring with --no-overlap: the final
+# topology with overlapped buckets and for native and ring with --no-overlap (and once with the
+# rendezvous through a FileStore instead of the TCPStore): the final
 # param_checksum matches the 1-rank run (relative 1e-5) and every rank holds the same parameters
 # (param_checksums identical, --check-every 1 passes).
 # Usage: distributed_equivalence_test.sh path/to/dtbench
@@ -81,6 +82,7 @@ configs=(
   "hier        hierarchical     true  --ranks-per-host 2"
   "native-nov  native           false --no-overlap"
   "ring-nov    ring             false --no-overlap"
+  "native-fs   native           true  --store-path $tmp/file-store"
 )
 for line in "${configs[@]}"; do
   read -r name topology overlap extra <<<"$line"
