@@ -1,8 +1,8 @@
 #include "data/sampler.h"
 
-#include <numeric>
 #include <stdexcept>
 #include <string>
+#include <numeric>
 #include <utility>
 
 #include "data/counter_hash.h"
@@ -19,14 +19,7 @@ std::vector<int64_t> epochPermutation(uint64_t seed, int64_t epoch, int64_t n) {
     throw std::invalid_argument("epochPermutation: the epoch must be >= 0, got " +
                                 std::to_string(epoch));
   }
-  std::vector<int64_t> perm(static_cast<size_t>(n));
-  std::iota(perm.begin(), perm.end(), int64_t{0});
-  SplitMix64 rng(counterHash(seed, static_cast<uint64_t>(epoch), 0, kStreamShuffle));
-  for (int64_t i = n - 1; i > 0; --i) {
-    const auto j = static_cast<int64_t>(rng.below(static_cast<uint64_t>(i) + 1));
-    std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
-  }
-  return perm;
+  return shuffledRange<int64_t>(n, SplitMix64(counterHash(seed, static_cast<uint64_t>(epoch), 0, kStreamShuffle)));
 }
 
 DistributedSampler::DistributedSampler(int64_t datasetSize, int64_t rank, int64_t worldSize,

@@ -8,6 +8,9 @@
 // Not for cryptography; period 2^64.
 
 #include <cstdint>
+#include <numeric>
+#include <utility>
+#include <vector>
 
 #include "data/counter_hash.h"
 
@@ -39,5 +42,18 @@ class SplitMix64 {
  private:
   uint64_t state_;
 };
+
+// 0, 1, ..., n-1 shuffled by Fisher-Yates with `rng` (i from n-1 down to 1 swaps with below(i+1)):
+// the one shuffle of dtbench, for the epoch's sample order and pair averaging's matching alike.
+template <typename Index>
+std::vector<Index> shuffledRange(Index n, SplitMix64 rng) {
+  std::vector<Index> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), Index{0});
+  for (Index i = n - 1; i > 0; --i) {
+    const auto j = static_cast<size_t>(rng.below(static_cast<uint64_t>(i) + 1));
+    std::swap(order[static_cast<size_t>(i)], order[j]);
+  }
+  return order;
+}
 
 }  // namespace dtbench::data

@@ -1,9 +1,7 @@
 #include "trainer/pair_matching.h"
 
-#include <numeric>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "data/counter_hash.h"
 #include "data/split_mix64.h"
@@ -19,14 +17,8 @@ std::vector<int> pairPartners(int worldSize, uint64_t seed, int64_t step) {
     throw std::invalid_argument("pairPartners: the step must be >= 0, got " + std::to_string(step));
   }
   const auto n = static_cast<size_t>(worldSize);
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  data::SplitMix64 rng(
-      data::counterHash(seed, static_cast<uint64_t>(step), 0, kStreamPairMatching));
-  for (size_t i = n - 1; i > 0; --i) {
-    const auto j = static_cast<size_t>(rng.below(static_cast<uint64_t>(i) + 1));
-    std::swap(order[i], order[j]);
-  }
+  const std::vector<int> order = data::shuffledRange<int>(
+      worldSize, data::SplitMix64(data::counterHash(seed, static_cast<uint64_t>(step), 0, kStreamPairMatching)));
   std::vector<int> partner(n, -1);
   for (size_t k = 0; k + 1 < n; k += 2) {
     partner[static_cast<size_t>(order[k])] = order[k + 1];
