@@ -7,14 +7,9 @@
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
-namespace dtbench::trainer {
+#include "trainer/flat_tensors.h"
 
-std::vector<at::Tensor> floatingBuffers(torch::nn::Module& model) {
-  std::vector<at::Tensor> buffers;
-  for (const at::Tensor& b : model.buffers())
-    if (at::isFloatingType(b.scalar_type())) buffers.push_back(b);
-  return buffers;
-}
+namespace dtbench::trainer {
 
 namespace {
 
@@ -36,11 +31,7 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
     parameters_.push_back(item.value());
   }
   if (options.broadcastBuffers) buffers_ = floatingBuffers(model);
-  if (!buffers_.empty()) {
-    int64_t total = 0;
-    for (const at::Tensor& b : buffers_) total += b.numel();
-    bufferFlat_ = at::empty({total}, buffers_.front().options().dtype(at::kFloat));
-  }
+  if (!buffers_.empty()) bufferFlat_ = at::empty({totalElements(buffers_)}, at::kFloat);
   if (options.overlap) {
     buckets_ = assignBuckets(parameters_, options.limits);
   } else {
@@ -132,23 +123,8 @@ void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
 // On the worker, during backward: buffers are only read (autograd keeps BatchNorm's running
 // statistics for its backward, so they must not change until backward is over).
 void BucketedAllreduce::broadcastBuffers() {
-  at::NoGradGuard noGrad;
-  int64_t offset = 0;
-  for (const at::Tensor& b : buffers_) {
-    bufferFlat_.narrow(0, offset, b.numel()).copy_(b.reshape({-1}));
-    offset += b.numel();
-  }
+  packInto(buffers_, bufferFlat_);
   communicator_.broadcast(bufferFlat_, 0)->wait();
-}
-
-// On the training thread, after backward and the drain: rank 0's buffers written into this rank's.
-void BucketedAllreduce::adoptBroadcastBuffers() {
-  at::NoGradGuard noGrad;
-  int64_t offset = 0;
-  for (at::Tensor b : buffers_) {
-    b.copy_(bufferFlat_.narrow(0, offset, b.numel()).view(b.sizes()));
-    offset += b.numel();
-  }
 }
 
 SyncResult BucketedAllreduce::afterBackward() {
@@ -171,7 +147,8 @@ SyncResult BucketedAllreduce::afterBackward() {
   SyncResult result;
   result.intervals = worker_.drain();
   result.stopAgreed = stopAgreed_;
-  if (!buffers_.empty()) adoptBroadcastBuffers();
+  // Rank 0's statistics, written only now that backward no longer needs this rank's.
+  if (!buffers_.empty()) unpackFrom(bufferFlat_, buffers_);
   return result;
 }
 

@@ -73,8 +73,7 @@ class BucketedAllreduce final : public GradientSync {
   void gradientReady(size_t parameter);
   void launch(size_t bucket);
   void reduceBucket(Bucket& bucket, bool carriesFlag);
-  void broadcastBuffers();       // worker thread: copy out and broadcast
-  void adoptBroadcastBuffers();  // training thread, after backward: copy rank 0's values in
+  void broadcastBuffers();  // worker thread, during backward: buffers are only read
 
   comm::Communicator& communicator_;
   comm::TopologyAllreduce& allreduce_;
@@ -95,8 +94,5 @@ class BucketedAllreduce final : public GradientSync {
   float stopFlag_ = 0;
   bool stopAgreed_ = false;
 };
-
-// Every floating-point buffer of `model`, and a flat float32 copy helper shared with pair averaging.
-std::vector<at::Tensor> floatingBuffers(torch::nn::Module& model);
 
 }  // namespace dtbench::trainer

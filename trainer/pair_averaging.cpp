@@ -3,7 +3,7 @@
 #include <string>
 
 #include "comm/counting_point_to_point.h"
-#include "trainer/bucketed_allreduce.h"
+#include "trainer/flat_tensors.h"
 #include "trainer/pair_matching.h"
 
 namespace dtbench::trainer {
@@ -16,12 +16,10 @@ constexpr int kExchangeTag = 1;
 PairAveraging::PairAveraging(torch::nn::Module& model, comm::Communicator& communicator,
                              comm::TrafficRecorder& recorder, CommWorker& worker, uint64_t seed)
     : communicator_(communicator), recorder_(recorder), worker_(worker), seed_(seed) {
-  int64_t total = 0;
-  for (const at::Tensor& p : model.parameters()) tensors_.push_back(p);
+  tensors_ = model.parameters();
   for (const at::Tensor& b : floatingBuffers(model)) tensors_.push_back(b);
-  for (const at::Tensor& t : tensors_) total += t.numel();
-  mine_ = at::empty({total}, at::kFloat);
-  theirs_ = at::empty({total}, at::kFloat);
+  mine_ = at::empty({totalElements(tensors_)}, at::kFloat);
+  theirs_ = at::empty({totalElements(tensors_)}, at::kFloat);
   flag_ = at::zeros({1}, at::kFloat);
 }
 
@@ -41,12 +39,7 @@ void PairAveraging::beforeBackward(int64_t globalStep, bool stopRequested) {
 }
 
 void PairAveraging::exchange(int partner) {
-  at::NoGradGuard noGrad;
-  int64_t offset = 0;
-  for (const at::Tensor& t : tensors_) {
-    mine_.narrow(0, offset, t.numel()).copy_(t.reshape({-1}));
-    offset += t.numel();
-  }
+  packInto(tensors_, mine_);
   comm::CountingPointToPoint counting(communicator_, recorder_);
   // Both sides post both operations before waiting: neither order can deadlock.
   comm::WorkPtr sent = counting.send(mine_, partner, kExchangeTag);
@@ -60,13 +53,8 @@ SyncResult PairAveraging::afterBackward() {
   result.intervals = worker_.drain();
   result.stopAgreed = flag_.item<float>() > 0.5f;
   if (partner_ >= 0) {
-    at::NoGradGuard noGrad;
     mine_.add_(theirs_).mul_(0.5);
-    int64_t offset = 0;
-    for (at::Tensor t : tensors_) {
-      t.copy_(mine_.narrow(0, offset, t.numel()).view(t.sizes()));
-      offset += t.numel();
-    }
+    unpackFrom(mine_, tensors_);
   }
   return result;
 }

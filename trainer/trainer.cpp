@@ -29,6 +29,7 @@
 #include "trainer/datasets.h"
 #include "trainer/environment.h"
 #include "trainer/epoch_stats.h"
+#include "trainer/flat_tensors.h"
 #include "trainer/memory_policy.h"
 #include "trainer/optimizer.h"
 #include "trainer/pair_averaging.h"
@@ -231,24 +232,12 @@ Trainer::~Trainer() = default;
 // Parameters and floating-point buffers from rank 0, so every rank starts from the same model
 // (DESIGN.md, Correctness guards); on --resume this also hands rank 0's restored model to all.
 void Trainer::State::broadcastInitialState() {
-  torch::NoGradGuard noGrad;
-  std::vector<at::Tensor> tensors;
-  for (const at::Tensor& p : model->parameters()) tensors.push_back(p);
+  std::vector<at::Tensor> tensors = model->parameters();
   for (const at::Tensor& b : floatingBuffers(*model)) tensors.push_back(b);
-  int64_t total = 0;
-  for (const at::Tensor& t : tensors) total += t.numel();
-  at::Tensor flat = at::empty({total}, at::kFloat);
-  int64_t offset = 0;
-  for (const at::Tensor& t : tensors) {
-    flat.narrow(0, offset, t.numel()).copy_(t.reshape({-1}));
-    offset += t.numel();
-  }
+  at::Tensor flat = at::empty({totalElements(tensors)}, at::kFloat);
+  packInto(tensors, flat);
   world->communicator->broadcast(flat, 0)->wait();
-  offset = 0;
-  for (at::Tensor t : tensors) {
-    t.copy_(flat.narrow(0, offset, t.numel()).view(t.sizes()));
-    offset += t.numel();
-  }
+  unpackFrom(flat, tensors);
 }
 
 StepRecord Trainer::State::trainStep(int64_t epoch, int64_t step, bool& stop) {

@@ -14,6 +14,7 @@
 #include "models/registry.h"
 #include "trainer/bucketed_allreduce.h"
 #include "trainer/comm_worker.h"
+#include "trainer/flat_tensors.h"
 #include "trainer/pair_averaging.h"
 #include "trainer/pair_matching.h"
 
