@@ -147,24 +147,12 @@ int runAllreduceCommand(const std::vector<std::string>& args) {
     std::printf("%s", o.helpText.c_str());
     return 0;
   }
-  RankFlags flags;
-  flags.rank = o.rank;
-  const comm::RankInfo who = discoverRankOrExplain(flags, env);
+  const comm::RankInfo who = discoverRankOrExplain(o.ranks, env);
   at::set_num_threads(o.threads);
-  comm::BackendOptions backend;
-  backend.backend = o.backend;
-  backend.rank = who.rank;
-  backend.worldSize = who.worldSize;
-  backend.masterAddr = who.masterAddr;
-  backend.masterPort = who.masterPort;
-  backend.storePath = o.storePath;
-  backend.glooIface = o.glooIface;
-  backend.glooThreads = o.glooThreads;
-  backend.timeout = o.timeout;
-  const std::unique_ptr<comm::Communicator> c = comm::makeCommunicator(backend);
+  const std::unique_ptr<comm::Communicator> c = comm::makeCommunicator(backendOptions(o.backend, o.ranks, who));
 
-  const comm::HostLayout hosts = o.ranksPerHost > 0
-                                     ? comm::hostsFromRanksPerHost(c->size(), o.ranksPerHost)
+  const comm::HostLayout hosts = o.ranks.ranksPerHost > 0
+                                     ? comm::hostsFromRanksPerHost(c->size(), o.ranks.ranksPerHost)
                                      : comm::hostsFromNames(comm::allgatherStrings(*c, comm::thisHostName()));
   comm::TrafficRecorder recorder(c->rank(), c->size());
   const bool root = c->rank() == 0;
@@ -173,8 +161,8 @@ int runAllreduceCommand(const std::vector<std::string>& args) {
   if (root)
     std::printf("# dtbench allreduce: backend %s, %d ranks on %zu host(s)%s, %s, %d warm-up + %d timed iterations, "
                 "%d intra-op thread(s) per rank, timeout %.1f s\n",
-                o.backend.c_str(), c->size(), hosts.hosts.size(), o.ranksPerHost > 0 ? " (emulated)" : "",
-                dtypes.c_str(), o.warmupIters, o.iters, o.threads, static_cast<double>(o.timeout.count()) / 1000.0);
+                o.backend.c_str(), c->size(), hosts.hosts.size(), o.ranks.ranksPerHost > 0 ? " (emulated)" : "",
+                dtypes.c_str(), o.warmupIters, o.iters, o.threads, o.ranks.timeoutS);
   std::vector<Row> rows;
   for (const std::string& dtype : o.dtypes) {
     const comm::ElementType elementType = comm::parseElementType(dtype);

@@ -143,13 +143,7 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
   if (parsed.count("json")) o.jsonPath = parsed["json"].as<std::string>();
   if (parsed.count("traffic")) o.trafficPath = parsed["traffic"].as<std::string>();
   if (parsed.count("timeline")) o.timelinePath = parsed["timeline"].as<std::string>();
-  const RankFlags flags = readRankOptions(parsed, env);
-  o.rank = flags.rank;
-  o.storePath = flags.storePath;
-  o.glooIface = flags.glooIface;
-  o.glooThreads = flags.glooThreads;
-  o.ranksPerHost = flags.ranksPerHost;
-  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeoutS * 1000));
+  o.ranks = readRankOptions(parsed, env);
   return o;
 }
 

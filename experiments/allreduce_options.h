@@ -1,13 +1,13 @@
 #pragma once
 // The command line of `dtbench allreduce` (allreduce_command.cpp), parsed once into one struct.
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "comm/rank_discovery.h"
+#include "experiments/rank_options.h"
 
 namespace dtbench::experiments {
 
@@ -23,13 +23,8 @@ struct AllreduceOptions {
   int iters = 20;
   bool check = false;
   int threads = 1;  // intra-op threads per rank
-  int ranksPerHost = 0;  // 0: hosts from the real hostnames
   std::string csvPath, jsonPath, trafficPath, timelinePath;
-  comm::ExplicitRank rank;
-  std::string storePath;
-  std::string glooIface;
-  int glooThreads = 2;
-  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  RankFlags ranks;  // who this rank is, rendezvous, Gloo, --ranks-per-host, --timeout
   bool help = false;
   std::string helpText;
 };

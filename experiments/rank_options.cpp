@@ -47,6 +47,20 @@ RankFlags readRankOptions(const cxxopts::ParseResult& parsed, const comm::Enviro
   return f;
 }
 
+comm::BackendOptions backendOptions(const std::string& backend, const RankFlags& flags, const comm::RankInfo& who) {
+  comm::BackendOptions options;
+  options.backend = backend;
+  options.rank = who.rank;
+  options.worldSize = who.worldSize;
+  options.masterAddr = who.masterAddr;
+  options.masterPort = who.masterPort;
+  options.storePath = flags.storePath;
+  options.glooIface = flags.glooIface;
+  options.glooThreads = flags.glooThreads;
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(flags.timeoutS * 1000.0));
+  return options;
+}
+
 comm::RankInfo discoverRankOrExplain(const RankFlags& flags, const comm::Environment& env) {
   try {
     return comm::discoverRank(flags.rank, env);

@@ -7,6 +7,7 @@
 
 #include <cxxopts.hpp>
 
+#include "comm/backend.h"
 #include "comm/rank_discovery.h"
 
 namespace dtbench::experiments {
@@ -25,6 +26,9 @@ void addRankOptions(cxxopts::Options& options, double defaultTimeoutS);
 
 // Throws trainer::UsageError naming the bad flag.
 RankFlags readRankOptions(const cxxopts::ParseResult& parsed, const comm::Environment& env);
+
+// The communicator's options for `backend` from the flags and the discovered rank.
+comm::BackendOptions backendOptions(const std::string& backend, const RankFlags& flags, const comm::RankInfo& who);
 
 // discoverRank with its errors as trainer::UsageError.
 comm::RankInfo discoverRankOrExplain(const RankFlags& flags, const comm::Environment& env);
