@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
-# Synchronous SGD over 3 gloo ranks with batch 4 each equals 1 rank with batch 12: the sampler
-# shards like DistributedSampler, so every step sees the same 12 samples. Checked for every
-# topology with overlapped buckets and for native and ring with --no-overlap (and once with the
-# rendezvous through a FileStore instead of the TCPStore): the final
-# param_checksum matches the 1-rank run (relative 1e-5) and every rank holds the same parameters
-# (param_checksums identical, --check-every 1 passes).
-# Usage: distributed_equivalence_test.sh path/to/dtbench
+# Synchronous SGD over 3 ranks with batch 4 each equals 1 rank with batch 12: the sampler shards
+# like DistributedSampler, so every step sees the same 12 samples. Checked for every topology with
+# overlapped buckets and for native and ring with --no-overlap, over BACKEND (gloo: ranks started by
+# dtbench launch, plus once with the rendezvous through a FileStore instead of the TCPStore; mpi:
+# started by mpirun): the final param_checksum matches the 1-rank run (relative 1e-5) and every rank
+# holds the same parameters (param_checksums identical, --check-every 1 passes). Then a model with
+# BatchNorm over 2 ranks.
+# Usage: distributed_equivalence_test.sh path/to/dtbench gloo|mpi
 set -uo pipefail
-dtbench=$1
+dtbench=$1 backend=${2:-gloo}
+case $backend in
+  gloo) ;;
+  mpi) command -v mpirun >/dev/null 2>&1 || { echo "SKIP: mpirun is not installed"; exit 0; } ;;
+  *) echo "usage: $0 path/to/dtbench gloo|mpi" >&2; exit 2 ;;
+esac
+# ranks N: sets `launch` to the command line that starts N ranks of dtbench over $backend.
+ranks() {
+  if [[ $backend == gloo ]]; then launch=("$dtbench" launch -n "$1" --grace 2 -- "$dtbench")
+  else launch=(mpirun --oversubscribe --allow-run-as-root --bind-to none -np "$1" "$dtbench"); fi
+}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -82,24 +93,25 @@ configs=(
   "hier        hierarchical     true  --ranks-per-host 2"
   "native-nov  native           false --no-overlap"
   "ring-nov    ring             false --no-overlap"
-  "native-fs   native           true  --store-path $tmp/file-store"
 )
+[[ $backend == gloo ]] && configs+=("native-fs   native           true  --store-path $tmp/file-store")
 for line in "${configs[@]}"; do
   read -r name topology overlap extra <<<"$line"
   read -ra extra_flags <<<"${extra:-}"
   ranks_per_host=-
   [[ ${extra:-} =~ --ranks-per-host\ ([0-9]+) ]] && ranks_per_host=${BASH_REMATCH[1]}
-  label="gloo --topology $topology${extra:+ $extra}"
+  label="$backend --topology $topology${extra:+ $extra}"
   [[ $overlap == true ]] && label+=" (overlapped buckets)"
   echo "checking: 3 ranks, batch 4, $label"
   start=$(date +%s)
-  out=$(timeout --kill-after=10 120 "$dtbench" launch -n 3 --grace 2 -- "$dtbench" "${common[@]}" --batch-size 4 \
-          --check-every 1 --backend gloo --topology "$topology" "${extra_flags[@]}" --out "$tmp/$name" 2>&1)
+  ranks 3
+  out=$(timeout --kill-after=10 120 "${launch[@]}" "${common[@]}" --batch-size 4 \
+          --check-every 1 --backend "$backend" --topology "$topology" "${extra_flags[@]}" --out "$tmp/$name" 2>&1)
   rc=$?
   if [[ $rc -ne 0 ]]; then
     fail "$label exited $rc:"; echo "$out" | tail -n 20 >&2; continue
   fi
-  if result=$(compare "$tmp/ref" "$tmp/$name" 3 "$topology" "$overlap" "$ranks_per_host" gloo); then
+  if result=$(compare "$tmp/ref" "$tmp/$name" 3 "$topology" "$overlap" "$ranks_per_host" "$backend"); then
     echo "ok: $label in $(( $(date +%s) - start ))s: $result"
   else
     fail "$label: $result"
@@ -108,9 +120,10 @@ done
 
 # A model with BatchNorm: rank 0's running statistics are broadcast during backward and adopted after
 # it, so every rank ends with the same parameters and buffers (and backward is never disturbed).
-echo "checking: 2 ranks, resnet18 (BatchNorm statistics broadcast from rank 0), gloo ring"
+echo "checking: 2 ranks, resnet18 (BatchNorm statistics broadcast from rank 0), $backend ring"
 start=$(date +%s)
-out=$(timeout --kill-after=10 120 "$dtbench" launch -n 2 --grace 2 -- "$dtbench" train --model resnet18 \
+ranks 2
+out=$(timeout --kill-after=10 120 "${launch[@]}" train --model resnet18 --backend "$backend" \
         --dataset synthetic --synthetic-train-size 64 --synthetic-test-size 0 --batch-size 2 --epochs 1 --max-steps 3 \
         --no-eval --threads 1 --workers 0 --quiet --timeout 30 --check-every 1 --topology ring --out "$tmp/bn" 2>&1)
 rc=$?
@@ -123,5 +136,5 @@ else
   echo "ok: resnet18 with BatchNorm over 2 ranks in $(( $(date +%s) - start ))s, identical ranks"
 fi
 
-echo "distributed_equivalence_test: $failures failure(s), total $(( $(date +%s) - start_all ))s"
+echo "distributed_equivalence_test ($backend): $failures failure(s), total $(( $(date +%s) - start_all ))s"
 exit $((failures > 0))
