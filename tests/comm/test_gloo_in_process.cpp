@@ -13,29 +13,10 @@
 #include "comm/gloo_communicator.h"
 #include "comm/topology/executor.h"
 #include "comm/topology/topology.h"
-#include "in_process_fixture.h"
+#include "gloo_fixture.h"
 
 using namespace dtbench::comm;
-
-namespace {
-
-// Every rank meets through `storeOf(rank)`: one shared HashStore by default.
-template <typename Result>
-std::vector<Result> runGlooRanks(int worldSize, const std::function<Result(Communicator&)>& body,
-                                 std::function<Store(int)> storeOf = {}) {
-  Store shared = Store::hash(std::chrono::seconds(30));
-  if (!storeOf) storeOf = [&](int) { return shared; };
-  return dtbench::comm::testing::runThreads<Result>(worldSize, [&](int rank) {
-    GlooOptions options;
-    options.hostname = "127.0.0.1";
-    options.timeout = std::chrono::seconds(30);
-    options.threads = 1;
-    GlooCommunicator gloo(storeOf(rank), rank, worldSize, options);
-    return body(gloo);
-  });
-}
-
-}  // namespace
+using dtbench::comm::testing::runGlooRanks;
 
 TEST_CASE("gloo collectives follow the Communicator contract", "[gloo]") {
   const int world = 3;

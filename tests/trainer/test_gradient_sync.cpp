@@ -6,11 +6,10 @@
 
 #include <torch/nn/functional/loss.h>
 
-#include "comm/gloo_communicator.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology/topology.h"
 #include "comm/topology_allreduce.h"
-#include "comm/in_process_fixture.h"
+#include "comm/gloo_fixture.h"
 #include "models/registry.h"
 #include "trainer/bucketed_allreduce.h"
 #include "trainer/comm_worker.h"
@@ -56,15 +55,10 @@ struct RankResult {
 std::vector<RankResult> synchronizedStep(const models::ClassifierPtr& base, const at::Tensor& images,
                                          const at::Tensor& labels, const std::string& topology, bool overlap,
                                          int stopRank) {
-  comm::Store store = comm::Store::hash(std::chrono::seconds(30));
   std::vector<models::ClassifierPtr> replicas;
   for (int r = 0; r < kWorld; ++r) replicas.push_back(cloneOf(base));
-  return comm::testing::runThreads<RankResult>(kWorld, [&](int rank) {
-    comm::GlooOptions options;
-    options.hostname = "127.0.0.1";
-    options.timeout = std::chrono::seconds(30);
-    options.threads = 1;
-    comm::GlooCommunicator gloo(store, rank, kWorld, options);
+  return comm::testing::runGlooRanks<RankResult>(kWorld, [&](comm::Communicator& gloo) {
+    const int rank = gloo.rank();
     const comm::HostLayout hosts = comm::hostsFromRanksPerHost(kWorld, 2);
     comm::TrafficRecorder recorder(rank, kWorld);
     comm::TopologyAllreduce allreduce(gloo, topology, hosts, recorder);
@@ -127,17 +121,12 @@ TEST_CASE("pair averaging averages parameters with the step's partner and sends 
   std::vector<std::vector<at::Tensor>> before;
   for (const auto& m : replicas) before.push_back(values(*m));
   const std::vector<int> partner = trainer::pairPartners(world, seed, step);
-  comm::Store store = comm::Store::hash(std::chrono::seconds(30));
   struct Outcome {
     std::vector<int64_t> sentTo;
     bool stop = false;
   };
-  const auto outcomes = comm::testing::runThreads<Outcome>(world, [&](int rank) {
-    comm::GlooOptions options;
-    options.hostname = "127.0.0.1";
-    options.timeout = std::chrono::seconds(30);
-    options.threads = 1;
-    comm::GlooCommunicator gloo(store, rank, world, options);
+  const auto outcomes = comm::testing::runGlooRanks<Outcome>(world, [&](comm::Communicator& gloo) {
+    const int rank = gloo.rank();
     comm::TrafficRecorder recorder(rank, world);
     trainer::CommWorker worker;
     trainer::PairAveraging sync(*replicas[static_cast<size_t>(rank)], gloo, recorder, worker, seed);
@@ -165,7 +154,6 @@ TEST_CASE("BatchNorm statistics are broadcast from rank 0 without disturbing bac
                              torch::nn::Linear(4, 10));
   const at::Tensor images = torch::randn({kWorld * kShard, 3, 8, 8});
   const at::Tensor labels = torch::randint(0, 10, {kWorld * kShard}, at::kLong);
-  comm::Store store = comm::Store::hash(std::chrono::seconds(30));
   std::vector<torch::nn::Sequential> replicas;
   for (int r = 0; r < kWorld; ++r)
     replicas.push_back(std::dynamic_pointer_cast<torch::nn::SequentialImpl>(base->clone()));
@@ -174,12 +162,8 @@ TEST_CASE("BatchNorm statistics are broadcast from rank 0 without disturbing bac
     std::vector<at::Tensor> afterSync;
     std::vector<at::Tensor> grads;
   };
-  const auto outcomes = comm::testing::runThreads<Outcome>(kWorld, [&](int rank) {
-    comm::GlooOptions options;
-    options.hostname = "127.0.0.1";
-    options.timeout = std::chrono::seconds(30);
-    options.threads = 1;
-    comm::GlooCommunicator gloo(store, rank, kWorld, options);
+  const auto outcomes = comm::testing::runGlooRanks<Outcome>(kWorld, [&](comm::Communicator& gloo) {
+    const int rank = gloo.rank();
     comm::TrafficRecorder recorder(rank, kWorld);
     comm::TopologyAllreduce allreduce(gloo, "ring", comm::hostsFromRanksPerHost(kWorld, kWorld), recorder);
     trainer::CommWorker worker;
