@@ -53,11 +53,11 @@ def parse_args():
 def run_rank(args):
     import torch
     import torch.distributed as dist
-    import torch.nn.functional as F
     from torch.nn.parallel import DistributedDataParallel
 
     sys.path.insert(0, os.path.join(HERE, "reference"))
     from kuangliu_models import MODELS
+    from timed_steps import fixed_batches, timed_steps
 
     torch.set_num_threads(args.threads)
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
@@ -69,23 +69,10 @@ def run_rank(args):
                                     broadcast_buffers=not args.no_broadcast_buffers)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=5e-4)
-    g = torch.Generator().manual_seed(1 + rank)
-    data = [(torch.randn(args.batch_size, 3, 32, 32, generator=g),
-             torch.randint(0, 10, (args.batch_size,), generator=g)) for _ in range(4)]
+    batches = fixed_batches(args.batch_size, seed=1 + rank)
 
     dist.barrier()
-    times = []
-    for step in range(args.warmup + args.steps):
-        x, y = data[step % len(data)]
-        t0 = time.perf_counter()
-        out = model(x)
-        loss = F.cross_entropy(out, y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        loss.item()
-        (out.argmax(1) == y).sum().item()
-        times.append(time.perf_counter() - t0)
+    times = timed_steps(model, opt, batches, args.warmup + args.steps)
 
     logging = {}
     try:

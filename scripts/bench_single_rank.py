@@ -28,32 +28,18 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 PYTHON_REFERENCE = r"""
-import sys, time, json
+import sys, json
 sys.path.insert(0, sys.argv[1])
 import torch
-import torch.nn.functional as F
 from kuangliu_models import MODELS
+from timed_steps import fixed_batches, timed_steps
 model_name, batch, threads, warmup, steps = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 model = MODELS[model_name]()
 model.train()
 opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=5e-4)
-g = torch.Generator().manual_seed(1)
-data = [(torch.randn(batch, 3, 32, 32, generator=g), torch.randint(0, 10, (batch,), generator=g))
-        for _ in range(4)]
-times = []
-for step in range(warmup + steps):
-    x, y = data[step % len(data)]
-    t0 = time.perf_counter()
-    out = model(x)
-    loss = F.cross_entropy(out, y)
-    loss.backward()
-    opt.step()
-    opt.zero_grad()
-    loss.item()
-    (out.argmax(1) == y).sum().item()
-    times.append(time.perf_counter() - t0)
+times = timed_steps(model, opt, fixed_batches(batch, seed=1), warmup + steps)
 print(json.dumps({"threads": torch.get_num_threads(), "step_s": times[warmup:]}))
 """
 
