@@ -7,6 +7,7 @@
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
+#include "comm/element_type.h"
 #include "trainer/flat_tensors.h"
 
 namespace dtbench::trainer {
@@ -68,6 +69,18 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
       accumulators_.push_back(std::move(accumulator));
     }
   }
+}
+
+std::vector<int64_t> BucketedAllreduce::bucketElements() const {
+  std::vector<int64_t> elements;
+  for (const Bucket& bucket : state_) elements.push_back(bucket.flat.numel());
+  return elements;
+}
+
+std::vector<std::string> BucketedAllreduce::bucketTypes() const {
+  std::vector<std::string> types;
+  for (const Bucket& bucket : state_) types.push_back(comm::name(comm::elementTypeOf(bucket.flat.scalar_type())));
+  return types;
 }
 
 BucketedAllreduce::~BucketedAllreduce() {

@@ -61,6 +61,11 @@ class BucketedAllreduce final : public GradientSync {
 
   // The buckets in launch order, as indices into model.parameters() (for tests and config.json).
   const std::vector<std::vector<size_t>>& buckets() const { return buckets_; }
+  // Elements of each bucket's all-reduced buffer in launch order (the last one includes the stop
+  // flag) and their element type names (comm/element_type.h): the bytes a step all-reduces, as
+  // config.json records them for dtbench report.
+  std::vector<int64_t> bucketElements() const;
+  std::vector<std::string> bucketTypes() const;
 
  private:
   struct Bucket {

@@ -210,7 +210,11 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   if (s.world) {
     configJson["hosts"] = s.world->hostNames;
     configJson["hosts_emulated"] = s.config.ranksPerHost > 0;
-    if (auto* bucketed = dynamic_cast<BucketedAllreduce*>(s.sync.get())) configJson["buckets"] = bucketed->buckets();
+    if (auto* bucketed = dynamic_cast<BucketedAllreduce*>(s.sync.get())) {
+      configJson["buckets"] = bucketed->buckets();
+      configJson["bucket_elements"] = bucketed->bucketElements();
+      configJson["bucket_dtypes"] = bucketed->bucketTypes();
+    }
   }
   if (s.config.resume) {
     s.summary["resumed_at"].push_back(unixSeconds());
