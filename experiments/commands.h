@@ -11,5 +11,6 @@ int runTrainCommand(const std::vector<std::string>& args);
 int runModelsCommand(const std::vector<std::string>& args);
 int runLaunchCommand(const std::vector<std::string>& args);
 int runAllreduceCommand(const std::vector<std::string>& args);
+int runReportCommand(const std::vector<std::string>& args);
 
 }  // namespace dtbench::experiments

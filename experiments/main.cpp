@@ -21,6 +21,8 @@ const char* kUsage =
     "  models   list the model zoo with parameter counts\n"
     "  launch   start N local ranks of a command with torchrun-style variables\n"
     "  allreduce  all-reduce benchmark (nccl-tests style) over gloo, mpi, nccl and topologies\n"
+    "  report   tables (time and speedup, compute vs communication, bandwidth, traffic, batch\n"
+    "           times, cost, accuracy, jobs) and figures from run directories\n"
     "\n"
     "`dtbench SUBCOMMAND --help` shows a subcommand's options. Exit codes: 0 success,\n"
     "1 failure (bad data, failed run), 2 usage error.\n";
@@ -30,6 +32,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "models") return dtbench::experiments::runModelsCommand(args);
   if (command == "launch") return dtbench::experiments::runLaunchCommand(args);
   if (command == "allreduce") return dtbench::experiments::runAllreduceCommand(args);
+  if (command == "report") return dtbench::experiments::runReportCommand(args);
   if (command == "-h" || command == "--help" || command == "help") {
     std::printf("%s", kUsage);
     return 0;
@@ -38,7 +41,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
     std::printf("dtbench %s\n", DTBENCH_VERSION);
     return 0;
   }
-  throw dtbench::trainer::UsageError("unknown subcommand '" + command + "'; valid subcommands: train, models, launch, allreduce");
+  throw dtbench::trainer::UsageError("unknown subcommand '" + command + "'; valid subcommands: train, models, launch, allreduce, report");
 }
 
 }  // namespace

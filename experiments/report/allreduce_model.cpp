@@ -1,0 +1,85 @@
+#include "experiments/report/allreduce_model.h"
+
+#include <stdexcept>
+
+#include "comm/topology/hosts.h"
+#include "comm/topology/schedule.h"
+#include "comm/topology/topology.h"
+
+namespace dtbench::report {
+namespace {
+
+int64_t elementBytes(const std::string& dtype) {
+  if (dtype == "float32") return 4;
+  if (dtype == "float16" || dtype == "bfloat16") return 2;
+  throw std::runtime_error("config.json names an element type '" + dtype + "' (expected float32, float16 or bfloat16)");
+}
+
+comm::HostLayout hostsOf(const RunData& run, int world) {
+  const int perHost = static_cast<int>(run.configNumber("ranks_per_host", 0));
+  if (perHost > 0) return comm::hostsFromRanksPerHost(world, perHost);
+  if (run.config.contains("hosts") && run.config["hosts"].is_array() &&
+      static_cast<int>(run.config["hosts"].size()) == world)
+    return comm::hostsFromNames(run.config["hosts"].get<std::vector<std::string>>());
+  return comm::hostsFromRanksPerHost(world, world);  // unknown: one host
+}
+
+}  // namespace
+
+AllreduceModel allreduceModel(const RunData& run) {
+  AllreduceModel model;
+  const int world = run.worldSize();
+  if (world < 2) {
+    model.why = "one rank";
+    return model;
+  }
+  if (run.configText("sync", "ssgd") != "ssgd") {
+    model.why = "pair averaging has no all-reduce";
+    return model;
+  }
+  std::vector<int64_t> elements;
+  std::vector<std::string> dtypes;
+  if (run.config.contains("bucket_elements")) {
+    elements = run.config["bucket_elements"].get<std::vector<int64_t>>();
+    if (run.config.contains("bucket_dtypes"))
+      dtypes = run.config["bucket_dtypes"].get<std::vector<std::string>>();
+    else
+      dtypes.assign(elements.size(), "float32");
+    if (dtypes.size() != elements.size())
+      throw std::runtime_error("config.json: bucket_dtypes has " + std::to_string(dtypes.size()) +
+                               " entries, bucket_elements " + std::to_string(elements.size()));
+  } else {
+    if (!run.config.contains("model_parameters"))
+      throw std::runtime_error("config.json has neither bucket_elements nor model_parameters");
+    elements = {run.config["model_parameters"].get<int64_t>()};
+    dtypes = {"float32"};
+    model.fromParameters = true;
+  }
+  model.available = true;
+  model.buckets = static_cast<int>(elements.size());
+  model.dtype = dtypes.front();
+  for (const std::string& d : dtypes)
+    if (d != model.dtype) model.dtype = "mixed";
+  model.sentPerStep.assign(world, 0);
+  model.matrixPerStep.assign(world, std::vector<int64_t>(world, 0));
+  const std::string topology = run.configText("topology", "native");
+  for (size_t b = 0; b < elements.size(); ++b) {
+    const int64_t size = elementBytes(dtypes[b]);
+    const int64_t bytes = elements[b] * size;
+    model.gradientBytes += bytes;
+    if (topology == "native") {
+      const int64_t perRank = 2 * (world - 1) * bytes / world;
+      for (int r = 0; r < world; ++r) model.matrixPerStep[r][(r + 1) % world] += perRank;
+    } else {
+      const comm::Schedule schedule = comm::makeSchedule(topology, hostsOf(run, world));
+      const auto traffic = comm::scheduleTraffic(schedule, elements[b], size);
+      for (int s = 0; s < world; ++s)
+        for (int d = 0; d < world; ++d) model.matrixPerStep[s][d] += traffic[s][d];
+    }
+  }
+  for (int s = 0; s < world; ++s)
+    for (int d = 0; d < world; ++d) model.sentPerStep[s] += model.matrixPerStep[s][d];
+  return model;
+}
+
+}  // namespace dtbench::report

@@ -1,0 +1,39 @@
+#include "experiments/report/configuration.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace dtbench::report {
+
+Configuration configurationOf(const RunData& run) {
+  Configuration c;
+  c.model = run.model();
+  c.dataset = run.dataset();
+  c.device = run.configText("device", "cpu");
+  c.mode = run.configText("mode", "ddp");
+  c.batch = run.batchSize();
+  c.world = run.worldSize();
+  if (c.world > 1) {
+    const std::string sync = run.configText("sync", "ssgd");
+    c.setup = run.configText("backend", "?") + "/" + run.configText("topology", "?") + " " + sync;
+    if (sync == "ssgd" && !run.configFlag("overlap", true)) c.setup += ", no overlap";
+    const double bucketMb = run.configNumber("bucket_mb", 25.0);
+    if (sync == "ssgd" && std::abs(bucketMb - 25.0) > 1e-9) {
+      char text[48];
+      std::snprintf(text, sizeof text, ", bucket %g MB", bucketMb);
+      c.setup += text;
+    }
+    if (run.configFlag("local_bn_stats", false)) c.setup += ", local BN";
+  }
+  return c;
+}
+
+std::string describe(const Configuration& c) {
+  std::string text = c.model + " " + c.dataset + " B=" + std::to_string(c.batch) + " N=" + std::to_string(c.world);
+  if (c.device != "cpu") text += " " + c.device;
+  if (c.mode != "ddp") text += " mode " + c.mode;
+  if (!c.setup.empty()) text += " " + c.setup;
+  return text;
+}
+
+}  // namespace dtbench::report

@@ -1,0 +1,170 @@
+#include "experiments/report/figures.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "experiments/report/run_tables.h"
+#include "experiments/report/traffic_tables.h"
+
+namespace dtbench::report {
+namespace fs = std::filesystem;
+namespace {
+
+std::string label(const Configuration& c) {
+  return c.model + (c.setup.empty() ? "" : " " + c.setup) + " B=" + std::to_string(c.batch) +
+         " N=" + std::to_string(c.world);
+}
+
+std::string shellQuote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+nlohmann::json curvesOf(const RunData& run) {
+  // Cumulative bytes of every rank after each (epoch, step), in training order.
+  std::map<std::pair<int, int64_t>, int64_t> perStep;
+  for (const BatchRow& row : run.batches) perStep[{row.epoch, row.step}] += row.bytesSent;
+  std::vector<int64_t> cumulative;
+  std::map<int, int64_t> throughEpoch;
+  int64_t total = 0;
+  for (const auto& [key, bytes] : perStep) {
+    total += bytes;
+    cumulative.push_back(total);
+    throughEpoch[key.first] = total;
+  }
+  nlohmann::json batches = {{"t_s", nlohmann::json::array()}, {"bytes", nlohmann::json::array()},
+                            {"loss", nlohmann::json::array()}, {"accuracy", nlohmann::json::array()}};
+  nlohmann::json epochs = {{"t_s", nlohmann::json::array()}, {"bytes", nlohmann::json::array()},
+                           {"test_accuracy", nlohmann::json::array()}};
+  if (run.history.empty()) return nullptr;
+  const double start = run.history.front().timestamp;
+  size_t batchIndex = 0;
+  for (const HistoryRow& row : run.history) {
+    if (row.epochRow) {
+      epochs["t_s"].push_back(row.timestamp - start);
+      epochs["bytes"].push_back(throughEpoch.count(row.epoch) ? throughEpoch[row.epoch] : total);
+      epochs["test_accuracy"].push_back(std::isfinite(row.accuracy) ? nlohmann::json(row.accuracy) : nullptr);
+    } else {
+      batches["t_s"].push_back(row.timestamp - start);
+      batches["bytes"].push_back(batchIndex < cumulative.size() ? cumulative[batchIndex] : total);
+      batches["loss"].push_back(row.loss);
+      batches["accuracy"].push_back(row.accuracy);
+      ++batchIndex;
+    }
+  }
+  return {{"id", run.id}, {"batches", batches}, {"epochs", epochs}};
+}
+
+// Every link's 10 ms bins as a series from the run's first bin, bins without bytes filled with 0.
+nlohmann::json linkThroughputOf(const RunData& run) {
+  constexpr double kBinSeconds = 0.01;
+  double first = run.timeline.front().startS;
+  for (const TimelineEntry& e : run.timeline) first = std::min(first, e.startS);
+  std::map<std::pair<int, int>, std::map<int64_t, int64_t>> bins;
+  for (const TimelineEntry& e : run.timeline)
+    bins[{e.src, e.dst}][std::llround((e.startS - first) / kBinSeconds)] += e.bytes;
+  nlohmann::json links = nlohmann::json::array();
+  for (const auto& [link, series] : bins) {
+    nlohmann::json t = nlohmann::json::array(), rate = nlohmann::json::array();
+    for (int64_t bin = series.begin()->first; bin <= series.rbegin()->first + 1; ++bin) {
+      auto it = series.find(bin);
+      t.push_back(static_cast<double>(bin) * kBinSeconds);
+      rate.push_back(it == series.end() ? 0.0 : static_cast<double>(it->second) / kBinSeconds / 1e9);
+    }
+    links.push_back({{"src", link.first}, {"dst", link.second}, {"t_s", t}, {"GBps", rate}});
+  }
+  return {{"id", run.id}, {"links", links}};
+}
+
+}  // namespace
+
+nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& selection,
+                          const std::vector<ScalingRow>& rows, std::optional<int> epoch) {
+  nlohmann::json data = {{"speedup", nlohmann::json::array()},    {"compute_comm", nlohmann::json::array()},
+                         {"traffic", nlohmann::json::array()},    {"batch_times", nlohmann::json::array()},
+                         {"curves", nlohmann::json::array()},     {"throughput", nlohmann::json::array()},
+                         {"link_throughput", nlohmann::json::array()}};
+  std::map<std::tuple<std::string, std::string, int>, nlohmann::json> series;
+  for (const ScalingRow& row : rows) {
+    const Configuration& c = row.configuration;
+    if (row.baselineS && row.epochTimeS > 0) {
+      nlohmann::json& s = series[{c.model, c.setup.empty() ? "single rank" : c.setup, c.batch}];
+      if (s.is_null()) s = {{"model", c.model}, {"setup", c.setup.empty() ? "single rank" : c.setup},
+                            {"batch", c.batch}, {"points", nlohmann::json::array()}};
+      s["points"].push_back({{"N", c.world}, {"speedup", *row.baselineS / row.epochTimeS},
+                             {"extrapolated", row.extrapolated()}});
+    }
+    if (c.world > 1) {
+      nlohmann::json bar = {{"label", label(c)},
+                            {"compute_s", row.computeS},
+                            {"comm_exposed_s", row.commExposedS},
+                            {"overlap_s", row.commTotalS - row.commExposedS},
+                            {"T_s", row.epochTimeS}};
+      if (row.baselineS) bar["est_compute_s"] = *row.baselineS / c.world;
+      data["compute_comm"].push_back(bar);
+    }
+    nlohmann::json throughput = nlohmann::json::array();
+    for (double s : row.first().epoch.slowestStepS)
+      if (s > 0) throughput.push_back(static_cast<double>(c.world) * c.batch / s);
+    data["throughput"].push_back({{"label", label(c)}, {"images_per_s", throughput}});
+  }
+  for (auto& [key, s] : series)
+    if (s["points"].size() > 1) data["speedup"].push_back(s);
+  for (const RunData& run : runs) {
+    if (run.worldSize() > 1 && !run.traffic.empty())
+      data["traffic"].push_back({{"id", run.id}, {"kind", trafficKind(run)}, {"matrix", trafficMatrix(run)}});
+    nlohmann::json steps = nlohmann::json::array();
+    for (const BatchRow* row : batchRowsOf(run, selection, epoch)) steps.push_back(std::max(0.0, row->stepS));
+    if (!steps.empty()) data["batch_times"].push_back({{"id", run.id}, {"step_s", steps}});
+    if (!run.timeline.empty()) data["link_throughput"].push_back(linkThroughputOf(run));
+    nlohmann::json curves = curvesOf(run);
+    if (!curves.is_null()) data["curves"].push_back(curves);
+  }
+  return data;
+}
+
+std::vector<std::string> drawFigures(const nlohmann::json& data, const std::string& directory,
+                                     const std::string& python) {
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (error) throw std::runtime_error("--plots: cannot create " + directory + ": " + error.message());
+  const fs::path dir(directory);
+  {
+    std::ofstream json(dir / "figures.json");
+    json << data.dump(1) << '\n';
+    std::ofstream script(dir / "plots.py");
+    script << plotsScript();
+    if (!json || !script) throw std::runtime_error("--plots: cannot write into " + directory);
+  }
+  if (python.empty() || !fs::exists(python))
+    throw std::runtime_error("--plots needs Debian's python3 with matplotlib (apt-get install python3-matplotlib); "
+                             "the figures' data is in " + (dir / "figures.json").string());
+  const std::string command = shellQuote(python) + " " + shellQuote((dir / "plots.py").string()) + " " +
+                              shellQuote((dir / "figures.json").string()) + " " + shellQuote(directory);
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("--plots: cannot run " + python);
+  std::vector<std::string> files;
+  char line[4096];
+  while (std::fgets(line, sizeof line, pipe)) {
+    std::string path = line;
+    while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+    if (!path.empty()) files.push_back(path);
+  }
+  const int status = pclose(pipe);
+  if (status != 0)
+    throw std::runtime_error("--plots: " + python + " plots.py failed (exit " +
+                             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                             "; its message is above). Is python3-matplotlib installed? The data is in " +
+                             (dir / "figures.json").string());
+  return files;
+}
+
+}  // namespace dtbench::report

@@ -1,0 +1,30 @@
+#pragma once
+// Figures of dtbench report (--plots DIR, docs/report.md "Figures"): the data behind every figure
+// as one JSON document (kept as DIR/figures.json), drawn by experiments/report/plots.py, which is
+// built into dtbench and written next to it as DIR/plots.py so the figures can be redrawn or
+// restyled without dtbench.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/report/run_selection.h"
+#include "experiments/report/scaling_tables.h"
+
+namespace dtbench::report {
+
+// The figures' data (plots.py's input schema).
+nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& selection,
+                          const std::vector<ScalingRow>& rows, std::optional<int> epoch);
+
+// Writes figures.json and plots.py into `directory` (created) and runs plots.py with `python`
+// (Debian's /usr/bin/python3 with python3-matplotlib). Returns the files it drew. Throws
+// std::runtime_error saying what to install or fix when drawing fails.
+std::vector<std::string> drawFigures(const nlohmann::json& data, const std::string& directory,
+                                     const std::string& python);
+
+// plots.py as built into dtbench.
+const char* plotsScript();
+
+}  // namespace dtbench::report

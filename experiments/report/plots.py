@@ -1,0 +1,420 @@
+"""Figures of `dtbench report --plots DIR`.
+
+Usage: /usr/bin/python3 plots.py FIGURES_JSON OUT_DIR
+
+FIGURES_JSON is the data file the report writes (DIR/figures.json); OUT_DIR must exist.
+For each figure with data this writes OUT_DIR/NAME.png (150 dpi) and OUT_DIR/NAME.pdf and
+prints each written path on its own line. Figures: `speedup`, `compute_comm`,
+`traffic_<id>` (one per traffic entry; other characters than [A-Za-z0-9._-] in the id become
+`_`, a repeated name gets `_2`, `_3`, ...), `batch_time_cdf`, `curves`, `throughput`,
+`link_throughput_<id>` (one per run with a traffic timeline, named like the traffic maps).
+A figure whose list is absent or empty is skipped silently, as is a traffic entry with an
+empty matrix. An optional key given as null counts as absent; the curves' series may hold
+nulls, which are left out. Exit status 0 on success; on unusable input (missing file, bad JSON, wrong
+types or shapes) or an unwritable output file, one line starting with `plots: ` goes to
+stderr and the status is 1. The whole input is checked before anything is drawn, so a bad
+file writes no figures. Only the standard library, numpy and matplotlib (Agg) are used.
+"""
+import json
+import math
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import MaxNLocator, NullFormatter, StrMethodFormatter  # noqa: E402
+
+
+class InputError(Exception):
+    pass
+
+
+# Schema: a list holds [element spec], a dict maps keys to specs ("key?" = optional).
+# Curve series may hold nulls (points left out); elsewhere numbers must be finite.
+NUM, NUM_OR_NULL, STR, BOOL = "number", "number or null", "string", "boolean"
+_SERIES = [NUM_OR_NULL]
+SCHEMA = {
+    "speedup?": [{"setup": STR, "model": STR, "batch": NUM,
+                  "points": [{"N": NUM, "speedup": NUM, "extrapolated?": BOOL}]}],
+    "compute_comm?": [{"label": STR, "compute_s": NUM, "comm_exposed_s": NUM,
+                       "overlap_s?": NUM, "T_s?": NUM, "est_compute_s?": NUM}],
+    "traffic?": [{"id": STR, "kind?": STR, "matrix": [[NUM]]}],
+    "batch_times?": [{"id": STR, "step_s": [NUM]}],
+    "curves?": [{"id": STR,
+                 "batches?": {"t_s": _SERIES, "bytes?": _SERIES, "loss?": _SERIES,
+                              "accuracy?": _SERIES},
+                 "epochs?": {"t_s": _SERIES, "bytes?": _SERIES, "test_accuracy?": _SERIES}}],
+    "throughput?": [{"label": STR, "images_per_s": [NUM]}],
+    "link_throughput?": [{"id": STR, "links": [{"src": NUM, "dst": NUM, "t_s": [NUM],
+                                                 "GBps": [NUM]}]}],
+}
+
+
+def json_type(value):
+    return {dict: "object", list: "list", str: "string", bool: "boolean",
+            type(None): "null"}.get(type(value), "number")
+
+
+def check(value, spec, path):
+    """Raise InputError naming `path` where `value` does not follow `spec`.
+    An optional key whose value is null is removed: it counts as absent."""
+    if isinstance(spec, list):
+        if not isinstance(value, list):
+            raise InputError(f"{path} must be a list, got {json_type(value)}")
+        for i, item in enumerate(value):
+            check(item, spec[0], f"{path}[{i}]")
+    elif isinstance(spec, dict):
+        if not isinstance(value, dict):
+            raise InputError(f"{path} must be an object, got {json_type(value)}")
+        for key, sub in spec.items():
+            name = key.rstrip("?")
+            if key.endswith("?") and name in value and value[name] is None:
+                del value[name]
+            if name in value:
+                check(value[name], sub, f"{path}.{name}" if path else name)
+            elif not key.endswith("?"):
+                raise InputError(f"{path} has no \"{name}\"")
+    else:
+        num = isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value)
+        ok = {STR: isinstance(value, str), BOOL: isinstance(value, bool), NUM: num,
+              NUM_OR_NULL: num or value is None}[spec]
+        if not ok:
+            want = spec if spec in (STR, BOOL) else "finite " + spec
+            raise InputError(f"{path} must be a {want}, got {json.dumps(value)[:40]}")
+
+
+def check_shapes(data):
+    for i, t in enumerate(data.get("traffic", [])):
+        if len({len(row) for row in t["matrix"]}) > 1:
+            raise InputError(f"traffic[{i}].matrix rows differ in length")
+    for i, c in enumerate(data.get("curves", [])):
+        for part in ("batches", "epochs"):
+            lengths = {k: len(v) for k, v in c.get(part, {}).items()}
+            if len(set(lengths.values())) > 1:
+                raise InputError(f"curves[{i}].{part} series differ in length: {lengths}")
+    for i, r in enumerate(data.get("link_throughput", [])):
+        for j, link in enumerate(r["links"]):
+            if len(link["t_s"]) != len(link["GBps"]):
+                raise InputError(f"link_throughput[{i}].links[{j}]: t_s and GBps differ in length")
+
+
+def palette(n):
+    """n distinct colours: tab10, tab20, then evenly spaced viridis."""
+    if n <= 20:
+        cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+        return [cmap(i) for i in range(n)]
+    return [plt.get_cmap("viridis")(i / (n - 1)) for i in range(n)]
+
+
+def legend(ax, handles, **kw):
+    """Inside the axes for a few entries, outside on the right for many."""
+    n = len(handles)
+    if n > 8:
+        kw.update(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
+    ax.legend(handles=handles, fontsize="small" if n > 4 else None, **kw)
+
+
+def x_labels(ax, labels):
+    ax.set_xticks(range(len(labels)))
+    long = max((len(s) for s in labels), default=0) > 12 or len(labels) > 8
+    ax.set_xticklabels(labels, rotation=30 if long else 0, ha="right" if long else "center")
+
+
+def save(fig, out_dir, name):
+    for ext in ("png", "pdf"):
+        path = os.path.join(out_dir, f"{name}.{ext}")
+        kw = {"dpi": 150} if ext == "png" else {"metadata": {"CreationDate": None}}
+        try:
+            fig.savefig(path, bbox_inches="tight", **kw)
+        except OSError as e:
+            raise InputError(f"cannot write {path}: {e.strerror or e}")
+        print(path, flush=True)
+    plt.close(fig)
+
+
+def fig_speedup(entries, out_dir):
+    fig, ax = plt.subplots(figsize=(7, 5))
+    series = sorted(entries, key=lambda e: (e["model"], e["setup"], e["batch"]))
+    all_n, hollow = set(), False
+    for e, color in zip(series, palette(len(series))):
+        pts = sorted(e["points"], key=lambda p: p["N"])
+        n = np.array([p["N"] for p in pts], float)
+        s = np.array([p["speedup"] for p in pts], float)
+        ext = np.array([p.get("extrapolated", False) for p in pts], bool)
+        all_n.update(n.tolist())
+        hollow |= bool(ext.any())
+        ax.plot(n, s, "-", color=color, label=f"{e['model']} {e['setup']} B={e['batch']:g}")
+        ax.plot(n[~ext], s[~ext], "o", color=color)
+        ax.plot(n[ext], s[ext], "o", color=color, markerfacecolor="white", markeredgewidth=1.5)
+    if not all_n:
+        plt.close(fig)
+        return
+    ticks = sorted(all_n)
+    lo, hi = min(ticks[0], 1.0), ticks[-1]
+    ax.plot([lo, hi], [lo, hi], "--", color="grey", label="ideal (speedup = N)")
+    if lo > 0 and hi / lo >= 16:  # wide range: log-log, base 2, the ideal stays a line
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.yaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        many = [2.0 ** k for k in range(math.ceil(math.log2(lo)), int(math.log2(hi)) + 1)]
+    else:
+        ax.set_ylim(bottom=0)
+        many = [t for t in MaxNLocator(integer=True).tick_values(lo, hi) if lo <= t <= hi]
+    ax.set_xticks(ticks if len(ticks) <= 12 else many)
+    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
+    handles = ax.get_legend_handles_labels()[0]
+    if hollow:
+        handles.append(Line2D([], [], ls="", marker="o", color="black", markerfacecolor="white",
+                              label="hollow: extrapolated"))
+    legend(ax, handles)
+    ax.set(title="Speedup T(1)/T(N) vs world size", xlabel="world size N (ranks)",
+           ylabel="speedup T(1)/T(N)")
+    ax.grid(alpha=0.3)
+    save(fig, out_dir, "speedup")
+
+
+def fig_compute_comm(entries, out_dir):
+    n = len(entries)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * n + 2), 5))
+    x = np.arange(n)
+    comp = np.array([e["compute_s"] for e in entries], float)
+    expo = np.array([e["comm_exposed_s"] for e in entries], float)
+    over = np.array([max(e.get("overlap_s", 0.0), 0.0) for e in entries], float)
+    ax.bar(x, comp, 0.6, color="tab:blue", label="compute")
+    ax.bar(x, expo, 0.6, bottom=comp, color="tab:red", label="exposed communication")
+    if over.any():
+        ax.bar(x, over, 0.6, bottom=comp + expo, facecolor="none", edgecolor="tab:orange",
+               hatch="///", label="overlapped communication (hidden)")
+    est = [(i, e["est_compute_s"]) for i, e in enumerate(entries) if "est_compute_s" in e]
+    if est:
+        xs, ys = np.array(est).T
+        ax.hlines(ys, xs - 0.4, xs + 0.4, colors="black", linewidth=2, zorder=3)
+    x_labels(ax, [e["label"] for e in entries])
+    ax.set(title="Compute vs communication per epoch (critical rank)",
+           ylabel="seconds per epoch (s)", xlim=(-0.6, n - 0.4))
+    ax.grid(axis="y", alpha=0.3)
+    handles = ax.get_legend_handles_labels()[0]
+    if est:
+        handles.append(Line2D([], [], color="black", linewidth=2, label="estimate T(1)/N"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    save(fig, out_dir, "compute_comm")
+
+
+def fig_traffic(entries, out_dir):
+    used = set()
+    for entry in entries:
+        base = "traffic_" + re.sub(r"[^A-Za-z0-9._-]", "_", entry["id"])
+        name, k = base, 2
+        while name in used:
+            name, k = f"{base}_{k}", k + 1
+        used.add(name)
+        if entry["matrix"] and entry["matrix"][0]:
+            traffic_map(entry, out_dir, name)
+
+
+def traffic_map(entry, out_dir, name):
+    m = np.array(entry["matrix"], float)
+    top = m.max()  # MB from 10^6 bytes, GB once cells would need five digits of MB
+    scale, unit = ((1e9, "GB = 10^9 bytes") if top >= 1e10 else
+                   (1e6, "MB = 10^6 bytes") if top >= 1e6 else (1.0, "bytes"))
+    v = m / scale
+    rows, cols = v.shape
+    annotate = rows <= 16 and cols <= 16
+    side = max(4.5, 0.45 * max(rows, cols) + 2) if annotate else 9.0
+    fig, ax = plt.subplots(figsize=(side + 1, side))
+    im = ax.imshow(v, cmap="viridis", vmin=0, vmax=v.max() or 1.0, interpolation="nearest")
+    fig.colorbar(im, ax=ax, label=f"bytes sent ({unit})")
+    if annotate:
+        ax.set_xticks(range(cols))
+        ax.set_yticks(range(rows))
+        peak = v.max() or 1.0
+        size = max(6, 11 - max(rows, cols) // 2)
+        for (r, c), val in np.ndenumerate(v):
+            text = f"{val:.0f}" if val >= 100 or scale == 1.0 else f"{val:.3g}"
+            ax.text(c, r, text, ha="center", va="center", fontsize=size,
+                    color="white" if val / peak < 0.6 else "black")
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    kind = f" ({entry['kind']})" if "kind" in entry else ""
+    ax.set(title=f"Traffic {entry['id']}{kind}", xlabel="destination rank",
+           ylabel="source rank")
+    save(fig, out_dir, name)
+
+
+def fig_batch_time_cdf(entries, out_dir):
+    entries = [e for e in entries if e["step_s"]]
+    if not entries:
+        return
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
+    lo, hi = math.inf, 0.0
+    for e, color in zip(entries, palette(len(entries))):
+        t = np.sort(np.array(e["step_s"], float))
+        n = len(t)
+        lo, hi = min(lo, t[0]), max(hi, t[-1])
+        if t.sum() > 0:
+            share = np.concatenate([[0.0], np.cumsum(t[::-1]) / t.sum()])
+            left.plot(np.arange(n + 1) / n, share, color=color, label=e["id"])
+        right.step(np.concatenate([[t[0]], t]), np.arange(n + 1) / n, where="post",
+                   color=color, label=e["id"])
+    left.plot([0, 1], [0, 1], "--", color="grey", label="all batches equal")
+    left.axvline(0.1, color="grey", linestyle=":", linewidth=1, label="slowest 10%")
+    left.set(title="Share of step time in the slowest batches", xlim=(0, 1), ylim=(0, 1.02),
+             xlabel="fraction of batches, slowest first", ylabel="fraction of total step time")
+    if lo > 0 and hi / lo > 20:
+        right.set_xscale("log")
+        right.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
+    else:
+        right.xaxis.set_major_locator(MaxNLocator(6))
+    right.set(title="CDF of step time", ylim=(0, 1.02), xlabel="step time (s)",
+              ylabel="fraction of batches \u2264 x")
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+    handles = left.get_legend_handles_labels()[0]
+    legend(right if len(handles) > 8 else left, handles, loc="lower right")
+    save(fig, out_dir, "batch_time_cdf")
+
+
+def _xy(part, xkey, ykey, xscale):
+    """The points of part[xkey] / xscale against part[ykey], nulls left out."""
+    if xkey not in part or ykey not in part:
+        return np.empty(0), np.empty(0)
+    x, y = (np.array([np.nan if v is None else v for v in part[k]], float)
+            for k in (xkey, ykey))
+    keep = ~(np.isnan(x) | np.isnan(y))
+    return x[keep] / xscale, y[keep]
+
+
+def fig_curves(entries, out_dir):
+    fig, axes = plt.subplots(2, 2, figsize=(12, 9), sharey="row")
+    (loss_t, loss_b), (acc_t, acc_b) = axes
+    handles, any_train, any_test = [], False, False
+    for e, color in zip(entries, palette(len(entries))):
+        b, ep = e.get("batches", {}), e.get("epochs", {})
+        for ax, xkey, scale in ((loss_t, "t_s", 1.0), (loss_b, "bytes", 1e9)):
+            x, y = _xy(b, xkey, "loss", scale)
+            if len(x):
+                ax.plot(x, y, color=color, linewidth=0.9)
+        for ax, xkey, scale in ((acc_t, "t_s", 1.0), (acc_b, "bytes", 1e9)):
+            x, y = _xy(b, xkey, "accuracy", scale)
+            if len(x):
+                any_train = True
+                ax.plot(x, y, color=color, linewidth=0.6, alpha=0.6)
+            x, y = _xy(ep, xkey, "test_accuracy", scale)
+            if len(x):
+                any_test = True
+                ax.plot(x, y, "o", color=color, markeredgecolor="black", markersize=6, zorder=3)
+        handles.append(Line2D([], [], color=color, label=e["id"]))
+    if any_train:
+        handles.append(Line2D([], [], color="grey", linewidth=0.6,
+                              label="thin line: batch train accuracy"))
+    if any_test:
+        handles.append(Line2D([], [], ls="", marker="o", color="grey", markeredgecolor="black",
+                              label="markers: epoch test accuracy"))
+    t_label, gb_label = "time since start (s)", "bytes sent, all ranks (GB = 10^9 bytes)"
+    for ax, title, xlabel, ylabel in (
+            (loss_t, "Loss vs time", t_label, "batch training loss"),
+            (loss_b, "Loss vs bytes sent", gb_label, ""),
+            (acc_t, "Accuracy vs time", t_label, "accuracy (fraction)"),
+            (acc_b, "Accuracy vs bytes sent", gb_label, "")):
+        ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+        ax.grid(alpha=0.3)
+        if not ax.lines:
+            ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", color="grey")
+    fig.tight_layout()
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4),
+               bbox_to_anchor=(0.5, 1.0), fontsize="small")
+    save(fig, out_dir, "curves")
+
+
+def fig_throughput(entries, out_dir):
+    entries = [e for e in entries if e["images_per_s"]]
+    if not entries:
+        return
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * len(entries) + 2), 5))
+    violin, box = [], []
+    for i, e in enumerate(entries):
+        v = np.array(e["images_per_s"], float)
+        (violin if len(v) >= 2 and np.ptp(v) > 0 else box).append((i, v))
+    if violin:
+        parts = ax.violinplot([v for _, v in violin], [i for i, _ in violin], widths=0.7,
+                              showmedians=True)
+        for body in parts["bodies"]:
+            body.set(facecolor="tab:blue", edgecolor="tab:blue", alpha=0.4)
+    if box:
+        ax.boxplot([v for _, v in box], positions=[i for i, _ in box], widths=0.4,
+                   manage_ticks=False, medianprops={"color": "tab:blue", "linewidth": 2})
+    x_labels(ax, [e["label"] for e in entries])
+    ax.set(title="Throughput per step", ylabel="throughput (images/s)",
+           xlim=(-0.6, len(entries) - 0.4))
+    ax.set_ylim(bottom=0)
+    ax.grid(axis="y", alpha=0.3)
+    save(fig, out_dir, "throughput")
+
+
+def fig_link_throughput(entries, out_dir):
+    """Per run: every link's throughput in its 10 ms bins over time (bins without bytes are 0)."""
+    used = set()
+    for entry in entries:
+        links = [link for link in entry["links"] if link["t_s"]]
+        if not links:
+            continue
+        base = "link_throughput_" + re.sub(r"[^A-Za-z0-9._-]", "_", entry["id"])
+        name, k = base, 2
+        while name in used:
+            name, k = f"{base}_{k}", k + 1
+        used.add(name)
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        colors = palette(len(links))
+        handles = []
+        for link, color in zip(links, colors):
+            t = np.array(link["t_s"], float)
+            ax.step(t, link["GBps"], where="post", color=color, linewidth=1)
+            handles.append(Line2D([], [], color=color, label=f"{link['src']:g} \u2192 {link['dst']:g}"))
+        legend(ax, handles, title="link (src \u2192 dst)")
+        ax.set(title=f"Per-link throughput, 10 ms bins: {entry['id']}",
+               xlabel="time since the first bin (s)", ylabel="throughput (GB/s, GB = 10^9 bytes)")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        save(fig, out_dir, name)
+
+
+def main(argv):
+    if len(argv) != 3:
+        raise InputError("usage: plots.py FIGURES_JSON OUT_DIR")
+    src, out_dir = argv[1], argv[2]
+    if not os.path.isdir(out_dir):
+        raise InputError(f"output directory {out_dir} does not exist")
+    try:
+        with open(src, "rb") as f:
+            data = json.loads(f.read().decode("utf-8"))
+    except OSError as e:
+        raise InputError(f"cannot read {src}: {e.strerror or e}")
+    except ValueError as e:
+        raise InputError(f"{src} is not valid JSON: {e}")
+    if not isinstance(data, dict):
+        raise InputError(f"{src}: the top level must be an object, got {json_type(data)}")
+    check(data, SCHEMA, "")
+    check_shapes(data)
+    for key, draw in (("speedup", fig_speedup), ("compute_comm", fig_compute_comm),
+                      ("traffic", fig_traffic), ("batch_times", fig_batch_time_cdf),
+                      ("curves", fig_curves), ("throughput", fig_throughput),
+                      ("link_throughput", fig_link_throughput)):
+        if data.get(key):
+            draw(data[key], out_dir)
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv)
+    except InputError as err:
+        print(f"plots: {err}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,47 @@
+#pragma once
+// Table: one section of dtbench report as data (title, columns, rows of typed cells, notes), and
+// its renderings: Markdown, CSV and JSON (docs/report.md, "Formats"). A cell's kind fixes how it is
+// printed, so every table rounds the same way: seconds 3 decimals (6 in CSV/JSON), ratios 2 (4),
+// GB/s 3 (6), integers as they are.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dtbench::report {
+
+struct Cell {
+  enum class Kind { kEmpty, kText, kInteger, kSeconds, kRatio, kRate };
+  Kind kind = Kind::kEmpty;
+  std::string text;
+  double value = 0;
+  int64_t integer = 0;
+
+  static Cell empty() { return {}; }
+  static Cell of(std::string text) { return {Kind::kText, std::move(text), 0, 0}; }
+  static Cell integral(int64_t v) { return {Kind::kInteger, "", 0, v}; }
+  static Cell seconds(double v) { return {Kind::kSeconds, "", v, 0}; }
+  static Cell ratio(double v) { return {Kind::kRatio, "", v, 0}; }
+  static Cell rate(double v) { return {Kind::kRate, "", v, 0}; }  // GB/s
+};
+
+struct Table {
+  std::string name;   // file stem of --csv-dir and key in JSON, e.g. "time_speedup"
+  std::string title;  // e.g. "Table 1 — time and speedup"
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+  std::vector<std::string> notes;  // definitions and remarks printed under the table
+};
+
+enum class Precision { kShort, kLong };  // Markdown | CSV and JSON
+
+std::string formatCell(const Cell& cell, Precision precision);
+
+std::string renderMarkdown(const std::vector<Table>& tables);
+std::string renderCsv(const Table& table);                   // header and rows only
+std::string renderCsvAll(const std::vector<Table>& tables);  // "# title" line before each
+nlohmann::json renderJson(const std::vector<Table>& tables);
+
+}  // namespace dtbench::report

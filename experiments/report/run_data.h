@@ -1,0 +1,78 @@
+#pragma once
+// RunData: one run directory (docs/run-directory.md) as dtbench report reads it. Loading never
+// throws for a damaged run: what could not be read is kept in `problems`, one sentence each, and
+// the report lists the run as left out with that reason instead of failing the whole report.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dtbench::report {
+
+struct BatchRow {
+  int rank = 0;
+  int epoch = 0;
+  int64_t step = 0;
+  int64_t samples = 0;
+  double dataS = 0, h2dS = 0, forwardS = 0, backwardS = 0, commTotalS = 0, commExposedS = 0, optimizerS = 0,
+         stepS = 0;
+  int64_t bytesSent = 0, bytesRecv = 0;
+};
+
+struct HistoryRow {
+  double timestamp = 0;
+  bool epochRow = false;  // Type == Epoch
+  int epoch = 0;
+  int64_t step = 0;
+  double loss = 0;
+  double accuracy = 0;  // NaN when empty (--no-eval)
+};
+
+struct TrafficEntry {
+  int src = 0, dst = 0;
+  int64_t bytes = 0;
+  std::string kind;  // counted | modelled
+};
+
+struct TimelineEntry {
+  double startS = 0;  // Unix seconds of the 10 ms bin
+  int src = 0, dst = 0;
+  int64_t bytes = 0;
+};
+
+struct RunData {
+  std::string path;  // as found
+  std::string id;    // the directory's name (its path when two runs share a name)
+  nlohmann::json config;   // null without config.json
+  nlohmann::json summary;  // null without summary.json
+  std::vector<BatchRow> batches;
+  std::vector<HistoryRow> history;
+  std::vector<TrafficEntry> traffic;
+  std::vector<TimelineEntry> timeline;
+  std::vector<std::string> problems;
+
+  // summary.json's status, "unknown" without one.
+  std::string status() const;
+  std::string model() const;
+  std::string dataset() const;
+  int worldSize() const;
+  int batchSize() const;
+  // config's string field, or `fallback` when absent.
+  std::string configText(const char* key, const std::string& fallback = "") const;
+  double configNumber(const char* key, double fallback) const;  // numbers only, else fallback
+  bool configFlag(const char* key, bool fallback) const;
+};
+
+RunData loadRun(const std::string& directory);
+
+// The run directories named by `arguments`: a directory holding config.json is a run; any other is
+// searched up to four levels deep (checkpoint/ skipped). Sorted by path. Throws
+// std::invalid_argument when an argument does not exist or no run is found.
+std::vector<std::string> findRunDirectories(const std::vector<std::string>& arguments);
+
+// loadRun over findRunDirectories, ids made unique.
+std::vector<RunData> loadRuns(const std::vector<std::string>& arguments);
+
+}  // namespace dtbench::report

@@ -1,0 +1,26 @@
+#pragma once
+// The command line of `dtbench report` (report_command.cpp), parsed once into one struct.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtbench::experiments {
+
+struct ReportOptions {
+  std::vector<std::string> directories;
+  std::string format = "md";  // md | csv | json
+  std::vector<std::string> tables;  // --table NAME[,NAME...]: print those tables alone
+  std::optional<int> epoch;
+  std::string ceilingPath;
+  std::optional<double> gpuHourPrice;
+  std::optional<double> targetAccuracy;
+  std::string csvDir, jobTablePath, plotsDir;
+  bool help = false;
+  std::string helpText;
+};
+
+// Throws trainer::UsageError naming the bad flag.
+ReportOptions parseReportOptions(const std::vector<std::string>& args);
+
+}  // namespace dtbench::experiments

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Real 4-rank training runs (lenet, synthetic data, 3 steps) over every topology: dtbench report's
+# byte model (Table 3's model_bytes, the traffic section's expected_bytes) must equal the bytes the
+# ranks counted (point-to-point topologies) or recorded (native), exactly, for every rank.
+# Usage: report_byte_model_test.sh DTBENCH
+set -euo pipefail
+dtbench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+common=(--model lenet --dataset synthetic --synthetic-train-size 512 --synthetic-test-size 100 --no-eval
+        --epochs 1 --max-steps 3 --batch-size 8 --threads 1 --quiet)
+run() {  # run NAME TOPOLOGY [extra flags]
+  local name=$1 topology=$2; shift 2
+  "$dtbench" launch -n 4 -- "$dtbench" train "${common[@]}" --topology "$topology" "$@" --out "$tmp/runs/$name"
+}
+run ring ring
+run tree tree
+run star star
+run btstar binary-tree-star --ranks-per-host 2
+run clique clique
+run hier hierarchical --ranks-per-host 2
+run native native
+
+"$dtbench" report "$tmp/runs" --table bandwidth --format csv > "$tmp/bandwidth.csv"
+"$dtbench" report "$tmp/runs" --table traffic --format csv > "$tmp/traffic.csv"
+/usr/bin/python3 - "$tmp/bandwidth.csv" "$tmp/traffic.csv" <<'PY'
+import csv, sys
+bandwidth = list(csv.DictReader(open(sys.argv[1])))
+traffic = list(csv.DictReader(open(sys.argv[2])))
+failures = []
+if len(bandwidth) != 7: failures.append(f"Table 3 has {len(bandwidth)} rows, expected 7")
+for row in bandwidth:
+    if row["model_bytes"] != row["counted_bytes"] or int(row["model_bytes"]) <= 0:
+        failures.append(f"{row['setup']}: model {row['model_bytes']} != counted {row['counted_bytes']}")
+    # S = every parameter's gradient plus the stop flag, 4 bytes each: 4 x (62,006 + 1).
+    if row["grad_bytes"] != "248028":
+        failures.append(f"{row['setup']}: grad_bytes {row['grad_bytes']}, expected 248028")
+if len(traffic) != 7: failures.append(f"traffic has {len(traffic)} rows, expected 7")
+for row in traffic:
+    if row["expected_bytes"] != row["counted_bytes"]:
+        failures.append(f"{row['id']}: expected {row['expected_bytes']} != counted {row['counted_bytes']}")
+for f in failures: print("FAIL:", f, file=sys.stderr)
+if failures: sys.exit(1)
+print(f"byte model equals counted bytes on {len(bandwidth)} runs (every topology)")
+PY

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# dtbench report --plots on the golden fixture: every figure is drawn as a valid PNG and PDF,
+# figures.json and plots.py are kept beside them, and plots.py redraws the same files alone.
+# Usage: report_figures_test.sh DTBENCH FIXTURE_DIR
+set -euo pipefail
+dtbench=$1 fixture=$2
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "python3-matplotlib is missing: run scripts/install_deps.sh" >&2
+  exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$dtbench" report "$fixture/runs" --plots "$tmp/fig" > "$tmp/report.md" 2> "$tmp/stderr"
+grep -q "figure files in $tmp/fig" "$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
+
+status=0
+expected=(speedup compute_comm batch_time_cdf curves throughput
+          traffic_lenet-b32-n2 traffic_lenet-b32-n2-repeat traffic_lenet-b64-n2
+          traffic_lenet-b32-n2-mismatched traffic_lenet-b32-n2-interrupted
+          link_throughput_lenet-b32-n2 link_throughput_lenet-b64-n2)
+for name in "${expected[@]}"; do
+  png=$tmp/fig/$name.png pdf=$tmp/fig/$name.pdf
+  if [[ "$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ]]; then
+    echo "FAIL: $name.png is missing or not a PNG" >&2; status=1
+  elif [[ $(stat -c %s "$png") -lt 5000 ]]; then
+    echo "FAIL: $name.png is suspiciously small ($(stat -c %s "$png") bytes)" >&2; status=1
+  fi
+  [[ "$(head -c 5 "$pdf" 2>/dev/null)" == "%PDF-" ]] || { echo "FAIL: $name.pdf is missing or not a PDF" >&2; status=1; }
+done
+# The PNG's size in its header: 150 dpi figures are at least 600 pixels wide.
+width=$(/usr/bin/python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print(struct.unpack(">I", d[16:20])[0])' "$tmp/fig/speedup.png")
+[[ $width -ge 600 ]] || { echo "FAIL: speedup.png is $width pixels wide" >&2; status=1; }
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["speedup"]) == 2 and len(d["traffic"]) == 5 and len(d["link_throughput"]) == 5, d.keys()' \
+  "$tmp/fig/figures.json" || { echo "FAIL: figures.json does not hold the fixture's series" >&2; status=1; }
+
+mkdir "$tmp/again"
+/usr/bin/python3 "$tmp/fig/plots.py" "$tmp/fig/figures.json" "$tmp/again" > "$tmp/again.list"
+# Every figure of the first drawing again: 5 traffic maps and 5 link plots, 5 others, PNG and PDF each.
+[[ $(wc -l < "$tmp/again.list") -eq 30 ]] ||
+  { echo "FAIL: plots.py alone drew $(wc -l < "$tmp/again.list") files" >&2; status=1; }
+
+[[ $status -eq 0 ]] && echo "report figures test: ${#expected[@]} figures as PNG and PDF"
+exit $status
