@@ -1,5 +1,7 @@
 #include "trainer/epoch_stats.h"
 
+#include <cmath>
+
 namespace dtbench::trainer {
 
 EpochStats addUp(int64_t epoch, int64_t fullEpochSteps, const std::vector<StepRecord>& steps) {
@@ -55,6 +57,10 @@ nlohmann::json toJson(const EpochStats& s) {
   return j;
 }
 
+double numberOrNaN(const nlohmann::json& value) {
+  return value.is_null() ? std::nan("") : value.get<double>();
+}
+
 EpochStats epochStatsFromJson(const nlohmann::json& j) {
   EpochStats s;
   s.epoch = j.at("epoch");
@@ -69,8 +75,8 @@ EpochStats epochStatsFromJson(const nlohmann::json& j) {
   s.commTotalS = j.at("comm_total_s");
   s.commExposedS = j.at("comm_exposed_s");
   s.optimizerS = j.at("optimizer_s");
-  s.meanLoss = j.at("train_loss");
-  s.trainAccuracy = j.at("train_accuracy");
+  s.meanLoss = numberOrNaN(j.at("train_loss"));
+  s.trainAccuracy = numberOrNaN(j.at("train_accuracy"));
   s.evalS = j.at("eval_s");
   if (!j.at("test_accuracy").is_null()) s.testAccuracy = j.at("test_accuracy");
   return s;

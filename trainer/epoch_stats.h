@@ -47,4 +47,7 @@ nlohmann::json toJson(const EpochStats& stats);
 // Inverse of toJson (checkpoints keep the finished epochs' figures).
 EpochStats epochStatsFromJson(const nlohmann::json& json);
 
+// A number written by nlohmann::json, where NaN (a diverged loss) was written as null: NaN again.
+double numberOrNaN(const nlohmann::json& value);
+
 }  // namespace dtbench::trainer

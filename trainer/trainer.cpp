@@ -381,8 +381,8 @@ EpochStats Trainer::State::gatherEpoch(int64_t epoch, int64_t fullSteps) {
   for (const std::string& text : all) {
     const nlohmann::json part = nlohmann::json::parse(text);
     dir->appendBatchRows(part["rows"].get<std::string>());
-    lossSum += part["loss_sum"].get<double>();
-    correct += part["correct"].get<double>();
+    lossSum += numberOrNaN(part["loss_sum"]);  // NaN once training diverged
+    correct += numberOrNaN(part["correct"]);
     samples += part["samples"].get<int64_t>();
     steps += part["steps"].get<int64_t>();
     if (config.timeline)

@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "trainer/epoch_stats.h"
@@ -43,4 +45,18 @@ TEST_CASE("a whole epoch is not extrapolated", "[epoch_stats]") {
   const auto s = dtbench::trainer::addUp(1, 4, steps);
   CHECK_FALSE(s.extrapolated());
   CHECK(s.extrapolatedEpochS() == s.trainTimeS());
+}
+
+TEST_CASE("a diverged epoch's NaN loss survives its JSON round trip", "[epoch_stats]") {
+  dtbench::trainer::EpochStats stats;
+  stats.epoch = 2;
+  stats.steps = 3;
+  stats.meanLoss = std::nan("");
+  const nlohmann::json written = nlohmann::json::parse(dtbench::trainer::toJson(stats).dump());
+  CHECK(written.at("train_loss").is_null());
+  const dtbench::trainer::EpochStats read = dtbench::trainer::epochStatsFromJson(written);
+  CHECK(std::isnan(read.meanLoss));
+  CHECK(read.steps == 3);
+  CHECK(std::isnan(dtbench::trainer::numberOrNaN(nlohmann::json())));
+  CHECK(dtbench::trainer::numberOrNaN(nlohmann::json(2.5)) == 2.5);
 }
