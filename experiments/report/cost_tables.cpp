@@ -28,22 +28,18 @@ std::vector<double> stepThroughput(const UsableRun& run) {
   return values;
 }
 
-std::vector<Cell> identity(const ScalingRow& row) {
-  const Configuration& c = row.configuration;
-  return {Cell::of(c.model), Cell::of(c.dataset), Cell::of(c.setup.empty() ? "single rank" : c.setup),
-          Cell::integral(c.batch), Cell::integral(c.world)};
-}
-
 }  // namespace
 
 Table costTable(const std::vector<ScalingRow>& rows, std::optional<double> gpuHourPrice) {
   Table table;
   table.name = "cost";
   table.title = "Cost and throughput";
-  table.columns = {"model", "dataset", "setup", "batch", "N", "wall_s", "gpu_hours", "cost_per_epoch",
-                   "cost_per_million_images", "images_per_s_p10", "images_per_s_p50", "images_per_s_p90"};
+  table.columns = configurationColumns();
+  for (const char* c : {"wall_s", "gpu_hours", "cost_per_epoch", "cost_per_million_images", "images_per_s_p10",
+                        "images_per_s_p50", "images_per_s_p90"})
+    table.columns.push_back(c);
   for (const ScalingRow& row : rows) {
-    std::vector<Cell> cells = identity(row);
+    std::vector<Cell> cells = configurationCells(row);
     cells.push_back(Cell::seconds(row.wallS));
     cells.push_back(Cell::rate(gpuHours(row)));
     if (gpuHourPrice)

@@ -39,17 +39,17 @@ std::string basis(const ScalingRow& row) {
   return "extrapolated (" + std::to_string(e.steps) + " of " + std::to_string(e.fullSteps) + " steps)";
 }
 
-std::vector<Cell> identity(const ScalingRow& row) {
+Cell maybe(const std::optional<double>& value) { return value ? Cell::ratio(*value) : Cell::empty(); }
+
+}  // namespace
+
+std::vector<std::string> configurationColumns() { return {"model", "dataset", "setup", "batch", "N"}; }
+
+std::vector<Cell> configurationCells(const ScalingRow& row) {
   const Configuration& c = row.configuration;
   return {Cell::of(c.model), Cell::of(c.dataset), Cell::of(c.setup.empty() ? "single rank" : c.setup),
           Cell::integral(c.batch), Cell::integral(c.world)};
 }
-
-std::vector<std::string> identityColumns() { return {"model", "dataset", "setup", "batch", "N"}; }
-
-Cell maybe(const std::optional<double>& value) { return value ? Cell::ratio(*value) : Cell::empty(); }
-
-}  // namespace
 
 std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
   std::map<BaselineKey, const std::vector<const UsableRun*>*> baselines;
@@ -98,7 +98,7 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
   Table table;
   table.name = "time_speedup";
   table.title = "Table 1 — time and speedup";
-  table.columns = identityColumns();
+  table.columns = configurationColumns();
   for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN",
                         "images_per_s"})
     table.columns.push_back(c);
@@ -111,7 +111,7 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
     if (!row.baselineS)
       missing.insert(row.configuration.model + " " + row.configuration.dataset + " B=" +
                      std::to_string(row.configuration.batch));
-    std::vector<Cell> cells = identity(row);
+    std::vector<Cell> cells = configurationCells(row);
     cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
     cells.push_back(Cell::integral(row.first().epoch.epoch));
     cells.push_back(Cell::integral(row.first().epoch.steps));
@@ -145,14 +145,14 @@ Table computeCommTable(const std::vector<ScalingRow>& rows) {
   Table table;
   table.name = "compute_comm";
   table.title = "Table 2 — compute vs communication per epoch";
-  table.columns = identityColumns();
+  table.columns = configurationColumns();
   for (const char* c : {"runs", "T_s", "compute_s", "comm_total_s", "comm_exposed_s", "overlap_s", "est_compute_s",
                         "est_comm_s", "est_comm_error_s"})
     table.columns.push_back(c);
   for (const ScalingRow& row : rows) {
     if (row.configuration.world < 2) continue;
     const int n = row.configuration.world;
-    std::vector<Cell> cells = identity(row);
+    std::vector<Cell> cells = configurationCells(row);
     cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
     cells.push_back(Cell::seconds(row.epochTimeS));
     cells.push_back(Cell::seconds(row.computeS));
@@ -185,7 +185,7 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
   Table table;
   table.name = "bandwidth";
   table.title = "Table 3 — bandwidth utilization";
-  table.columns = identityColumns();
+  table.columns = configurationColumns();
   for (const char* c : {"epoch", "dtype", "grad_bytes", "busiest_rank", "model_bytes", "counted_bytes",
                         "counted_over_model", "comm_total_s", "GBps", "algbw_GBps", "busbw_GBps", "ceiling_busbw_GBps",
                         "utilization"})
@@ -214,7 +214,7 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
       return static_cast<double>(u.epoch.ranks[busiest].bytesSent) * u.epoch.scale;
     });
     const double steps = static_cast<double>(e.steps) * e.scale;  // in the (extrapolated) epoch
-    std::vector<Cell> cells = identity(row);
+    std::vector<Cell> cells = configurationCells(row);
     cells.push_back(Cell::integral(e.epoch));
     cells.push_back(model.available ? Cell::of(model.dtype) : Cell::empty());
     cells.push_back(model.available ? Cell::integral(model.gradientBytes) : Cell::empty());

@@ -31,6 +31,11 @@ struct ScalingRow {
 
 std::vector<ScalingRow> scalingRows(const RunSelection& selection);
 
+// The columns every per-configuration table opens with (model, dataset, setup, batch, N) and a
+// row's cells for them.
+std::vector<std::string> configurationColumns();
+std::vector<Cell> configurationCells(const ScalingRow& row);
+
 Table timeSpeedupTable(const std::vector<ScalingRow>& rows);
 Table computeCommTable(const std::vector<ScalingRow>& rows);
 // `ceiling` may be empty (no --ceiling).
