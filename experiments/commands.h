@@ -12,5 +12,6 @@ int runModelsCommand(const std::vector<std::string>& args);
 int runLaunchCommand(const std::vector<std::string>& args);
 int runAllreduceCommand(const std::vector<std::string>& args);
 int runReportCommand(const std::vector<std::string>& args);
+int runSweepCommand(const std::vector<std::string>& args);
 
 }  // namespace dtbench::experiments

@@ -23,6 +23,8 @@ const char* kUsage =
     "  allreduce  all-reduce benchmark (nccl-tests style) over gloo, mpi, nccl and topologies\n"
     "  report   tables (time and speedup, compute vs communication, bandwidth, traffic, batch\n"
     "           times, cost, accuracy, jobs) and figures from run directories\n"
+    "  sweep    run dtbench train over a grid (batch sizes x world sizes x ...) on this machine,\n"
+    "           skipping completed points, then write the job table and the report\n"
     "\n"
     "`dtbench SUBCOMMAND --help` shows a subcommand's options. Exit codes: 0 success,\n"
     "1 failure (bad data, failed run), 2 usage error.\n";
@@ -33,6 +35,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "launch") return dtbench::experiments::runLaunchCommand(args);
   if (command == "allreduce") return dtbench::experiments::runAllreduceCommand(args);
   if (command == "report") return dtbench::experiments::runReportCommand(args);
+  if (command == "sweep") return dtbench::experiments::runSweepCommand(args);
   if (command == "-h" || command == "--help" || command == "help") {
     std::printf("%s", kUsage);
     return 0;
@@ -41,7 +44,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
     std::printf("dtbench %s\n", DTBENCH_VERSION);
     return 0;
   }
-  throw dtbench::trainer::UsageError("unknown subcommand '" + command + "'; valid subcommands: train, models, launch, allreduce, report");
+  throw dtbench::trainer::UsageError("unknown subcommand '" + command + "'; valid subcommands: train, models, launch, allreduce, report, sweep");
 }
 
 }  // namespace

@@ -1,0 +1,191 @@
+#include "experiments/sweep/sweep_grid.h"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "trainer/config.h"
+
+namespace dtbench::sweep {
+namespace {
+
+using trainer::UsageError;
+
+std::string trim(const std::string& text) {
+  const size_t begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return "";
+  const size_t end = text.find_last_not_of(" \t\r");
+  return text.substr(begin, end - begin + 1);
+}
+
+std::string canonicalKey(const std::string& key) {
+  if (key == "gpus") return "world";
+  if (key == "batch-size") return "batch";
+  return key;
+}
+
+// The train flag a key sets ("" for world, which picks the launcher instead).
+std::string flagOf(const std::string& key) {
+  if (key == "world") return "";
+  if (key == "batch") return "--batch-size";
+  return "--" + key;
+}
+
+bool isValidKey(const std::string& key) {
+  if (key.empty() || key[0] < 'a' || key[0] > 'z') return false;
+  for (char c : key)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  return true;
+}
+
+int positiveInteger(const std::string& value, const std::string& key, const std::string& where) {
+  size_t used = 0;
+  long long parsed = 0;
+  try {
+    parsed = std::stoll(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || parsed < 1 || parsed > 1000000)
+    throw UsageError(where + ": " + key + " needs positive integers, got '" + value + "'" +
+                     (key == "world" ? " (world is the number of ranks, at least 1)" : ""));
+  return static_cast<int>(parsed);
+}
+
+std::string safe(const std::string& text) {
+  std::string out = text;
+  for (char& c : out)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '+'))
+      c = '_';
+  return out;
+}
+
+}  // namespace
+
+GridAxis parseGridAxis(const std::string& text, const std::string& where) {
+  const size_t equals = text.find('=');
+  if (equals == std::string::npos)
+    throw UsageError(where + ": '" + text + "' is not KEY=V1,V2,... (e.g. --grid batch=32,64)");
+  const std::string key = trim(text.substr(0, equals));
+  if (!isValidKey(key))
+    throw UsageError(where + ": '" + key + "' is not a key; keys are world (or gpus), batch, or a dtbench train flag "
+                     "name without its dashes, e.g. model, topology, lr");
+  GridAxis axis;
+  axis.key = canonicalKey(key);
+  if (axis.key == "out" || axis.key == "rank" || axis.key == "world-size" || axis.key == "resume")
+    throw UsageError(where + ": the sweep sets --" + axis.key + " itself; it cannot be a grid key" +
+                     (axis.key == "world-size" ? " (use world=N1,N2 for the number of ranks)" : ""));
+  const std::string list = text.substr(equals + 1);
+  if (trim(list).empty())
+    throw UsageError(where + ": " + key + " has no values; give at least one, e.g. " + key + "=V1,V2");
+  std::stringstream stream(list);
+  for (std::string value; std::getline(stream, value, ',');) {
+    value = trim(value);
+    if (value.empty())
+      throw UsageError(where + ": " + key + " has an empty value in '" + list + "'; separate values by single commas");
+    for (const std::string& seen : axis.values)
+      if (seen == value) throw UsageError(where + ": " + key + " lists '" + value + "' twice; give each value once");
+    if (axis.key == "world" || axis.key == "batch") positiveInteger(value, axis.key, where);
+    axis.values.push_back(value);
+  }
+  if (list.back() == ',')
+    throw UsageError(where + ": " + key + " has an empty value in '" + list + "'; separate values by single commas");
+  return axis;
+}
+
+std::vector<GridAxis> parseGridText(const std::string& text, const std::string& path) {
+  std::vector<GridAxis> axes;
+  std::stringstream stream(text);
+  int lineNumber = 0;
+  for (std::string line; std::getline(stream, line);) {
+    ++lineNumber;
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    if (trim(line).empty()) continue;
+    axes.push_back(parseGridAxis(trim(line), path + ":" + std::to_string(lineNumber)));
+  }
+  return axes;
+}
+
+std::vector<GridAxis> readGridFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--grid-file: cannot read '" + path + "'; give a file with one KEY=V1,V2 per line");
+  std::stringstream content;
+  content << in.rdbuf();
+  return parseGridText(content.str(), path);
+}
+
+void addAxis(Grid& grid, GridAxis axis) {
+  for (const GridAxis& existing : grid.axes)
+    if (existing.key == axis.key)
+      throw UsageError("grid key '" + axis.key + "' is given twice" +
+                       (axis.key == "world" ? " (gpus is another name for world)"
+                        : axis.key == "batch" ? " (batch-size is another name for batch)"
+                                              : "") +
+                       "; list all its values in one KEY=V1,V2");
+  grid.axes.push_back(std::move(axis));
+}
+
+std::string pointName(const std::vector<std::pair<std::string, std::string>>& settings) {
+  std::string name;
+  for (const auto& [key, value] : settings) {
+    if (!name.empty()) name += '-';
+    const bool digit = !value.empty() && value[0] >= '0' && value[0] <= '9';
+    name += safe(key) + (digit ? "" : "_") + safe(value);
+  }
+  return name;
+}
+
+std::vector<GridPoint> expandGrid(const Grid& grid) {
+  if (grid.axes.empty())
+    throw UsageError("the grid is empty; give at least one --grid KEY=V1,V2 (e.g. --grid batch=32,64) or --grid-file");
+  size_t count = 1;
+  for (const GridAxis& axis : grid.axes) count *= axis.values.size();
+  std::vector<GridPoint> points;
+  std::map<std::string, size_t> byName;
+  for (size_t index = 0; index < count; ++index) {
+    // Mixed-radix digits of `index`, the last axis least significant.
+    std::vector<size_t> digits(grid.axes.size());
+    size_t rest = index;
+    for (size_t a = grid.axes.size(); a-- > 0;) {
+      digits[a] = rest % grid.axes[a].values.size();
+      rest /= grid.axes[a].values.size();
+    }
+    GridPoint point;
+    for (size_t a = 0; a < grid.axes.size(); ++a) {
+      const std::string& key = grid.axes[a].key;
+      const std::string& value = grid.axes[a].values[digits[a]];
+      point.settings.emplace_back(key, value);
+      if (key == "world") point.worldSize = positiveInteger(value, key, "--grid");
+      else point.trainFlags.insert(point.trainFlags.end(), {flagOf(key), value});
+    }
+    point.name = pointName(point.settings);
+    const auto [it, inserted] = byName.emplace(point.name, points.size());
+    if (!inserted)
+      throw UsageError("two points would share the run directory '" + point.name + "' (values that differ only in "
+                       "characters other than letters, digits, '.' and '+'); rename one of the values");
+    points.push_back(std::move(point));
+  }
+  return points;
+}
+
+void checkTrainFlags(const Grid& grid, const std::vector<std::string>& trainFlags) {
+  const std::vector<std::pair<std::string, std::string>> owned = {
+      {"--out", "the sweep gives every point its own --out DIR/<name>"},
+      {"--rank", "the sweep starts the ranks (dtbench launch); use the grid key world"},
+      {"--world-size", "the sweep starts the ranks (dtbench launch); use the grid key world"},
+      {"--resume", "the sweep runs unfinished points again from the start"}};
+  for (const std::string& word : trainFlags) {
+    const std::string flag = word.substr(0, word.find('='));
+    for (const auto& [name, why] : owned)
+      if (flag == name) throw UsageError("train flag " + name + " after -- is set by the sweep: " + why);
+    for (const GridAxis& axis : grid.axes) {
+      const std::string gridFlag = flagOf(axis.key);
+      if (!gridFlag.empty() && flag == gridFlag)
+        throw UsageError("train flag " + gridFlag + " after -- is also the grid key '" + axis.key +
+                         "'; give its values only in the grid");
+    }
+  }
+}
+
+}  // namespace dtbench::sweep

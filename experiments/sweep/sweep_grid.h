@@ -1,0 +1,67 @@
+#pragma once
+// SweepGrid: the grid of `dtbench sweep` (docs/sweep.md) parsed, validated, expanded into points
+// and named. Pure: no files are read here except by readGridFile, no process is started.
+//
+// Contract:
+//  - An axis is `KEY=V1,V2,...` (spaces around KEY and each value are trimmed). Keys are lower-case
+//    train flag names ([a-z0-9-], starting with a letter). `world` (alias `gpus`) is the number of
+//    ranks, a positive integer; `batch` (alias `batch-size`) means `--batch-size`, a positive
+//    integer; any other key K becomes the train flag `--K V`. The sweep owns `out`, `rank`,
+//    `world-size` and `resume`, so they are refused as keys.
+//  - The grid file holds one axis per line; `#` starts a comment; blank lines are skipped.
+//  - expandGrid gives the cartesian product in a stable order: axes in the order given, values in
+//    the order given, the last axis varying fastest.
+//  - A point's name is its settings in axis order joined by '-': each is the key followed by the
+//    value, with '_' between them when the value does not start with a digit
+//    ("batch32-world2-topology_ring"). In keys and values every character other than A-Z a-z 0-9
+//    '.' '+' becomes '_' (so "binary-tree-star" is "binary_tree_star"); `gpus` is named `world`.
+//    Two points that would share a name are refused.
+// Every violation throws trainer::UsageError with a message that says what to fix.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dtbench::sweep {
+
+struct GridAxis {
+  std::string key;  // canonical: "world", "batch" or the train flag's name
+  std::vector<std::string> values;
+};
+
+struct Grid {
+  std::vector<GridAxis> axes;
+};
+
+struct GridPoint {
+  std::vector<std::pair<std::string, std::string>> settings;  // (canonical key, value), axis order
+  int worldSize = 1;
+  std::string name;
+  std::vector<std::string> trainFlags;  // what the point adds to `dtbench train`: --batch-size 32 ...
+};
+
+// Parses "KEY=V1,V2,..." into an axis with its canonical key. `where` prefixes messages
+// (e.g. "--grid" or "grid.txt:3").
+GridAxis parseGridAxis(const std::string& text, const std::string& where = "--grid");
+
+// Parses a grid file's text (one axis per line, '#' comments); `path` names it in messages.
+std::vector<GridAxis> parseGridText(const std::string& text, const std::string& path);
+
+// Reads and parses a grid file; UsageError naming the path when it cannot be read.
+std::vector<GridAxis> readGridFile(const std::string& path);
+
+// Appends an axis; refuses a key already in the grid (aliases count as their canonical key).
+void addAxis(Grid& grid, GridAxis axis);
+
+// The points of a non-empty grid, in the stable order above, named; refuses an empty grid and
+// names shared by two points.
+std::vector<GridPoint> expandGrid(const Grid& grid);
+
+// The name of a point with these settings (see the contract above).
+std::string pointName(const std::vector<std::pair<std::string, std::string>>& settings);
+
+// Refuses train flags (the words after `--`) that the sweep controls: --out, --rank, --world-size,
+// --resume, and the flag of every grid key (e.g. --batch-size when `batch` is a key).
+void checkTrainFlags(const Grid& grid, const std::vector<std::string>& trainFlags);
+
+}  // namespace dtbench::sweep

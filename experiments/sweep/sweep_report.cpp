@@ -1,0 +1,78 @@
+#include "experiments/sweep/sweep_report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
+#include "experiments/report/report.h"
+
+namespace dtbench::sweep {
+namespace fs = std::filesystem;
+namespace {
+
+const char* kJobTable = "jobs";
+
+void writeFile(const fs::path& path, const std::string& content) {
+  std::ofstream out(path);
+  out << content;
+  if (!out) throw std::runtime_error("dtbench sweep: cannot write " + path.string() + "; check the --out directory");
+}
+
+// A job row for an outcome, filled by column name so it follows the report's job table.
+std::vector<report::Cell> jobRow(const report::Table& jobs, const PointOutcome& outcome) {
+  std::vector<report::Cell> row;
+  for (const std::string& column : jobs.columns) {
+    if (column == "id") row.push_back(report::Cell::of(outcome.name));
+    else if (column == "path") row.push_back(report::Cell::of(outcome.path));
+    else if (column == "configuration") row.push_back(report::Cell::of(outcome.configuration));
+    else if (column == "gpus") row.push_back(report::Cell::integral(outcome.worldSize));
+    else if (column == "start") row.push_back(report::Cell::seconds(outcome.startedAt));
+    else if (column == "duration_s") row.push_back(report::Cell::seconds(outcome.seconds));
+    else if (column == "gpu_seconds") row.push_back(report::Cell::seconds(outcome.worldSize * outcome.seconds));
+    else if (column == "state") row.push_back(report::Cell::of(outcome.state));
+    else if (column == "error") row.push_back(report::Cell::of(outcome.error));
+    else row.push_back(report::Cell::empty());
+  }
+  return row;
+}
+
+}  // namespace
+
+std::string writeSweepReport(const std::string& outDir, const std::vector<PointOutcome>& outcomes) {
+  report::ReportSettings settings;
+  settings.directories = {outDir};
+  std::unique_ptr<report::Report> built;
+  try {
+    built = report::buildReport(settings);
+  } catch (const std::invalid_argument&) {
+    built.reset();  // no run directory under outDir yet: the job table holds the outcomes alone
+  }
+  report::Table jobs;
+  if (built) {
+    jobs = built->table(kJobTable);
+  } else {
+    jobs.name = kJobTable;
+    jobs.title = "Job table";
+    jobs.columns = {"id", "path", "configuration", "gpus", "start", "duration_s", "gpu_seconds", "state", "error"};
+  }
+  for (const PointOutcome& outcome : outcomes)
+    if ((outcome.state == "failed" || outcome.state == "interrupted") &&
+        !fs::exists(fs::path(outcome.path) / "config.json"))
+      jobs.rows.push_back(jobRow(jobs, outcome));
+
+  writeFile(fs::path(outDir) / "jobs.csv", report::renderCsv(jobs));
+  if (!built) {
+    writeFile(fs::path(outDir) / "report.md", "# dtbench sweep " + outDir + "\n\nNo run directory under " + outDir +
+                                                  " holds a run.\n\n" + report::renderMarkdown({jobs}));
+    return "No run to report: every point failed before writing its run directory (see jobs.csv).\n";
+  }
+  std::vector<report::Table> tables = built->tables;
+  for (report::Table& table : tables)
+    if (table.name == kJobTable) table = jobs;
+  writeFile(fs::path(outDir) / "report.md", built->preamble() + report::renderMarkdown(tables));
+  return report::renderMarkdown(
+      {built->table("time_speedup"), built->table("compute_comm"), built->table("bandwidth")});
+}
+
+}  // namespace dtbench::sweep

@@ -1,0 +1,28 @@
+#pragma once
+// The command line of `dtbench sweep` (sweep_command.cpp, docs/sweep.md), parsed once into one
+// struct: the sweep's own flags before `--`, the dtbench train flags after it.
+
+#include <string>
+#include <vector>
+
+#include "experiments/sweep/sweep_grid.h"
+
+namespace dtbench::experiments {
+
+struct SweepOptions {
+  std::string outDir;
+  sweep::Grid grid;                     // the --grid-file's axes, then the --grid flags in order
+  std::vector<std::string> trainFlags;  // the words after `--`
+  int retries = 1;
+  std::string launcher = "local";
+  bool dryRun = false;
+  bool help = false;
+  std::string helpText;
+};
+
+// Throws trainer::UsageError naming the bad flag: unknown flags, a missing --out, a bad or repeated
+// grid key, a train flag the sweep controls, --retries < 0, and --launcher slurm (not in this
+// build yet).
+SweepOptions parseSweepOptions(const std::vector<std::string>& args);
+
+}  // namespace dtbench::experiments
