@@ -4,8 +4,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-declare -A budget=([unit]=300 [train]=600 [python]=120 [mpi]=360)
-order=(unit train python mpi)
+declare -A budget=([unit]=300 [train]=600 [python]=120 [mpi]=360 [slurm]=300)
+order=(unit train python mpi slurm)
 
 passed=0 failed=0 status=0
 for label in "${order[@]}"; do

@@ -1,0 +1,163 @@
+# Shared logic of the dtbench Slurm job scripts (sourced, never run). See slurm/README.md.
+#
+# The job scripts call, in this order:
+#   dtbench_job_init                  checks DTBENCH, picks $RUNS, exports MASTER_ADDR/MASTER_PORT
+#   dtbench_job_run OUT NTASKS ARGS   runs `dtbench train ARGS --out OUT` on NTASKS tasks under srun
+#                                     and exits the job script the way DESIGN.md defines:
+#     - OUT/summary.json says completed:      nothing to do, exit 0 (a finished point is skipped);
+#     - OUT/checkpoint/state.json exists:     the run is continued with --resume;
+#     - dtbench exits 75 (it stopped at an agreed step after SIGTERM and wrote a checkpoint):
+#       `scontrol requeue $SLURM_JOB_ID`, exit 0; the requeued job starts here again and resumes;
+#     - any other non-zero exit is a failure: the script exits with that code.
+#
+# Environment read here (all optional except DTBENCH):
+#   DTBENCH          the dtbench binary (or a wrapper such as `singularity exec ... dtbench`,
+#                    given as DTBENCH_LAUNCHER below)
+#   DTBENCH_LAUNCHER words put before $DTBENCH in the srun command line, e.g.
+#                    "singularity exec --nv $SIF" (default: none)
+#   RUNS             where run directories go (default $SCRATCH/dtbench-runs, else
+#                    /scratch/$USER/dtbench-runs when /scratch/$USER exists, else ./runs)
+#   DTBENCH_THREADS  intra-op threads per rank (default SLURM_CPUS_PER_TASK, else 1); not added
+#                    when the arguments already hold --threads
+#   DTBENCH_SRUN_MPI srun's --mpi plugin for --backend mpi (default: pmix when
+#                    `srun --mpi=list` offers it, else pmi2); the gloo backend needs none
+#   DTBENCH_SRUN_ARGS extra words for srun (e.g. "--gpu-bind=closest")
+#   MASTER_PORT      gloo's rendezvous port (default: derived from the job id and restart count)
+
+dtbench_log() { echo "dtbench-job[${SLURM_JOB_ID:-local}]: $*" >&2; }
+
+dtbench_default_runs() {
+  if [[ -n ${SCRATCH:-} ]]; then
+    echo "$SCRATCH/dtbench-runs"
+  elif [[ -n ${USER:-} && -d /scratch/$USER ]]; then
+    echo "/scratch/$USER/dtbench-runs"
+  else
+    echo "$PWD/runs"
+  fi
+}
+
+dtbench_job_init() {
+  if [[ -z ${DTBENCH:-} ]]; then
+    dtbench_log "error: set DTBENCH to the dtbench binary (export DTBENCH=...; sbatch passes the environment)"
+    exit 2
+  fi
+  if [[ -z ${DTBENCH_LAUNCHER:-} && ! -x $DTBENCH ]]; then
+    dtbench_log "error: DTBENCH=$DTBENCH is not an executable file"
+    exit 2
+  fi
+  RUNS=${RUNS:-$(dtbench_default_runs)}
+  export RUNS
+  mkdir -p "$RUNS"
+  if [[ -n ${SLURM_JOB_NODELIST:-} ]]; then
+    # Rank 0 runs on the first node of the allocation; gloo's store listens there.
+    MASTER_ADDR=${MASTER_ADDR:-$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)}
+    export MASTER_ADDR
+    # A port of its own per job attempt, so a requeued job never waits on the previous attempt's
+    # socket; below Linux's ephemeral range (32768-60999).
+    if [[ -z ${MASTER_PORT:-} ]]; then
+      MASTER_PORT=$((10000 + (${SLURM_JOB_ID:-0} * 31 + ${SLURM_RESTART_COUNT:-0} * 7919) % 20000))
+    fi
+    export MASTER_PORT
+  fi
+  dtbench_log "host $(hostname -s), nodes ${SLURM_JOB_NODELIST:-?}, restart ${SLURM_RESTART_COUNT:-0}, master ${MASTER_ADDR:-?}:${MASTER_PORT:-?}, runs in $RUNS"
+}
+
+# The value of `--name V` / `--name=V` in the remaining arguments, if present.
+dtbench_arg_value() {
+  local name=$1; shift
+  while (($#)); do
+    case $1 in
+      "$name") echo "${2:-}"; return 0 ;;
+      "$name"=*) echo "${1#*=}"; return 0 ;;
+    esac
+    shift
+  done
+  return 1
+}
+
+# completed | failed | interrupted | running | "" (no summary.json)
+dtbench_run_status() {
+  local summary=$1/summary.json
+  [[ -f $summary ]] || return 0
+  sed -n 's/.*"status"[[:space:]]*:[[:space:]]*"\([a-z]*\)".*/\1/p' "$summary" | head -n1
+}
+
+# srun's MPI plugin for the mpi backend.
+dtbench_srun_mpi() {
+  if [[ -n ${DTBENCH_SRUN_MPI:-} ]]; then echo "$DTBENCH_SRUN_MPI"; return; fi
+  if srun --mpi=list 2>&1 | grep -qw pmix; then echo pmix; else echo pmi2; fi
+}
+
+# dtbench_job_run OUT NTASKS [dtbench train arguments...]; never returns.
+dtbench_job_run() {
+  local out=$1 ntasks=$2; shift 2
+  local args=("$@") status
+  status=$(dtbench_run_status "$out")
+  if [[ $status == completed ]]; then
+    dtbench_log "$out is completed; nothing to do"
+    exit 0
+  fi
+  if [[ -f $out/checkpoint/state.json ]]; then
+    dtbench_log "$out has a checkpoint (status ${status:-none}): continuing it with --resume"
+    args+=(--resume)
+  elif [[ -e $out ]]; then
+    # A failed or crashed run without a checkpoint cannot be continued; keep it for inspection.
+    local aside
+    aside=$out.${status:-unknown}-$(date +%Y%m%d-%H%M%S)
+    dtbench_log "$out holds a run with status '${status:-none}' and no checkpoint: moved to $aside, starting afresh"
+    mv -- "$out" "$aside"
+  fi
+  mkdir -p "$(dirname "$out")"
+  if ! dtbench_arg_value --threads "${args[@]}" >/dev/null; then
+    args+=(--threads "${DTBENCH_THREADS:-${SLURM_CPUS_PER_TASK:-1}}")
+  fi
+
+  local srun_args=(--ntasks="$ntasks" --kill-on-bad-exit=1)
+  # Slurm 22.05's srun no longer takes --cpus-per-task from the batch environment: pass it on.
+  [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && srun_args+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
+  if [[ $(dtbench_arg_value --backend "${args[@]}" || true) == mpi ]]; then
+    srun_args+=(--mpi="$(dtbench_srun_mpi)")
+  fi
+  # shellcheck disable=SC2206  # deliberate word splitting of the user's extra words
+  [[ -n ${DTBENCH_SRUN_ARGS:-} ]] && srun_args+=(${DTBENCH_SRUN_ARGS})
+  # shellcheck disable=SC2206
+  local launcher=(${DTBENCH_LAUNCHER:-})
+
+  dtbench_log "srun ${srun_args[*]} ${launcher[*]} $DTBENCH train ${args[*]} --out $out"
+  # srun runs in the background so that this shell can forward a SIGTERM it gets alone
+  # (`#SBATCH --signal=B:TERM@120`, `scancel --batch --signal=TERM`) to the job step; bash runs
+  # a trap only between commands, and `wait` is such a point. It is forwarded through
+  # `scancel --signal=TERM JOBID` (every step, not this batch shell) and never to srun itself:
+  # srun answers its own SIGTERM with "forcing job termination" and kills the ranks before they
+  # can write their checkpoint.
+  local srun_pid rc
+  srun "${srun_args[@]}" "${launcher[@]}" "$DTBENCH" train "${args[@]}" --out "$out" &
+  srun_pid=$!
+  trap 'dtbench_log "SIGTERM: forwarding it to the job steps"; scancel --signal=TERM "${SLURM_JOB_ID:-0}" 2>/dev/null || kill -TERM '"$srun_pid"' 2>/dev/null || true' TERM
+  while true; do
+    wait "$srun_pid" && rc=0 || rc=$?
+    # wait returns >128 when a trapped signal interrupted it; the step may still be running.
+    if ((rc > 128)) && kill -0 "$srun_pid" 2>/dev/null; then continue; fi
+    break
+  done
+  trap - TERM
+
+  if [[ $rc == 75 ]]; then
+    if [[ -z ${SLURM_JOB_ID:-} ]]; then
+      dtbench_log "dtbench stopped after SIGTERM with a checkpoint (exit 75); not under Slurm, so not requeued"
+      exit 75
+    fi
+    dtbench_log "dtbench stopped after SIGTERM with a checkpoint (exit 75): scontrol requeue $SLURM_JOB_ID"
+    if scontrol requeue "$SLURM_JOB_ID"; then
+      exit 0
+    fi
+    dtbench_log "error: scontrol requeue $SLURM_JOB_ID failed; resubmit this job to resume from $out"
+    exit 75
+  fi
+  if [[ $rc != 0 ]]; then
+    dtbench_log "error: dtbench failed with exit code $rc (see $out/summary.json and this log)"
+    exit "$rc"
+  fi
+  dtbench_log "$out completed"
+  exit 0
+}
