@@ -9,13 +9,19 @@
 namespace dtbench::comm {
 
 TopologyAllreduce::TopologyAllreduce(Communicator& communicator, const std::string& topology,
-                                     const HostLayout& hosts, TrafficRecorder& recorder)
+                                     const HostLayout& hosts, TrafficRecorder& recorder, const Impairment& impairment)
     : communicator_(communicator), topology_(topology), recorder_(recorder) {
   checkTopologyName(topology);
   if (hosts.worldSize() != communicator.size())
     throw std::invalid_argument("the host layout covers " + std::to_string(hosts.worldSize()) +
                                 " ranks but the world has " + std::to_string(communicator.size()));
   if (topology != "native") schedule_ = makeSchedule(topology, hosts);
+  if (impairment.active()) {
+    if (!schedule_)
+      throw std::invalid_argument("injected network impairment acts on the bytes dtbench moves itself; with --topology "
+                                  "native the backend moves them: pick a point-to-point topology (ring, tree, ...)");
+    impaired_ = std::make_unique<ImpairedPointToPoint>(communicator, impairment);
+  }
 }
 
 void TopologyAllreduce::allreduce(const at::Tensor& tensor) {
@@ -24,7 +30,8 @@ void TopologyAllreduce::allreduce(const at::Tensor& tensor) {
     recorder_.recordModelledAllreduce(static_cast<int64_t>(tensor.nbytes()));
     return;
   }
-  CountingPointToPoint counting(communicator_, recorder_);
+  PointToPoint& transport = impaired_ ? static_cast<PointToPoint&>(*impaired_) : communicator_;
+  CountingPointToPoint counting(transport, recorder_);
   runSchedule(*schedule_, counting, tensor);
 }
 

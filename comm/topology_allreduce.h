@@ -10,10 +10,12 @@
 // comm/element_type.h's table (others rejected by name before anything is sent); point-to-point
 // topologies take float32, float16 and bfloat16. The Communicator and TrafficRecorder outlive it.
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "comm/communicator.h"
+#include "comm/impaired_point_to_point.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology/schedule.h"
 #include "comm/traffic.h"
@@ -22,8 +24,10 @@ namespace dtbench::comm {
 
 class TopologyAllreduce {
  public:
+  // `impairment` (comm/impairment.h) holds every send of the point-to-point topologies; an active
+  // one with topology "native" throws std::invalid_argument (the backend moves those bytes itself).
   TopologyAllreduce(Communicator& communicator, const std::string& topology, const HostLayout& hosts,
-                    TrafficRecorder& recorder);
+                    TrafficRecorder& recorder, const Impairment& impairment = {});
   const std::string& topology() const { return topology_; }
   // nullopt for native.
   const std::optional<Schedule>& schedule() const { return schedule_; }
@@ -34,6 +38,7 @@ class TopologyAllreduce {
   std::string topology_;
   std::optional<Schedule> schedule_;
   TrafficRecorder& recorder_;
+  std::unique_ptr<ImpairedPointToPoint> impaired_;  // with an active impairment
 };
 
 }  // namespace dtbench::comm

@@ -77,7 +77,14 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
     ("check-every", "ssgd: every K steps verify that all ranks hold identical parameters (0: never)",
      cxxopts::value<int64_t>()->default_value("0"))
     ("mode", "ddp: one process per rank; dp: one process driving every local GPU (DataParallel, CUDA only)",
-     cxxopts::value<std::string>()->default_value(d.mode));
+     cxxopts::value<std::string>()->default_value(d.mode))
+    ("inject-delay-ms", "Hold every message dtbench sends point-to-point this long (emulated latency; not with "
+     "--topology native)", cxxopts::value<double>()->default_value("0"))
+    ("inject-rate-gbps", "Hold every message for bytes / rate (emulated link rate, Gbit/s; 0: none)",
+     cxxopts::value<double>()->default_value("0"))
+    ("inject-loss-pct", "Emulated TCP segment loss: each lost 1448-byte segment holds its message --inject-rto-ms",
+     cxxopts::value<double>()->default_value("0"))
+    ("inject-rto-ms", "Cost of one lost segment (a retransmission timeout)", cxxopts::value<double>()->default_value("200"));
   options.add_options("Output")
     ("out", "Run directory to create (must not hold a run already)", cxxopts::value<std::string>())
     ("timeline", "Write timeline.json, a Chrome trace of every phase and bucket of every rank")
@@ -139,6 +146,10 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
     c.localBnStats = parsed.count("local-bn-stats") > 0;
     c.checkEvery = parsed["check-every"].as<int64_t>();
     c.mode = parsed["mode"].as<std::string>();
+    c.injectDelayMs = parsed["inject-delay-ms"].as<double>();
+    c.injectRateGbps = parsed["inject-rate-gbps"].as<double>();
+    c.injectLossPct = parsed["inject-loss-pct"].as<double>();
+    c.injectRtoMs = parsed["inject-rto-ms"].as<double>();
     c.timeline = parsed.count("timeline") > 0;
     c.checkpointEvery = parsed["checkpoint-every"].as<int64_t>();
     c.resume = parsed.count("resume") > 0;

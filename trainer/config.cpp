@@ -103,6 +103,10 @@ void validate(const RunConfig& config) {
   require(config.checkpointEvery >= 0, "--checkpoint-every", ">= 0 (0 = only when preempted)", config.checkpointEvery);
   require(config.ranksPerHost >= 0, "--ranks-per-host", ">= 0 (0 = real host names)", config.ranksPerHost);
   require(config.glooThreads >= 1, "--gloo-threads", ">= 1", config.glooThreads);
+  if (const std::string problem = comm::checkImpairment(impairmentOf(config)); !problem.empty()) throw UsageError(problem);
+  if (impairmentOf(config).active() && config.sync == "ssgd" && config.topology == "native")
+    throw UsageError("--inject-* acts in dtbench's own point-to-point layer, and with --topology native the backend "
+                     "moves the bytes itself: pick a point-to-point topology (ring, tree, star, ...) or pairavg");
   if (config.checkEvery > 0 && config.sync != "ssgd")
     throw UsageError("--check-every compares parameters across ranks, which only --sync ssgd keeps identical");
   if (config.mode == "dp" && config.worldSize > 1)
@@ -113,6 +117,16 @@ void validate(const RunConfig& config) {
                      "build dtbench against a CUDA LibTorch, or use one process per rank (dtbench launch)");
   if (config.mode == "dp" && config.device != "cuda")
     throw UsageError("--mode dp (single-process DataParallel) needs --device cuda and a CUDA build of LibTorch");
+}
+
+comm::Impairment impairmentOf(const RunConfig& config) {
+  comm::Impairment impairment;
+  impairment.delayMs = config.injectDelayMs;
+  impairment.rateGbps = config.injectRateGbps;
+  impairment.lossPercent = config.injectLossPct;
+  impairment.rtoMs = config.injectRtoMs;
+  impairment.seed = config.seed;
+  return impairment;
 }
 
 nlohmann::json toJson(const RunConfig& config) {
@@ -148,6 +162,10 @@ nlohmann::json toJson(const RunConfig& config) {
       {"gloo_iface", config.glooIface},
       {"gloo_threads", config.glooThreads},
       {"timeout_s", config.timeoutS},
+      {"inject_delay_ms", config.injectDelayMs},
+      {"inject_rate_gbps", config.injectRateGbps},
+      {"inject_loss_pct", config.injectLossPct},
+      {"inject_rto_ms", config.injectRtoMs},
       {"sync", config.sync},
       {"mode", config.mode},
       {"overlap", config.overlap},

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "comm/impairment.h"
+
 namespace dtbench::trainer {
 
 // A value the user gave that cannot work. The message names the flag and says what is allowed;
@@ -61,6 +63,10 @@ struct RunConfig {
   std::string glooIface;
   int glooThreads = 2;
   double timeoutS = 300;            // deadline of every collective (--timeout)
+  double injectDelayMs = 0;         // --inject-*: network impairment in dtbench's point-to-point layer
+  double injectRateGbps = 0;        //   (comm/impairment.h); 0 = none
+  double injectLossPct = 0;
+  double injectRtoMs = 200;
   std::string sync = "ssgd";        // ssgd | pairavg
   std::string mode = "ddp";         // ddp: one process per rank | dp: one process, several local GPUs
   bool overlap = true;              // ssgd: bucketed all-reduce launched during backward
@@ -76,6 +82,9 @@ struct RunConfig {
   bool quiet = false;
   std::vector<std::string> commandLine;  // as typed, for config.json
 };
+
+// The --inject-* flags as the communication layer's Impairment (seeded by --seed).
+comm::Impairment impairmentOf(const RunConfig& config);
 
 const std::vector<std::string>& datasetNames();
 const std::vector<std::string>& optimizerNames();

@@ -14,8 +14,10 @@ constexpr int kExchangeTag = 1;
 }  // namespace
 
 PairAveraging::PairAveraging(torch::nn::Module& model, comm::Communicator& communicator,
-                             comm::TrafficRecorder& recorder, CommWorker& worker, uint64_t seed)
+                             comm::TrafficRecorder& recorder, CommWorker& worker, uint64_t seed,
+                             const comm::Impairment& impairment)
     : communicator_(communicator), recorder_(recorder), worker_(worker), seed_(seed) {
+  if (impairment.active()) impaired_ = std::make_unique<comm::ImpairedPointToPoint>(communicator, impairment);
   tensors_ = model.parameters();
   for (const at::Tensor& b : floatingBuffers(model)) tensors_.push_back(b);
   mine_ = at::empty({totalElements(tensors_)}, at::kFloat);
@@ -40,7 +42,8 @@ void PairAveraging::beforeBackward(int64_t globalStep, bool stopRequested) {
 
 void PairAveraging::exchange(int partner) {
   packInto(tensors_, mine_);
-  comm::CountingPointToPoint counting(communicator_, recorder_);
+  comm::PointToPoint& transport = impaired_ ? static_cast<comm::PointToPoint&>(*impaired_) : communicator_;
+  comm::CountingPointToPoint counting(transport, recorder_);
   // Both sides post both operations before waiting: neither order can deadlock.
   comm::WorkPtr sent = counting.send(mine_, partner, kExchangeTag);
   comm::WorkPtr received = counting.recv(theirs_, partner, kExchangeTag);

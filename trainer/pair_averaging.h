@@ -11,11 +11,13 @@
 // flag needs every rank, so it travels in a one-element all-reduce of its own (recorded as
 // modelled traffic).
 
+#include <memory>
 #include <vector>
 
 #include <torch/nn/module.h>
 
 #include "comm/communicator.h"
+#include "comm/impaired_point_to_point.h"
 #include "comm/traffic.h"
 #include "trainer/gradient_sync.h"
 
@@ -23,9 +25,10 @@ namespace dtbench::trainer {
 
 class PairAveraging final : public GradientSync {
  public:
-  // The module, communicator, recorder and worker outlive this object.
+  // The module, communicator, recorder and worker outlive this object. An active `impairment`
+  // (comm/impairment.h) holds every pair exchange's send.
   PairAveraging(torch::nn::Module& model, comm::Communicator& communicator, comm::TrafficRecorder& recorder,
-                CommWorker& worker, uint64_t seed);
+                CommWorker& worker, uint64_t seed, const comm::Impairment& impairment = {});
 
   void beforeBackward(int64_t globalStep, bool stopRequested) override;
   SyncResult afterBackward() override;
@@ -35,6 +38,7 @@ class PairAveraging final : public GradientSync {
 
   comm::Communicator& communicator_;
   comm::TrafficRecorder& recorder_;
+  std::unique_ptr<comm::ImpairedPointToPoint> impaired_;
   CommWorker& worker_;
   uint64_t seed_;
   std::vector<at::Tensor> tensors_;  // parameters, then floating-point buffers

@@ -191,7 +191,7 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
                                                    options);
     } else {
       s.sync = std::make_unique<PairAveraging>(*s.model, *s.world->communicator, *s.world->recorder, *s.worker,
-                                               s.config.seed);
+                                               s.config.seed, impairmentOf(s.config));
     }
   }
   if (!s.root()) return;

@@ -33,7 +33,8 @@ World joinWorld(const RunConfig& config) {
                                         : comm::hostsFromNames(world.hostNames);
   world.recorder = std::make_unique<comm::TrafficRecorder>(world.rank(), world.size());
   world.allreduce =
-      std::make_unique<comm::TopologyAllreduce>(*world.communicator, config.topology, world.hosts, *world.recorder);
+      std::make_unique<comm::TopologyAllreduce>(*world.communicator, config.topology, world.hosts, *world.recorder,
+                                                config.sync == "ssgd" ? impairmentOf(config) : comm::Impairment{});
   return world;
 }
 

@@ -24,6 +24,15 @@ Configuration configurationOf(const RunData& run) {
       c.setup += text;
     }
     if (run.configFlag("local_bn_stats", false)) c.setup += ", local BN";
+    // Injected impairment (--inject-*): runs with different impairments are different setups.
+    for (const auto& [key, format] : {std::pair{"inject_delay_ms", ", delay %g ms"}, {"inject_rate_gbps", ", rate %g Gbps"},
+                                      {"inject_loss_pct", ", loss %g%%"}}) {
+      if (const double value = run.configNumber(key, 0); value > 0) {
+        char text[48];
+        std::snprintf(text, sizeof text, format, value);
+        c.setup += text;
+      }
+    }
   }
   return c;
 }

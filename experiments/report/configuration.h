@@ -12,7 +12,9 @@ namespace dtbench::report {
 
 struct Configuration {
   std::string model, dataset, device, mode;
-  std::string setup;  // "backend/topology sync[, no overlap][, bucket B MB][, local BN]"; "" for one rank
+  // "backend/topology sync[, no overlap][, bucket B MB][, local BN][, delay D ms][, rate R Gbps][, loss L%]";
+  // "" for one rank
+  std::string setup;
   int batch = 0;
   int world = 1;
 
