@@ -23,8 +23,8 @@ const char* kUsage =
     "  allreduce  all-reduce benchmark (nccl-tests style) over gloo, mpi, nccl and topologies\n"
     "  report   tables (time and speedup, compute vs communication, bandwidth, traffic, batch\n"
     "           times, cost, accuracy, jobs) and figures from run directories\n"
-    "  sweep    run dtbench train over a grid (batch sizes x world sizes x ...) on this machine,\n"
-    "           skipping completed points, then write the job table and the report\n"
+    "  sweep    run dtbench train over a grid (batch sizes x world sizes x ...) on this machine\n"
+    "           or as Slurm jobs, skipping completed points, then write the job table and the report\n"
     "\n"
     "`dtbench SUBCOMMAND --help` shows a subcommand's options. Exit codes: 0 success,\n"
     "1 failure (bad data, failed run), 2 usage error.\n";

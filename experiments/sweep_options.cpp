@@ -4,6 +4,7 @@
 
 #include <cxxopts.hpp>
 
+#include "experiments/sweep/slurm_jobs.h"
 #include "trainer/config.h"
 
 namespace dtbench::experiments {
@@ -13,11 +14,13 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   cxxopts::Options options("dtbench sweep",
                            "Runs dtbench train once per point of a grid (the cartesian product of the --grid\n"
                            "values; the last key varies fastest), each into DIR/<name> (e.g. batch32-world2),\n"
-                           "skipping points already completed and retrying failed ones; then writes\n"
-                           "DIR/jobs.csv and DIR/report.md and prints Tables 1-3. docs/sweep.md has the details.\n\n"
+                           "on this machine or as Slurm jobs, skipping points already completed and retrying\n"
+                           "failed ones; then writes DIR/jobs.csv and DIR/report.md and prints Tables 1-3.\n"
+                           "docs/sweep.md has the details.\n\n"
                            "Usage: dtbench sweep --out DIR --grid KEY=V1,V2 [--grid ...] [OPTIONS] -- TRAIN FLAGS\n"
                            "Example: dtbench sweep --out runs/s --grid batch=32,64 --grid world=1,2 -- \\\n"
-                           "           --model resnet18 --dataset synthetic --epochs 2 --max-steps 4");
+                           "           --model resnet18 --dataset synthetic --epochs 2 --max-steps 4\n"
+                           "On Slurm: dtbench sweep --launcher slurm --sbatch-args \"--time=30 -p cpu\" --out runs/s ...");
   options.set_width(100);
   // clang-format off
   options.add_options()
@@ -28,8 +31,16 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     ("grid-file", "A file with one KEY=V1,V2 per line ('#' comments); its keys come before --grid's",
      cxxopts::value<std::string>())
     ("retries", "Run a failed point again up to R more times", cxxopts::value<int>()->default_value("1"))
-    ("launcher", "Where the points run: local (one after another on this machine)",
+    ("launcher", "Where the points run: local (one after another on this machine) or slurm (one sbatch "
+                 "job per point, all submitted at once, then waited for)",
      cxxopts::value<std::string>()->default_value("local"))
+    ("slurm-script", "slurm: the job script (default: slurm/train_cpu.sbatch, or slurm/train_gpus.sbatch with "
+                     "--device cuda; the slurm/ folder is $DTBENCH_SLURM_DIR, else the sources')",
+     cxxopts::value<std::string>())
+    ("sbatch-args", "slurm: words added to every sbatch command, e.g. \"--account=A -p P --time=60 "
+                    "--cpus-per-task=4\"", cxxopts::value<std::string>())
+    ("slurm-timeout", "slurm: give up after S seconds, cancelling the jobs left (0: no limit)",
+     cxxopts::value<double>()->default_value("0"))
     ("dry-run", "Print the points and their commands; run nothing")
     ("h,help", "Show this help");
   // clang-format on
@@ -52,10 +63,18 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     throw trainer::UsageError("unexpected '" + parsed.unmatched().front() +
                               "'; dtbench train flags go after '--' (see dtbench sweep --help)");
   o.launcher = parsed["launcher"].as<std::string>();
-  if (o.launcher == "slurm")
-    throw trainer::UsageError("--launcher slurm is not available in this build yet; use --launcher local, or submit "
-                              "the sbatch scripts in slurm/ (slurm/README.md)");
-  if (o.launcher != "local") throw trainer::UsageError("--launcher must be local, got '" + o.launcher + "'");
+  if (o.launcher != "local" && o.launcher != "slurm")
+    throw trainer::UsageError("--launcher must be local or slurm, got '" + o.launcher + "'");
+  if (o.launcher != "slurm")
+    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout"})
+      if (parsed.count(flag))
+        throw trainer::UsageError(std::string("--") + flag + " is for --launcher slurm; add --launcher slurm or drop it");
+  if (parsed.count("slurm-script")) o.slurmScript = parsed["slurm-script"].as<std::string>();
+  if (parsed.count("sbatch-args")) o.sbatchArgs = sweep::splitWords(parsed["sbatch-args"].as<std::string>());
+  o.slurmTimeout = parsed["slurm-timeout"].as<double>();
+  if (!(o.slurmTimeout >= 0))
+    throw trainer::UsageError("--slurm-timeout must be >= 0 seconds (0: no limit), got " +
+                              std::to_string(o.slurmTimeout));
   if (!parsed.count("out")) throw trainer::UsageError("--out DIR is required: the directory that holds the sweep's runs");
   o.outDir = parsed["out"].as<std::string>();
   if (o.outDir.empty()) throw trainer::UsageError("--out needs a directory name");

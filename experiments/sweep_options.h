@@ -14,15 +14,19 @@ struct SweepOptions {
   sweep::Grid grid;                     // the --grid-file's axes, then the --grid flags in order
   std::vector<std::string> trainFlags;  // the words after `--`
   int retries = 1;
-  std::string launcher = "local";
+  std::string launcher = "local";       // local | slurm
+  std::string slurmScript;              // --slurm-script; empty: the default job script
+  std::vector<std::string> sbatchArgs;  // --sbatch-args, split into words
+  double slurmTimeout = 0;              // --slurm-timeout in seconds; 0: no limit
   bool dryRun = false;
   bool help = false;
   std::string helpText;
 };
 
 // Throws trainer::UsageError naming the bad flag: unknown flags, a missing --out, a bad or repeated
-// grid key, a train flag the sweep controls, --retries < 0, and --launcher slurm (not in this
-// build yet).
+// grid key, a train flag the sweep controls, --retries < 0, a --launcher other than local or slurm,
+// --slurm-timeout < 0, an unclosed quote in --sbatch-args, and the Slurm flags (--slurm-script,
+// --sbatch-args, --slurm-timeout) without --launcher slurm.
 SweepOptions parseSweepOptions(const std::vector<std::string>& args);
 
 }  // namespace dtbench::experiments

@@ -1,28 +1,18 @@
 #pragma once
-// SweepRunner: runs the points of `dtbench sweep` one after another on this machine
-// (docs/sweep.md), each as a child `dtbench train` (world 1) or `dtbench launch -n N -- dtbench
-// train` (world N > 1) with `--out DIR/<name>`.
+// SweepRunner: what a launcher of `dtbench sweep` does with the points of a grid (docs/sweep.md).
+// LocalLauncher (local_launcher.h) runs them one after another on this machine; SlurmLauncher
+// (slurm_launcher.h) submits them as Slurm jobs and waits for them. Both follow the same rules for
+// a point's run directory and its attempts (point_attempts.h) and hold a SweepSession (the lock on
+// DIR, SIGINT and SIGTERM) while they run.
 //
-// Contract:
-//  - A point whose DIR/<name>/summary.json says `completed` is skipped. A DIR/<name> in any other
-//    state (failed, interrupted, running with no sweep alive, empty) is renamed to the first free
-//    DIR/<name>.attempt-K and the point runs again; nothing is ever deleted. Attempt numbers count
-//    the kept attempts: the run in DIR/<name> after K renamed ones is attempt K + 1.
-//  - The runner creates DIR/<name> before starting the child, so every attempt leaves a directory.
-//    The child's stdout and stderr are appended to DIR/<name>.log after a header line naming the
-//    attempt and the command; stdin is /dev/null.
-//  - A point completes when its child exits 0 and summary.json says `completed`. A failed attempt
-//    is retried up to `retries` more times.
-//  - While the runner exists, SIGINT and SIGTERM are blocked and read from a signalfd (Note
-//    [Signals without globals] in launch_supervisor.cpp): one that arrives during a point is
-//    forwarded to the child's process group (dtbench launch forwards it to its ranks), the point
-//    ends `interrupted` and is not retried; stopSignal() then says which signal came and the
-//    caller runs no further point. The child is also sent SIGTERM if this process dies
-//    (PR_SET_PDEATHSIG), so no child outlives the sweep.
-//  - One sweep at a time per DIR: the constructor takes an exclusive lock on DIR/.sweep.lock and
-//    throws std::runtime_error naming DIR when another sweep holds it.
+// Contract of run():
+//  - A point whose DIR/<name>/summary.json says `completed` is skipped, never run again.
+//  - Every other point is run with `--out DIR/<name>`; a failed attempt is moved aside to
+//    DIR/<name>.attempt-K and run again, up to `retries` more times.
+//  - It returns one outcome per point it got to, in the order of `points`; after SIGINT or SIGTERM
+//    (stopSignal() != 0) the points it did not get to are left out.
+//  - One line per finished attempt goes to `progress`.
 
-#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -31,11 +21,20 @@
 
 namespace dtbench::sweep {
 
+// What only the Slurm launcher reads (slurm_launcher.h).
+struct SlurmSettings {
+  std::string script;                   // --slurm-script; empty: train_cpu.sbatch or train_gpus.sbatch
+  std::string scriptDirectory;          // where the default scripts are: the repository's slurm/
+  std::vector<std::string> sbatchArgs;  // --sbatch-args, split into words
+  double timeoutSeconds = 0;            // --slurm-timeout; 0: wait as long as the jobs take
+};
+
 struct SweepSettings {
   std::string outDir;
   std::vector<std::string> trainFlags;  // the words after `--`, given to every point
   int retries = 1;
   std::string executable;  // the dtbench binary
+  SlurmSettings slurm;
 };
 
 struct PointOutcome {
@@ -44,7 +43,7 @@ struct PointOutcome {
   int worldSize = 1;
   std::string configuration;  // "batch=32 world=2"
   std::string state;          // completed | skipped | failed | interrupted
-  int attempt = 0;            // number of the last attempt (see the contract)
+  int attempt = 0;            // number of the last attempt (point_attempts.h)
   int attemptsRun = 0;        // attempts started by this sweep
   double startedAt = 0;       // Unix seconds, last attempt
   double seconds = 0;         // wall-clock seconds of the last attempt
@@ -52,34 +51,14 @@ struct PointOutcome {
   std::string error;  // failed or interrupted: what went wrong, from summary.json or the log
 };
 
-// The command line of one point's child process.
-std::vector<std::string> pointCommand(const GridPoint& point, const SweepSettings& settings);
-
-// The state of a point's directory: "" when it does not exist, summary.json's status, or
-// "unknown" without a readable one.
-std::string directoryState(const std::string& runDirectory);
-
 class SweepRunner {
  public:
-  explicit SweepRunner(SweepSettings settings);
-  ~SweepRunner();
-  SweepRunner(const SweepRunner&) = delete;
-  SweepRunner& operator=(const SweepRunner&) = delete;
+  virtual ~SweepRunner() = default;
 
-  // Runs (or skips) one point; prints one line per finished attempt to `progress`.
-  PointOutcome run(const GridPoint& point, std::FILE* progress);
+  virtual std::vector<PointOutcome> run(const std::vector<GridPoint>& points, std::FILE* progress) = 0;
 
-  // SIGINT or SIGTERM when one arrived (during a point or between points), else 0.
-  int stopSignal();
-
- private:
-  void readSignals(pid_t child);
-
-  SweepSettings settings_;
-  sigset_t oldMask_;
-  int signalFd_ = -1;
-  int lockFd_ = -1;
-  int stopSignal_ = 0;
+  // SIGINT or SIGTERM when one arrived while the sweep ran, else 0.
+  virtual int stopSignal() = 0;
 };
 
 }  // namespace dtbench::sweep

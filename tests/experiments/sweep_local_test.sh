@@ -67,8 +67,11 @@ expect 2 "world needs positive integers, got '0'" sweep --out "$tmp/u" --grid wo
 expect 2 "batch has no values" sweep --out "$tmp/u" --grid batch= -- "${small[@]}"
 expect 2 "train flag --out after -- is set by the sweep" sweep --out "$tmp/u" --grid batch=8 -- --out x
 expect 2 "train flag --batch-size after -- is also the grid key 'batch'" sweep --out "$tmp/u" --grid batch=8 -- --batch-size 4
-expect 2 "--launcher slurm is not available in this build yet; use --launcher local.*slurm/" \
-  sweep --launcher slurm --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "--sbatch-args is for --launcher slurm" sweep --sbatch-args "--time=5" --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "--slurm-timeout is for --launcher slurm" sweep --slurm-timeout 5 --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "--launcher must be local or slurm, got 'pbs'" sweep --launcher pbs --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "--sbatch-args has an unclosed ' quote" \
+  sweep --launcher slurm --sbatch-args "--comment='x" --out "$tmp/u" --grid batch=8 -- "${small[@]}"
 expect 2 "the grid is empty|give the grid" sweep --out "$tmp/u" -- "${small[@]}"
 [[ ! -e "$tmp/u" ]] || fail "a usage error created $tmp/u"
 

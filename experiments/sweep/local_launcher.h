@@ -1,0 +1,47 @@
+#pragma once
+// LocalLauncher: `dtbench sweep --launcher local` (docs/sweep.md) runs the points one after another
+// on this machine, each as a child `dtbench train` (world 1) or `dtbench launch -n N -- dtbench
+// train` (world N > 1) with `--out DIR/<name>`.
+//
+// Contract (beyond SweepRunner's and point_attempts.h's):
+//  - A DIR/<name> in any state other than completed (failed, interrupted, running with no sweep
+//    alive, empty) is moved aside and the point runs again.
+//  - The launcher creates DIR/<name> before starting the child, so every attempt leaves a
+//    directory. The child's stdout and stderr are appended to DIR/<name>.log after the attempt's
+//    header; stdin is /dev/null.
+//  - A point completes when its child exits 0 and summary.json says `completed`.
+//  - SIGINT or SIGTERM during a point is forwarded to the child's process group (dtbench launch
+//    forwards it to its ranks); the point ends `interrupted`, is not retried, and no further point
+//    starts. The child is also sent SIGTERM if this process dies (PR_SET_PDEATHSIG).
+//  - The constructor takes the SweepSession (throws when another sweep runs in DIR).
+
+#include <sys/types.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "experiments/sweep/sweep_runner.h"
+#include "experiments/sweep/sweep_session.h"
+
+namespace dtbench::sweep {
+
+// The command line of one point's child process.
+std::vector<std::string> pointCommand(const GridPoint& point, const SweepSettings& settings);
+
+class LocalLauncher : public SweepRunner {
+ public:
+  explicit LocalLauncher(SweepSettings settings);
+
+  std::vector<PointOutcome> run(const std::vector<GridPoint>& points, std::FILE* progress) override;
+  int stopSignal() override;
+
+ private:
+  PointOutcome runPoint(const GridPoint& point, std::FILE* progress);
+  void forwardSignals(pid_t child);
+
+  SweepSettings settings_;
+  SweepSession session_;
+};
+
+}  // namespace dtbench::sweep

@@ -1,0 +1,111 @@
+#include "experiments/sweep/point_attempts.h"
+
+#include <cctype>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace dtbench::sweep {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr size_t kErrorLength = 400;
+
+nlohmann::json readSummary(const std::string& runDirectory) {
+  std::ifstream in(fs::path(runDirectory) / "summary.json");
+  if (!in) return nullptr;
+  nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
+  return summary.is_discarded() ? nlohmann::json(nullptr) : summary;
+}
+
+std::string localTime(double unix) {
+  const std::time_t t = static_cast<std::time_t>(unix);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+  return text;
+}
+
+bool fromJobWrapper(const std::string& line) {
+  return line.rfind("dtbench-job[", 0) == 0 || line.rfind("srun: ", 0) == 0 || line.rfind("slurmstepd", 0) == 0;
+}
+
+}  // namespace
+
+std::string directoryState(const std::string& runDirectory) {
+  if (!fs::exists(runDirectory)) return "";
+  const nlohmann::json summary = readSummary(runDirectory);
+  if (summary.is_object() && summary.contains("status") && summary["status"].is_string())
+    return summary["status"].get<std::string>();
+  return "unknown";
+}
+
+std::string summaryError(const std::string& runDirectory) {
+  const nlohmann::json summary = readSummary(runDirectory);
+  if (summary.is_object() && summary.contains("error") && summary["error"].is_string())
+    return summary["error"].get<std::string>();
+  return "";
+}
+
+int firstFreeAttempt(const std::string& path) {
+  int k = 1;
+  while (fs::exists(path + ".attempt-" + std::to_string(k))) ++k;
+  return k;
+}
+
+void moveAttemptAside(const std::string& path) {
+  if (fs::exists(path)) fs::rename(path, path + ".attempt-" + std::to_string(firstFreeAttempt(path)));
+}
+
+PointOutcome outcomeOf(const GridPoint& point, const std::string& outDir) {
+  PointOutcome outcome;
+  outcome.name = point.name;
+  outcome.path = (fs::path(outDir) / point.name).string();
+  outcome.worldSize = point.worldSize;
+  for (const auto& [key, value] : point.settings)
+    outcome.configuration += (outcome.configuration.empty() ? "" : " ") + key + "=" + value;
+  return outcome;
+}
+
+std::string quoted(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& word : words) {
+    if (!line.empty()) line += ' ';
+    const bool plain = !word.empty() && word.find_first_of(" \t'\"$\\") == std::string::npos;
+    line += plain ? word : "'" + word + "'";
+  }
+  return line;
+}
+
+std::string attemptHeader(const PointOutcome& outcome, const std::string& command) {
+  return "==== dtbench sweep: " + outcome.name + " attempt " + std::to_string(outcome.attempt) + " at " +
+         localTime(outcome.startedAt) + "\n$ " + command + "\n";
+}
+
+std::string errorFromLog(const std::string& logPath, std::streamoff offset) {
+  std::ifstream in(logPath);
+  in.seekg(offset);
+  std::string ownError, wrapperError, lastLine;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    lastLine = line;
+    std::string lower = line;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("error") == std::string::npos) continue;
+    (fromJobWrapper(line) ? wrapperError : ownError) = line;
+  }
+  std::string error = !ownError.empty() ? ownError : !wrapperError.empty() ? wrapperError : lastLine;
+  if (error.size() > kErrorLength) error = error.substr(0, kErrorLength) + "...";
+  return error;
+}
+
+void printAttempt(std::FILE* progress, const PointOutcome& outcome, const std::string& state) {
+  std::fprintf(progress, "%-40s %-20s %8.1f s  attempt %d\n", outcome.name.c_str(), state.c_str(), outcome.seconds,
+               outcome.attempt);
+  std::fflush(progress);
+}
+
+}  // namespace dtbench::sweep

@@ -1,0 +1,49 @@
+#pragma once
+// The attempts of one sweep point in its directory (docs/sweep.md, "Running, skipping, retrying"),
+// the rules every launcher shares:
+//  - DIR/<name> holds the point's current attempt; summary.json's `status` is its state.
+//  - Earlier attempts are kept as DIR/<name>.attempt-K, K = 1, 2, ...; nothing is ever deleted.
+//    The attempt in DIR/<name> after K kept ones is attempt K + 1.
+//  - DIR/<name>.log collects the output of every attempt, each after a header line
+//    "==== dtbench sweep: <name> attempt K at <time>" and the command.
+
+#include <cstdio>
+#include <ios>
+#include <string>
+#include <vector>
+
+#include "experiments/sweep/sweep_runner.h"
+
+namespace dtbench::sweep {
+
+// The state of a point's directory: "" when it does not exist, summary.json's status, or
+// "unknown" without a readable one.
+std::string directoryState(const std::string& runDirectory);
+
+// summary.json's "error", or "" when there is none.
+std::string summaryError(const std::string& runDirectory);
+
+// The K of the first DIR/<name>.attempt-K that does not exist, i.e. the number of the next attempt.
+int firstFreeAttempt(const std::string& path);
+
+// Renames an existing `path` to the first free path.attempt-K; does nothing when it does not exist.
+void moveAttemptAside(const std::string& path);
+
+// An outcome for `point` in `outDir` with its name, path, world size and configuration filled in.
+PointOutcome outcomeOf(const GridPoint& point, const std::string& outDir);
+
+// The words of a command as one line a shell would read back.
+std::string quoted(const std::vector<std::string>& words);
+
+// The line that opens an attempt in its log: the header with the time `startedAt`, then "$ command".
+std::string attemptHeader(const PointOutcome& outcome, const std::string& command);
+
+// The error of a failed attempt from its log, read from `offset`: the last line that mentions an
+// error and does not come from the job wrappers (dtbench-job, srun, slurmstepd), else the last such
+// line from them, else the last non-empty line; cut to a few hundred characters.
+std::string errorFromLog(const std::string& logPath, std::streamoff offset);
+
+// The progress line of a finished attempt: name, state, seconds, attempt.
+void printAttempt(std::FILE* progress, const PointOutcome& outcome, const std::string& state);
+
+}  // namespace dtbench::sweep

@@ -1,0 +1,298 @@
+#include "experiments/sweep/slurm_launcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "experiments/sweep/captured_command.h"
+#include "experiments/sweep/point_attempts.h"
+#include "experiments/sweep/slurm_jobs.h"
+#include "trainer/config.h"
+
+namespace dtbench::sweep {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kPollMilliseconds = 2000;
+constexpr int kSqueueWarningEvery = 30;  // polls between two warnings while squeue keeps failing
+constexpr size_t kSbatchErrorLength = 400;
+
+double unixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// True when the train flags, the point's last, ask for `--device cuda...`.
+bool wantsCuda(const GridPoint& point, const SweepSettings& settings) {
+  std::vector<std::string> flags = settings.trainFlags;
+  flags.insert(flags.end(), point.trainFlags.begin(), point.trainFlags.end());
+  std::string device;
+  for (size_t i = 0; i < flags.size(); ++i) {
+    if (flags[i] == "--device" && i + 1 < flags.size()) device = flags[i + 1];
+    else if (flags[i].rfind("--device=", 0) == 0) device = flags[i].substr(9);
+  }
+  return device.rfind("cuda", 0) == 0;
+}
+
+std::string joined(const std::vector<std::string>& words, const std::string& separator) {
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : separator) + word;
+  return text;
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  if (text.size() > kSbatchErrorLength) text = text.substr(0, kSbatchErrorLength) + "...";
+  return text;
+}
+
+// Slurm's ExitCode "E:S" as one exit code: E, or 128 + S when a signal S ended the job.
+int exitCodeOf(const std::string& slurmExitCode) {
+  const size_t colon = slurmExitCode.find(':');
+  try {
+    const int signal = colon == std::string::npos ? 0 : std::stoi(slurmExitCode.substr(colon + 1));
+    return signal != 0 ? 128 + signal : std::stoi(slurmExitCode.substr(0, colon));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+std::string slurmScript(const GridPoint& point, const SweepSettings& settings) {
+  if (!settings.slurm.script.empty()) {
+    if (!fs::is_regular_file(settings.slurm.script))
+      throw trainer::UsageError("--slurm-script " + settings.slurm.script +
+                                " is not a file; give an sbatch job script such as slurm/train_cpu.sbatch");
+    return fs::absolute(settings.slurm.script).lexically_normal().string();
+  }
+  const std::string name = wantsCuda(point, settings) ? "train_gpus.sbatch" : "train_cpu.sbatch";
+  const fs::path path = fs::path(settings.slurm.scriptDirectory) / name;
+  if (!fs::is_regular_file(path))
+    throw trainer::UsageError("the Slurm job script " + path.string() +
+                              " does not exist; set DTBENCH_SLURM_DIR to the slurm/ folder of the dtbench "
+                              "sources, or give --slurm-script FILE");
+  return fs::absolute(path).lexically_normal().string();
+}
+
+SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& settings) {
+  const std::string script = slurmScript(point, settings);
+  const std::string runs = fs::absolute(settings.outDir).lexically_normal().string();
+  const std::string world = std::to_string(point.worldSize);
+  SbatchSubmission submission;
+  submission.environment = {{"DTBENCH", settings.executable}, {"RUNS", runs}, {"RUN_NAME", point.name}};
+  submission.command = {"sbatch",
+                        "--parsable",
+                        "--job-name=" + point.name,
+                        "--ntasks=" + world,
+                        "--output=" + (fs::path(runs) / (point.name + ".log")).string(),
+                        "--open-mode=append",
+                        "--export=ALL"};
+  if (settings.slurm.script.empty() && wantsCuda(point, settings))
+    submission.command.insert(submission.command.end(), {"--ntasks-per-node=" + world, "--gres=gpu:" + world});
+  std::vector<std::string>& command = submission.command;
+  command.insert(command.end(), settings.slurm.sbatchArgs.begin(), settings.slurm.sbatchArgs.end());
+  command.push_back(script);
+  command.insert(command.end(), settings.trainFlags.begin(), settings.trainFlags.end());
+  command.insert(command.end(), point.trainFlags.begin(), point.trainFlags.end());
+  return submission;
+}
+
+bool resumesRun(const std::string& runDirectory, const std::string& state) {
+  return state == "interrupted" && fs::exists(fs::path(runDirectory) / "checkpoint" / "state.json");
+}
+
+SlurmLauncher::SlurmLauncher(SweepSettings settings) : settings_(std::move(settings)), session_(settings_.outDir) {}
+
+SlurmLauncher::~SlurmLauncher() {
+  try {
+    cancelActive("cancelled: the sweep ended with an error", "failed");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dtbench sweep: could not cancel jobs %s: %s; cancel them with scancel\n",
+                 joined(activeIds(), " ").c_str(), e.what());
+  }
+}
+
+int SlurmLauncher::stopSignal() { return session_.stopSignal(); }
+
+std::vector<std::string> SlurmLauncher::activeIds() const {
+  std::vector<std::string> ids;
+  for (const Job& job : active_) ids.push_back(job.id);
+  return ids;
+}
+
+void SlurmLauncher::appendToLog(const PointOutcome& outcome, const std::string& text) const {
+  std::ofstream log(outcome.path + ".log", std::ios::app);
+  log << text;
+  if (!log) throw std::runtime_error("dtbench sweep: cannot write " + outcome.path + ".log; check the --out directory");
+}
+
+std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& points, std::FILE* progress) {
+  points_ = points;
+  progress_ = progress;
+  outcomes_.clear();
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < points_.size(); ++i) {
+    outcomes_.push_back(outcomeOf(points_[i], settings_.outDir));
+    if (directoryState(outcomes_[i].path) == "completed") {
+      outcomes_[i].state = "skipped";
+      outcomes_[i].attempt = firstFreeAttempt(outcomes_[i].path);
+      printAttempt(progress_, outcomes_[i], "skipped (completed)");
+    } else {
+      pending.push_back(i);
+    }
+  }
+  if (!pending.empty() && findInPath("sbatch").empty())
+    throw trainer::UsageError("sbatch is not in PATH: --launcher slurm submits the points with Slurm's sbatch; run "
+                              "the sweep where Slurm's commands work (a login node) or use --launcher local");
+  for (const size_t i : pending) slurmScript(points_[i], settings_);
+
+  const double start = unixSeconds();
+  for (const size_t i : pending) {
+    if (session_.stopSignal() != 0) break;
+    submit(i, true);
+  }
+  int squeueFailures = 0;
+  while (!active_.empty()) {
+    if (const int signal = session_.stopSignal(); signal != 0) {
+      std::fprintf(stderr, "dtbench sweep: %s: cancelling jobs %s\n", strsignal(signal),
+                   joined(activeIds(), " ").c_str());
+      cancelActive(std::string("cancelled by the sweep after ") + strsignal(signal), "interrupted");
+      break;
+    }
+    if (settings_.slurm.timeoutSeconds > 0 && unixSeconds() - start > settings_.slurm.timeoutSeconds) {
+      std::fprintf(stderr, "dtbench sweep: --slurm-timeout %g s reached: cancelling jobs %s\n",
+                   settings_.slurm.timeoutSeconds, joined(activeIds(), " ").c_str());
+      cancelActive("cancelled: still queued or running after --slurm-timeout " +
+                       std::to_string(static_cast<long>(settings_.slurm.timeoutSeconds)) + " s",
+                   "failed");
+      break;
+    }
+    if (session_.waitForSignal(kPollMilliseconds)) continue;
+    const CommandResult squeue =
+        runCaptured({"squeue", "-h", "-j", joined(activeIds(), ","), "-o", "%i,%T"}, {}, session_);
+    std::map<std::string, std::string> states;
+    if (squeue.exitCode == 0) {
+      states = parseSqueue(squeue.out);
+    } else if (squeue.err.find("Invalid job id") == std::string::npos) {
+      if (squeueFailures++ % kSqueueWarningEvery == 0)
+        std::fprintf(stderr, "dtbench sweep: squeue failed (exit code %d: %s); trying again\n", squeue.exitCode,
+                     trimmed(squeue.err).c_str());
+      continue;
+    }
+    squeueFailures = 0;
+    std::vector<std::pair<Job, std::string>> ended;
+    for (const Job& job : active_) {
+      const auto state = states.find(job.id);
+      if (state == states.end() || jobHasEnded(state->second))
+        ended.emplace_back(job, state == states.end() ? "" : state->second);
+    }
+    for (const auto& [job, state] : ended) {
+      active_.erase(std::find_if(active_.begin(), active_.end(), [&](const Job& j) { return j.id == job.id; }));
+      finish(job, state);
+    }
+  }
+
+  std::vector<PointOutcome> reached;
+  for (const PointOutcome& outcome : outcomes_)
+    if (!outcome.state.empty()) reached.push_back(outcome);
+  return reached;
+}
+
+void SlurmLauncher::submit(size_t index, bool firstAttempt) {
+  PointOutcome& outcome = outcomes_[index];
+  const bool resume = resumesRun(outcome.path, directoryState(outcome.path));
+  if (!resume) moveAttemptAside(outcome.path);
+  outcome.attempt = firstFreeAttempt(outcome.path);
+  ++outcome.attemptsRun;
+  outcome.startedAt = unixSeconds();
+  outcome.seconds = 0;
+  outcome.exitCode = 0;
+  outcome.error.clear();
+  outcome.state.clear();
+
+  const SbatchSubmission submission = sbatchSubmission(points_[index], settings_);
+  std::string line;
+  for (const auto& [name, value] : submission.environment) line += name + "=" + quoted({value}) + " ";
+  appendToLog(outcome, attemptHeader(outcome, line + quoted(submission.command)));
+  std::error_code error;
+  const auto logSize = fs::file_size(outcome.path + ".log", error);
+  const std::streamoff offset = error ? 0 : static_cast<std::streamoff>(logSize);
+
+  const CommandResult sbatch = runCaptured(submission.command, submission.environment, session_);
+  const std::string id = parsableJobId(sbatch.out);
+  if (sbatch.exitCode != 0 || id.empty()) {
+    outcome.state = "failed";
+    outcome.exitCode = sbatch.exitCode;
+    outcome.error = "sbatch failed with exit code " + std::to_string(sbatch.exitCode) + ": " +
+                    trimmed(sbatch.err.empty() ? sbatch.out : sbatch.err);
+    appendToLog(outcome, "==== " + outcome.error + "\n");
+    printAttempt(progress_, outcome, "failed (sbatch)");
+    return;
+  }
+  active_.push_back(Job{index, id, offset});
+  std::fprintf(progress_, "%-40s submitted as job %s, attempt %d%s\n", outcome.name.c_str(), id.c_str(),
+               outcome.attempt, resume && firstAttempt ? " (continues its checkpoint)" : "");
+  std::fflush(progress_);
+}
+
+void SlurmLauncher::finish(const Job& job, const std::string& slurmState) {
+  PointOutcome& outcome = outcomes_[job.point];
+  outcome.seconds = unixSeconds() - outcome.startedAt;
+  const CommandResult info = runCaptured({"scontrol", "-o", "show", "job", job.id}, {}, session_);
+  std::string jobState = info.exitCode == 0 ? scontrolField(info.out, "JobState") : "";
+  if (jobState.empty()) jobState = slurmState.empty() ? "ENDED" : slurmState;
+  const std::string slurmExitCode = info.exitCode == 0 ? scontrolField(info.out, "ExitCode") : "";
+  outcome.exitCode = exitCodeOf(slurmExitCode);
+  appendToLog(outcome, "==== job " + job.id + " " + jobState +
+                           (slurmExitCode.empty() ? "" : " with exit code " + slurmExitCode) + " after " +
+                           std::to_string(outcome.seconds) + " s\n");
+  if (!fs::exists(outcome.path)) fs::create_directories(outcome.path);
+
+  const std::string status = directoryState(outcome.path);
+  if (status == "completed") {
+    outcome.state = "completed";
+    printAttempt(progress_, outcome, "completed");
+    return;
+  }
+  std::string error = summaryError(outcome.path);
+  if (error.empty()) error = errorFromLog(outcome.path + ".log", job.logOffset);
+  outcome.error = "job " + job.id + " " + jobState +
+                  (slurmExitCode.empty() ? "" : " (exit code " + slurmExitCode + ")") + ": " + error;
+  if (status == "interrupted") {
+    outcome.state = "interrupted";
+    printAttempt(progress_, outcome, "interrupted");
+    return;
+  }
+  outcome.state = "failed";
+  const bool retry = outcome.attemptsRun <= settings_.retries && session_.stopSignal() == 0;
+  printAttempt(progress_, outcome, retry ? "failed (retrying)" : "failed");
+  if (retry) submit(job.point, false);
+}
+
+void SlurmLauncher::cancelActive(const std::string& reason, const std::string& state) {
+  if (active_.empty()) return;
+  std::vector<std::string> command = {"scancel"};
+  const std::vector<std::string> ids = activeIds();
+  command.insert(command.end(), ids.begin(), ids.end());
+  const CommandResult scancel = runCaptured(command, {}, session_);
+  if (scancel.exitCode != 0)
+    std::fprintf(stderr, "dtbench sweep: scancel %s failed (exit code %d: %s); cancel them by hand\n",
+                 joined(ids, " ").c_str(), scancel.exitCode, trimmed(scancel.err).c_str());
+  const std::vector<Job> jobs = std::move(active_);
+  active_.clear();
+  for (const Job& job : jobs) {
+    PointOutcome& outcome = outcomes_[job.point];
+    outcome.seconds = unixSeconds() - outcome.startedAt;
+    outcome.state = state;
+    outcome.error = "job " + job.id + " " + reason;
+    appendToLog(outcome, "==== " + outcome.error + "\n");
+    printAttempt(progress_, outcome, state);
+  }
+}
+
+}  // namespace dtbench::sweep

@@ -1,0 +1,84 @@
+#pragma once
+// SlurmLauncher: `dtbench sweep --launcher slurm` (docs/sweep.md, slurm/README.md) submits every
+// point that is not completed as one Slurm job through a job script of slurm/, then waits for the
+// jobs and reads each point's state from its run directory.
+//
+// Contract (beyond SweepRunner's and point_attempts.h's):
+//  - Submission: `sbatch --parsable --job-name=<name> --ntasks=<world> --output=DIR/<name>.log
+//    --open-mode=append --export=ALL [--ntasks-per-node=<world> --gres=gpu:<world>, for the
+//    default GPU script only] <--sbatch-args words> SCRIPT <train flags> <the point's flags>`, with
+//    DTBENCH (this binary), RUNS (DIR, absolute) and RUN_NAME (<name>) in sbatch's environment;
+//    the script runs `dtbench train ... --out $RUNS/$RUN_NAME` (slurm/lib/dtbench_job.sh). SCRIPT
+//    is --slurm-script, else <slurm dir>/train_gpus.sbatch when the point's flags say
+//    `--device cuda`, else <slurm dir>/train_cpu.sbatch.
+//  - Before a point is submitted its directory is moved aside, except an `interrupted` run with
+//    checkpoint/state.json, which the job script continues with --resume. A failed submission
+//    (sbatch's exit code) fails the point without a retry.
+//  - Waiting: `squeue -h -j <ids> -o %i,%T` every few seconds. A job that has left the queue (or
+//    shows an ended state) is finished; a requeued job (PENDING again, REQUEUED) is waited for.
+//    The point is completed when summary.json says so; a finished job that left no DIR/<name>
+//    gets an empty one, so every attempt leaves a directory. A failed point is moved aside and
+//    resubmitted while retries are left; an interrupted one is not resubmitted.
+//  - SIGINT or SIGTERM while it runs: the sweep's jobs that are still queued or running are
+//    cancelled (`scancel`), their points end `interrupted`, no further job is submitted.
+//    `timeoutSeconds` > 0 bounds the whole run(): then the remaining jobs are cancelled and their
+//    points fail. The destructor cancels jobs still active (an exception left run()).
+//  - Missing scripts throw trainer::UsageError before any job is submitted, and so does a
+//    missing `sbatch` when there is something to submit.
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "experiments/sweep/sweep_runner.h"
+#include "experiments/sweep/sweep_session.h"
+
+namespace dtbench::sweep {
+
+struct SbatchSubmission {
+  std::vector<std::pair<std::string, std::string>> environment;  // DTBENCH, RUNS, RUN_NAME
+  std::vector<std::string> command;                              // sbatch ... SCRIPT flags...
+};
+
+// The job script of a point (see the contract); throws trainer::UsageError when it does not exist.
+std::string slurmScript(const GridPoint& point, const SweepSettings& settings);
+
+// The submission of one point (see the contract).
+SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& settings);
+
+// What a run directory in state `state` (directoryState) becomes before the point is submitted:
+// true when the job script continues it (interrupted with a checkpoint), false when it is moved
+// aside or there is none.
+bool resumesRun(const std::string& runDirectory, const std::string& state);
+
+class SlurmLauncher : public SweepRunner {
+ public:
+  explicit SlurmLauncher(SweepSettings settings);
+  ~SlurmLauncher() override;
+
+  std::vector<PointOutcome> run(const std::vector<GridPoint>& points, std::FILE* progress) override;
+  int stopSignal() override;
+
+ private:
+  struct Job {
+    size_t point;  // index into the points and outcomes
+    std::string id;
+    std::streamoff logOffset = 0;  // where this attempt's output starts in DIR/<name>.log
+  };
+
+  void submit(size_t index, bool firstAttempt);
+  void finish(const Job& job, const std::string& slurmState);
+  void cancelActive(const std::string& reason, const std::string& state);
+  std::vector<std::string> activeIds() const;
+  void appendToLog(const PointOutcome& outcome, const std::string& text) const;
+
+  SweepSettings settings_;
+  SweepSession session_;
+  std::vector<GridPoint> points_;
+  std::vector<PointOutcome> outcomes_;
+  std::vector<Job> active_;
+  std::FILE* progress_ = stdout;
+};
+
+}  // namespace dtbench::sweep
