@@ -28,7 +28,7 @@ log=$work/job-$job.out
 running() { [[ $(job_state "$job") == RUNNING ]]; }
 wait_for 60 "job $job to start" running
 # Epoch 1's rows reach batches.csv at its end: the signal then lands inside epoch 2.
-epoch1_done() { [[ -s $out/batches.csv ]] || ! running; }
+epoch1_done() { [[ $({ wc -l < "$out/batches.csv"; } 2>/dev/null || echo 0) -gt 1 ]] || ! running; }
 wait_for 60 "epoch 1 of job $job" epoch1_done
 running || fail "job $job ended before it could be signalled (state $(job_state "$job"))"
 info "SIGTERM to job $job ($mode)"
@@ -39,11 +39,21 @@ wait_for 60 "job $job to be requeued" requeued
 grep -q 'exit 75' "$log" || fail "the job log does not show dtbench's exit 75"
 # Slurm makes a requeued job eligible only 120 s after the requeue (EligibleTime, Reason=BeginTime);
 # the test moves its start to now, again while it still says BeginTime (an update made while the
-# job was still completing does not stick).
+# job was still completing does not stick), and only 3 s after it was first seen pending with no
+# CPU allocated on the node: slurmd refuses a credential of the same job issued within the second
+# of the revocation ("Job credential revoked"), the race that delay exists to avoid.
+node_free() { scontrol -o show node 2>/dev/null | grep -q 'CPUAlloc=0 '; }
+pending_since=''
+settled() {
+  node_free || return 1
+  [[ -n $pending_since ]] || pending_since=$SECONDS
+  ((SECONDS - pending_since >= 3))
+}
 finished() {
   case $(job_state "$job") in
     COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) return 0 ;;
-    PENDING) [[ $(job_field "$job" Reason) == BeginTime ]] && scontrol update JobId="$job" StartTime=now >/dev/null 2>&1
+    PENDING) [[ $(job_field "$job" Reason) == BeginTime ]] && settled &&
+               scontrol update JobId="$job" StartTime=now >/dev/null 2>&1
              return 1 ;;
     *) return 1 ;;
   esac
