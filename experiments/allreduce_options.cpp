@@ -8,26 +8,11 @@
 #include "comm/backend.h"
 #include "comm/element_type.h"
 #include "comm/topology/topology.h"
+#include "experiments/flag_lists.h"
 #include "experiments/rank_options.h"
 #include "trainer/config.h"
 
 namespace dtbench::experiments {
-namespace {
-
-std::vector<std::string> splitList(const std::string& text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start <= text.size()) {
-    auto comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma > start) items.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return items;
-}
-
-}  // namespace
-
 int64_t parseBytes(const std::string& flag, const std::string& text) {
   size_t used = 0;
   double value = -1;

@@ -2,6 +2,7 @@
 
 #include <cxxopts.hpp>
 
+#include "experiments/flag_lists.h"
 #include "trainer/config.h"
 
 namespace dtbench::experiments {
@@ -54,13 +55,7 @@ ReportOptions parseReportOptions(const std::vector<std::string>& args) {
   if (o.format != "md" && o.format != "csv" && o.format != "json")
     throw trainer::UsageError("--format must be md, csv or json, got '" + o.format + "'");
   if (parsed.count("table")) {
-    const std::string list = parsed["table"].as<std::string>();
-    for (size_t start = 0; start <= list.size();) {
-      size_t comma = list.find(',', start);
-      if (comma == std::string::npos) comma = list.size();
-      if (comma > start) o.tables.push_back(list.substr(start, comma - start));
-      start = comma + 1;
-    }
+    o.tables = splitList(parsed["table"].as<std::string>());
     if (o.tables.empty()) throw trainer::UsageError("--table needs a table name (see dtbench report --help)");
   }
   if (parsed.count("epoch")) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "comm/traffic.h"
 #include "experiments/report/run_tables.h"
 #include "experiments/report/traffic_tables.h"
 
@@ -65,7 +66,7 @@ nlohmann::json curvesOf(const RunData& run) {
 
 // Every link's 10 ms bins as a series from the run's first bin, bins without bytes filled with 0.
 nlohmann::json linkThroughputOf(const RunData& run) {
-  constexpr double kBinSeconds = 0.01;
+  constexpr double kBinSeconds = comm::TrafficRecorder::kBinSeconds;
   double first = run.timeline.front().startS;
   for (const TimelineEntry& e : run.timeline) first = std::min(first, e.startS);
   std::map<std::pair<int, int>, std::map<int64_t, int64_t>> bins;

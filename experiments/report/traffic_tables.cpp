@@ -5,12 +5,11 @@
 #include <map>
 #include <set>
 
+#include "comm/traffic.h"
 #include "experiments/report/allreduce_model.h"
 
 namespace dtbench::report {
 namespace {
-
-constexpr double kBinSeconds = 0.01;
 
 bool hasTraffic(const RunData& run) { return run.worldSize() > 1 && !run.traffic.empty(); }
 
@@ -82,7 +81,7 @@ Table trafficTable(const std::vector<RunData>& runs) {
     int64_t count = 0;
     for (const auto& [link, values] : bins)
       for (int64_t bytes : values) {
-        const double rate = static_cast<double>(bytes) / kBinSeconds / 1e9;
+        const double rate = static_cast<double>(bytes) / comm::TrafficRecorder::kBinSeconds / 1e9;
         sum += rate;
         peak = std::max(peak, rate);
         ++count;
