@@ -3,14 +3,14 @@
 #include <stdexcept>
 
 #include "comm/counting_point_to_point.h"
-#include "comm/topology/executor.h"
 #include "comm/topology/topology.h"
 
 namespace dtbench::comm {
 
 TopologyAllreduce::TopologyAllreduce(Communicator& communicator, const std::string& topology,
-                                     const HostLayout& hosts, TrafficRecorder& recorder, const Impairment& impairment)
-    : communicator_(communicator), topology_(topology), recorder_(recorder) {
+                                     const HostLayout& hosts, TrafficRecorder& recorder, const Impairment& impairment,
+                                     int64_t segmentBytes)
+    : communicator_(communicator), topology_(topology), recorder_(recorder), executor_(segmentBytes) {
   checkTopologyName(topology);
   if (hosts.worldSize() != communicator.size())
     throw std::invalid_argument("the host layout covers " + std::to_string(hosts.worldSize()) +
@@ -21,6 +21,7 @@ TopologyAllreduce::TopologyAllreduce(Communicator& communicator, const std::stri
       throw std::invalid_argument("injected network impairment acts on the bytes dtbench moves itself; with --topology "
                                   "native the backend moves them: pick a point-to-point topology (ring, tree, ...)");
     impaired_ = std::make_unique<ImpairedPointToPoint>(communicator, impairment);
+    executor_ = ScheduleExecutor(/*segmentBytes=*/0);
   }
 }
 
@@ -32,7 +33,7 @@ void TopologyAllreduce::allreduce(const at::Tensor& tensor) {
   }
   PointToPoint& transport = impaired_ ? static_cast<PointToPoint&>(*impaired_) : communicator_;
   CountingPointToPoint counting(transport, recorder_);
-  runSchedule(*schedule_, counting, tensor);
+  executor_.run(*schedule_, counting, tensor);
 }
 
 }  // namespace dtbench::comm

@@ -1,8 +1,11 @@
 #pragma once
 // TopologyAllreduce: a Communicator's sum all-reduce by --topology, with its traffic recorded.
 //   native  the backend's own all-reduce; traffic recorded as the ring formula (kind = modelled).
-//   others  the topology's Schedule run by the executor over the communicator's point-to-point,
-//           through CountingPointToPoint (kind = counted, plus the 10 ms timeline).
+//   others  the topology's Schedule run by the pipelined executor (comm/topology/executor.h) over
+//           the communicator's point-to-point, through CountingPointToPoint (kind = counted, plus
+//           the 10 ms timeline). Under an injected impairment every transfer is one message (no
+//           segments): the impairment holds each message for its delay, and cutting a chunk into
+//           segments would charge that delay once per segment.
 //
 // Contract: every rank constructs it with the same topology and host layout and calls allreduce()
 // with tensors of equal count and type. allreduce() is synchronous: on return the tensor holds the
@@ -16,6 +19,7 @@
 
 #include "comm/communicator.h"
 #include "comm/impaired_point_to_point.h"
+#include "comm/topology/executor.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology/schedule.h"
 #include "comm/traffic.h"
@@ -24,13 +28,17 @@ namespace dtbench::comm {
 
 class TopologyAllreduce {
  public:
+  // `segmentBytes`: the executor's pipeline segment (Note [Pipelined schedules]); 0: whole chunks.
   // `impairment` (comm/impairment.h) holds every send of the point-to-point topologies; an active
   // one with topology "native" throws std::invalid_argument (the backend moves those bytes itself).
   TopologyAllreduce(Communicator& communicator, const std::string& topology, const HostLayout& hosts,
-                    TrafficRecorder& recorder, const Impairment& impairment = {});
+                    TrafficRecorder& recorder, const Impairment& impairment = {},
+                    int64_t segmentBytes = ScheduleExecutor::kDefaultSegmentBytes);
   const std::string& topology() const { return topology_; }
   // nullopt for native.
   const std::optional<Schedule>& schedule() const { return schedule_; }
+  // The executor's segment (0: whole chunks, as under an impairment).
+  int64_t segmentBytes() const { return executor_.segmentBytes(); }
   void allreduce(const at::Tensor& tensor);
 
  private:
@@ -38,6 +46,7 @@ class TopologyAllreduce {
   std::string topology_;
   std::optional<Schedule> schedule_;
   TrafficRecorder& recorder_;
+  ScheduleExecutor executor_;
   std::unique_ptr<ImpairedPointToPoint> impaired_;  // with an active impairment
 };
 

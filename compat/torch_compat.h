@@ -3,7 +3,12 @@
 // place. Everything else in dtbench is written against the API both versions share.
 
 #include <chrono>
+#include <stdexcept>
+#include <string>
 
+#include <ATen/autocast_mode.h>
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
 #include <torch/optim/optimizer.h>
 #include <torch/version.h>
 
@@ -37,6 +42,62 @@ auto makeGlooOptions(std::chrono::milliseconds timeout, int threads) {
   auto options = GlooGroup::Options::create(timeout);
   options->threads = threads;
   return options;
+}
+
+// Note [autocast across versions]
+// Autocast's state is per thread and per device family: a switch and a lower-precision type.
+// 1.13 (and 2.0 to 2.3) name the families in the function: set_cpu_enabled /
+// set_autocast_cpu_dtype for the CPU, set_enabled / set_autocast_gpu_dtype for CUDA. 2.4 takes the
+// device type as an argument (set_autocast_enabled(device, on), set_autocast_dtype(device, type))
+// and deprecates the old calls, which then warn. dtbench needs the CPU and CUDA only.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define DTBENCH_AUTOCAST_TAKES_DEVICE 1
+#else
+#define DTBENCH_AUTOCAST_TAKES_DEVICE 0
+#endif
+
+inline void requireAutocastDevice(c10::DeviceType device) {
+  if (device != c10::DeviceType::CPU && device != c10::DeviceType::CUDA)
+    throw std::invalid_argument("autocast: dtbench supports the CPU and CUDA, not " + c10::DeviceTypeName(device));
+}
+
+inline bool autocastEnabled(c10::DeviceType device) {
+  requireAutocastDevice(device);
+#if DTBENCH_AUTOCAST_TAKES_DEVICE
+  return at::autocast::is_autocast_enabled(device);
+#else
+  return device == c10::DeviceType::CPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
+#endif
+}
+
+inline void setAutocastEnabled(c10::DeviceType device, bool enabled) {
+  requireAutocastDevice(device);
+#if DTBENCH_AUTOCAST_TAKES_DEVICE
+  at::autocast::set_autocast_enabled(device, enabled);
+#else
+  if (device == c10::DeviceType::CPU) at::autocast::set_cpu_enabled(enabled);
+  else at::autocast::set_enabled(enabled);
+#endif
+}
+
+inline at::ScalarType autocastDtype(c10::DeviceType device) {
+  requireAutocastDevice(device);
+#if DTBENCH_AUTOCAST_TAKES_DEVICE
+  return at::autocast::get_autocast_dtype(device);
+#else
+  return device == c10::DeviceType::CPU ? at::autocast::get_autocast_cpu_dtype()
+                                        : at::autocast::get_autocast_gpu_dtype();
+#endif
+}
+
+inline void setAutocastDtype(c10::DeviceType device, at::ScalarType dtype) {
+  requireAutocastDevice(device);
+#if DTBENCH_AUTOCAST_TAKES_DEVICE
+  at::autocast::set_autocast_dtype(device, dtype);
+#else
+  if (device == c10::DeviceType::CPU) at::autocast::set_autocast_cpu_dtype(dtype);
+  else at::autocast::set_autocast_gpu_dtype(dtype);
+#endif
 }
 
 }  // namespace dtbench::compat

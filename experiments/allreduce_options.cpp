@@ -69,7 +69,9 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     ("warmup-iters", "Untimed all-reduces per size", cxxopts::value<int>()->default_value("5"))
     ("iters", "Timed all-reduces per size", cxxopts::value<int>()->default_value("20"))
     ("check", "Verify every element of one extra all-reduce per size against the exact sum")
-    ("threads", "Intra-op threads per rank", cxxopts::value<int>()->default_value("1"));
+    ("threads", "Intra-op threads per rank", cxxopts::value<int>()->default_value("1"))
+    ("segment-bytes", "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks, "
+     "no pipelining)", cxxopts::value<std::string>()->default_value(std::to_string(o.segmentBytes)));
   options.add_options("Output")
     ("csv", "Write the rows as CSV to FILE", cxxopts::value<std::string>())
     ("json", "Write the rows as JSON to FILE", cxxopts::value<std::string>())
@@ -124,6 +126,7 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
   o.check = parsed.count("check") > 0;
   o.threads = parsed["threads"].as<int>();
   if (o.threads < 1) throw trainer::UsageError("--threads must be at least 1");
+  o.segmentBytes = parseBytes("--segment-bytes", parsed["segment-bytes"].as<std::string>());
   if (parsed.count("csv")) o.csvPath = parsed["csv"].as<std::string>();
   if (parsed.count("json")) o.jsonPath = parsed["json"].as<std::string>();
   if (parsed.count("traffic")) o.trafficPath = parsed["traffic"].as<std::string>();

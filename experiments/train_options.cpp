@@ -64,6 +64,11 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
     ("no-eval", "Skip the test-set evaluation at each epoch end")
     ("seed", "Seed of initialization, shuffle and augmentation", cxxopts::value<uint64_t>()->default_value("0"))
     ("threads", "Intra-op threads (0: every core this process may run on)", cxxopts::value<int64_t>()->default_value("0"));
+  options.add_options("Precision and memory layout")
+    ("amp", "Automatic mixed precision around forward and loss: off, bf16 (CPU or GPU) or fp16 (GPU only, with "
+     "dynamic loss scaling); parameters, gradients and the all-reduce stay fp32",
+     cxxopts::value<std::string>()->default_value(d.amp))
+    ("channels-last", "Model and input batches in the channels-last (NHWC) memory format");
   options.add_options("Distributed training (one process per rank: dtbench launch, mpirun or srun)")
     ("backend", "gloo, mpi or nccl", cxxopts::value<std::string>()->default_value(d.backend))
     ("topology", "All-reduce algorithm: native (the backend's own), ring, tree, binary-tree-star, star, clique, "
@@ -136,6 +141,8 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
     c.evaluate = parsed.count("no-eval") == 0;
     c.seed = parsed["seed"].as<uint64_t>();
     c.threads = parsed["threads"].as<int64_t>();
+    c.amp = parsed["amp"].as<std::string>();
+    c.channelsLast = parsed.count("channels-last") > 0;
     if (parsed.count("out")) c.outDir = parsed["out"].as<std::string>();
     c.quiet = parsed.count("quiet") > 0;
     c.backend = parsed["backend"].as<std::string>();

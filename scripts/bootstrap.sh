@@ -28,4 +28,11 @@ t3=$(date +%s)
 echo "bootstrap: main job $((t3 - t2)) s"
 
 [[ "$mode" == test ]] || exit 0
+# Where a CUDA toolkit's headers are present but LibTorch has no CUDA (this CI machine), compile
+# (not link) the GPU code paths too, so that they cannot rot unseen (cmake/CudaCompileCheck.cmake).
+if [[ -f /usr/local/cuda/include/cuda_runtime_api.h ]]; then
+  cmake -S . -B "$build" -DDTBENCH_CUDA_COMPILE_CHECK=ON >/dev/null
+  cmake --build "$build" --target dtbench_trainer_cuda_check -j "$jobs"
+  echo "bootstrap: CUDA code paths compiled against /usr/local/cuda/include ($(($(date +%s) - t3)) s)"
+fi
 exec scripts/run_tests.sh "$build"

@@ -46,6 +46,11 @@ const std::vector<std::string>& syncNames() {
   return names;
 }
 
+const std::vector<std::string>& ampNames() {
+  static const std::vector<std::string> names{"off", "bf16", "fp16"};
+  return names;
+}
+
 const std::vector<std::string>& optimizerNames() {
   static const std::vector<std::string> names{"sgd", "adam", "rmsprop"};
   return names;
@@ -82,6 +87,15 @@ void validate(const RunConfig& config) {
   require(config.syntheticTestSize >= 0, "--synthetic-test-size", ">= 0", config.syntheticTestSize);
   require(config.workers >= 0 && config.workers <= 64, "--workers", "in [0, 64] (0 = no prefetch threads)",
           config.workers);
+  if (!contains(ampNames(), config.amp)) throwUnknownName("mixed-precision mode", "--amp", config.amp, ampNames());
+  if (config.amp == "fp16" && config.device != "cuda")
+    throw UsageError("--amp fp16 needs --device cuda: dtbench runs fp16 autocast on GPUs only (LibTorch 1.13 "
+                     "has none on the CPU); use --amp bf16 on the CPU, or fp16 on a GPU");
+  // LeNet flattens its last feature map (16x5x5) with view(), which needs the NCHW layout;
+  // every other model of the zoo flattens a 1x1 map, which any layout can view.
+  if (config.channelsLast && config.model == "lenet")
+    throw UsageError("--channels-last: lenet's forward flattens a 16x5x5 feature map with view(), which needs "
+                     "the NCHW layout; use another model or leave out --channels-last");
   if (config.dataOnDevice && config.device != "cuda") {
     throw UsageError("--data-on-device needs a CUDA device: use it with --device cuda on a machine with a GPU");
   }
@@ -154,6 +168,8 @@ nlohmann::json toJson(const RunConfig& config) {
       {"evaluate", config.evaluate},
       {"seed", config.seed},
       {"threads", config.threads},
+      {"amp", config.amp},
+      {"channels_last", config.channelsLast},
       {"out", config.outDir},
       {"world_size", config.worldSize},
       {"backend", config.backend},

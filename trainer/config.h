@@ -50,6 +50,9 @@ struct RunConfig {
   bool evaluate = true;  // test-set accuracy at every epoch end
   uint64_t seed = 0;
   int64_t threads = 0;  // intra-op threads; 0 = every core this process may run on
+  std::string amp = "off";    // off | bf16 | fp16: autocast around forward and loss (trainer/precision.h);
+                              // fp16 adds loss scaling (trainer/grad_scaler.h) and needs CUDA
+  bool channelsLast = false;  // model and input batches in the channels-last (NHWC) memory format
 
   // Distribution (one process per rank; rank and world come from comm/rank_discovery.h).
   int rank = 0;
@@ -89,6 +92,7 @@ comm::Impairment impairmentOf(const RunConfig& config);
 const std::vector<std::string>& datasetNames();
 const std::vector<std::string>& optimizerNames();
 const std::vector<std::string>& syncNames();  // ssgd, pairavg
+const std::vector<std::string>& ampNames();   // off, bf16, fp16
 
 // Throws UsageError: "unknown <what> '<name>' (<flag>); valid <what>s: a, b, c".
 [[noreturn]] void throwUnknownName(const std::string& what, const std::string& flag, const std::string& name,

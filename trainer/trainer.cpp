@@ -30,10 +30,12 @@
 #include "trainer/environment.h"
 #include "trainer/epoch_stats.h"
 #include "trainer/flat_tensors.h"
+#include "trainer/grad_scaler.h"
 #include "trainer/memory_policy.h"
 #include "trainer/optimizer.h"
 #include "trainer/pair_averaging.h"
 #include "trainer/phase_clock.h"
+#include "trainer/precision.h"
 #include "trainer/progress.h"
 #include "trainer/run_directory.h"
 #include "trainer/stop_signal.h"
@@ -54,6 +56,8 @@ struct Trainer::State {
   data::DatasetSplits data;
   models::ClassifierPtr model;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::optional<at::ScalarType> ampDtype;  // --amp: autocast's type around forward and loss
+  std::unique_ptr<GradScaler> scaler;      // --amp fp16 only
   std::optional<data::PrefetchLoader> trainLoader;
   std::optional<data::PrefetchLoader> testLoader;
   // Distributed runs only; destroyed in reverse order: hooks, then the worker, then the communicator.
@@ -123,7 +127,8 @@ double bytesDouble(const std::string& bytes) {
 // The fields a resumed run must share with the run it continues.
 const char* const kResumeFields[] = {"model",     "dataset",    "batch_size", "seed",      "optimizer",
                                      "lr",        "momentum",   "weight_decay", "epochs",  "max_steps",
-                                     "world_size", "sync",      "drop_last",  "synthetic_train_size"};
+                                     "world_size", "sync",      "drop_last",  "synthetic_train_size",
+                                     "amp",       "channels_last"};
 
 }  // namespace
 
@@ -156,7 +161,16 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   modelOptions.numClasses = s.data.train.numClasses;
   s.model = models::makeModel(s.config.model, modelOptions);
   s.model->to(s.device);
+  if (s.config.channelsLast) toChannelsLast(*s.model);  // before anything holds the parameters' storage
   s.optimizer = makeOptimizer(s.config, s.model->parameters());
+  s.ampDtype = ampDtype(s.config.amp);
+  if (s.config.amp == "fp16") s.scaler = std::make_unique<GradScaler>();
+  // LibTorch's DataParallel runs the replicas' forwards on at::parallel_for threads, which do not
+  // inherit this thread's autocast state; with one GPU it runs the plain forward here.
+  if (s.ampDtype && s.config.mode == "dp" && torch::cuda::device_count() > 1)
+    throw UsageError("--amp with --mode dp over " + std::to_string(torch::cuda::device_count()) +
+                     " GPUs: DataParallel's replica threads do not inherit autocast; use one process per GPU "
+                     "(dtbench launch -n N -- dtbench train ...) or --amp off");
 
   data::LoaderOptions trainOptions;
   trainOptions.batchSize = s.config.batchSize;
@@ -210,6 +224,9 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   if (s.world) {
     configJson["hosts"] = s.world->hostNames;
     configJson["hosts_emulated"] = s.config.ranksPerHost > 0;
+    // The point-to-point topologies' pipeline segment (comm/topology/executor.h); null for native.
+    configJson["segment_bytes"] =
+        s.world->allreduce->schedule() ? nlohmann::json(s.world->allreduce->segmentBytes()) : nlohmann::json(nullptr);
     if (auto* bucketed = dynamic_cast<BucketedAllreduce*>(s.sync.get())) {
       configJson["buckets"] = bucketed->buckets();
       configJson["bucket_elements"] = bucketed->bucketElements();
@@ -226,6 +243,9 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
                  {"batch_size", s.config.batchSize},
                  {"global_batch_size", s.config.batchSize * s.config.worldSize},
                  {"sync", s.world ? s.config.sync : "none"},
+                 {"amp", s.config.amp},
+                 {"loss_scale", nullptr},
+                 {"skipped_steps", 0},
                  {"started_at", unixSeconds()}};
   }
   s.writeSummary("running");
@@ -261,7 +281,7 @@ StepRecord Trainer::State::trainStep(int64_t epoch, int64_t step, bool& stop) {
   r.dataS = clock.lap();
   marks.emplace_back("data", clock.last());
 
-  const torch::Tensor images = batch->images.to(device, /*non_blocking=*/true);
+  const torch::Tensor images = inMemoryFormat(batch->images.to(device, /*non_blocking=*/true), config.channelsLast);
   const torch::Tensor labels = batch->labels.to(device, /*non_blocking=*/true);
   r.h2dS = clock.lap();
   marks.emplace_back("h2d", clock.last());
@@ -269,19 +289,24 @@ StepRecord Trainer::State::trainStep(int64_t epoch, int64_t step, bool& stop) {
   // --mode dp: LibTorch's DataParallel replicates the model onto every visible GPU on each call,
   // scatters the batch, and gathers the outputs on GPU 0; backward flows to the original parameters
   // (BatchNorm statistics updated in the replicas are lost, as in Python's DataParallel).
+  // --amp: forward and loss under autocast; backward outside it (trainer/precision.h).
+  torch::Tensor logits;
+  torch::Tensor loss;
+  {
+    const AutocastScope autocast(device.type(), ampDtype);
 #if DTBENCH_TORCH_HAS_CUDA
-  const torch::Tensor logits =
-      config.mode == "dp" ? torch::nn::parallel::data_parallel(model, images) : model->forward(images);
+    logits = config.mode == "dp" ? torch::nn::parallel::data_parallel(model, images) : model->forward(images);
 #else
-  const torch::Tensor logits = model->forward(images);  // --mode dp was refused: no CUDA in this build
+    logits = model->forward(images);  // --mode dp was refused: no CUDA in this build
 #endif
-  const torch::Tensor loss = torch::nn::functional::cross_entropy(logits, labels);
+    loss = torch::nn::functional::cross_entropy(logits, labels);
+  }
   r.forwardS = clock.lap();
   marks.emplace_back("forward", clock.last());
 
   const bool stopRequested = stopSignal->requested();
   if (sync) sync->beforeBackward(position.globalStep + 1, stopRequested);
-  loss.backward();
+  (scaler ? scaler->scale(loss) : loss).backward();  // fp16: scaled gradients, all-reduced as they are
   r.backwardS = clock.lap();
   const auto backwardEnd = clock.last();
   marks.emplace_back("backward", backwardEnd);
@@ -305,7 +330,14 @@ StepRecord Trainer::State::trainStep(int64_t epoch, int64_t step, bool& stop) {
     stop = stopRequested;
   }
 
-  optimizer->step();
+  if (scaler) {
+    // Unscaled after the all-reduce: every rank finds the same inf/NaN and skips the same steps
+    // (Note [loss scaling and the all-reduce] in trainer/grad_scaler.h).
+    scaler->step(*optimizer);
+    scaler->update();
+  } else {
+    optimizer->step();
+  }
   compat::zeroGradInPlace(*optimizer);
   r.optimizerS = clock.lap();
   marks.emplace_back("optimizer", clock.last());
@@ -339,7 +371,8 @@ void Trainer::State::evaluate(EpochStats& stats) {
   int64_t correct = 0;
   int64_t seen = 0;
   while (std::optional<data::Batch> batch = testLoader->next()) {
-    const torch::Tensor logits = model->forward(batch->images.to(device));
+    const AutocastScope autocast(device.type(), ampDtype);
+    const torch::Tensor logits = model->forward(inMemoryFormat(batch->images.to(device), config.channelsLast));
     correct += logits.argmax(1).eq(batch->labels.to(device)).sum().item<int64_t>();
     seen += batch->labels.size(0);
   }
@@ -352,6 +385,10 @@ void Trainer::State::writeSummary(const char* status, const std::string& error) 
   if (!dir) return;
   summary["status"] = status;
   summary["updated_at"] = unixSeconds();
+  if (scaler) {
+    summary["loss_scale"] = scaler->lossScale();
+    summary["skipped_steps"] = scaler->skippedSteps();
+  }
   nlohmann::json epochRows = nlohmann::json::array();
   for (const EpochStats& e : epochs) epochRows.push_back(toJson(e));
   summary["epochs"] = epochRows;
@@ -419,6 +456,7 @@ void Trainer::State::writeCheckpoint() {
   if (dir) dir->flush();
   const bool perRank = config.sync == "pairavg" && world;
   nlohmann::json mine = {{"rng", captureRngState()}, {"records", nlohmann::json::array()}};
+  if (scaler) mine["grad_scaler"] = scaler->state();  // per rank: under pairavg each rank keeps its own
   for (const StepRecord& r : epochRecords) mine["records"].push_back(toJson(r));
   std::vector<std::string> states{mine.dump()};
   std::vector<std::string> archives{root() || perRank ? serializeTrainingState(*model, *optimizer) : ""};
@@ -491,6 +529,7 @@ void Trainer::State::restoreCheckpoint() {
                      std::to_string(worldSize()));
   const nlohmann::json& mine = ranks[static_cast<size_t>(rank())];
   restoreRngState(mine["rng"].get<std::string>());
+  if (scaler && mine.contains("grad_scaler")) scaler->restore(mine["grad_scaler"]);
   for (const auto& r : mine["records"]) epochRecords.push_back(stepRecordFromJson(r));
   rowsWritten = epochRecords.size();
   position.epoch = state["epoch"];

@@ -11,6 +11,10 @@ Configuration configurationOf(const RunData& run) {
   c.dataset = run.dataset();
   c.device = run.configText("device", "cpu");
   c.mode = run.configText("mode", "ddp");
+  // Numerics and memory format change the step time for every world size alike: part of the mode,
+  // so an AMP run is neither a repeat nor the baseline of a float32 one.
+  if (const std::string amp = run.configText("amp", "off"); amp != "off") c.mode += ", amp " + amp;
+  if (run.configFlag("channels_last", false)) c.mode += ", channels-last";
   c.batch = run.batchSize();
   c.world = run.worldSize();
   if (c.world > 1) {

@@ -11,7 +11,8 @@
 namespace dtbench::report {
 
 struct Configuration {
-  std::string model, dataset, device, mode;
+  std::string model, dataset, device;
+  std::string mode;  // "ddp" or "dp", then ", amp bf16" / ", amp fp16" and ", channels-last" when used
   // "backend/topology sync[, no overlap][, bucket B MB][, local BN][, delay D ms][, rate R Gbps][, loss L%]";
   // "" for one rank
   std::string setup;

@@ -47,7 +47,10 @@ std::vector<std::string> configurationColumns() { return {"model", "dataset", "s
 
 std::vector<Cell> configurationCells(const ScalingRow& row) {
   const Configuration& c = row.configuration;
-  return {Cell::of(c.model), Cell::of(c.dataset), Cell::of(c.setup.empty() ? "single rank" : c.setup),
+  // The device and mode are part of the grouping key; shown beside the model where not the default.
+  std::string model = c.model;
+  if (c.device != "cpu" || c.mode != "ddp") model += " (" + c.device + (c.mode != "ddp" ? ", " + c.mode : "") + ")";
+  return {Cell::of(model), Cell::of(c.dataset), Cell::of(c.setup.empty() ? "single rank" : c.setup),
           Cell::integral(c.batch), Cell::integral(c.world)};
 }
 

@@ -130,3 +130,31 @@ TEST_CASE("data loading flags validate and land in the JSON", "[config]") {
   CHECK(j.at("download_url") == "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz");
   CHECK(j.at("data_dir") == "data");
 }
+
+TEST_CASE("amp and channels-last flags validate and land in the JSON", "[config]") {
+  RunConfig c = valid();
+  CHECK(c.amp == "off");
+  CHECK_FALSE(c.channelsLast);
+  CHECK(dtbench::trainer::toJson(c).at("amp") == "off");
+  CHECK(dtbench::trainer::toJson(c).at("channels_last") == false);
+
+  c.amp = "fp8";
+  CHECK_THAT(errorOf(c), Catch::Contains("'fp8'") && Catch::Contains("--amp") && Catch::Contains("off, bf16, fp16"));
+  c.amp = "bf16";
+  CHECK(errorOf(c).empty());  // bf16 autocast runs on the CPU
+  c.amp = "fp16";
+  CHECK_THAT(errorOf(c), Catch::Contains("--amp fp16 needs --device cuda") && Catch::Contains("--amp bf16") &&
+                             Catch::Contains("GPU"));
+  c.device = "cuda";
+  CHECK(errorOf(c).empty());  // valid as a configuration; the trainer then needs a visible GPU
+
+  c = valid();
+  c.channelsLast = true;
+  CHECK(errorOf(c).empty());
+  c.amp = "bf16";
+  const auto j = dtbench::trainer::toJson(c);
+  CHECK(j.at("amp") == "bf16");
+  CHECK(j.at("channels_last") == true);
+  c.model = "lenet";
+  CHECK_THAT(errorOf(c), Catch::Contains("--channels-last") && Catch::Contains("lenet"));
+}

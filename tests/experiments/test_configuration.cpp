@@ -1,0 +1,42 @@
+// The report's grouping key (experiments/report/configuration.h): which config.json fields make two
+// runs different configurations, and how that shows in the tables' model column.
+#include <catch2/catch.hpp>
+
+#include "experiments/report/configuration.h"
+
+using dtbench::report::Configuration;
+using dtbench::report::configurationOf;
+using dtbench::report::RunData;
+
+namespace {
+
+RunData runWith(const nlohmann::json& extra) {
+  RunData run;
+  run.config = {{"model", "resnet18"}, {"dataset", "synthetic"}, {"batch_size", 128}, {"world_size", 2},
+                {"backend", "gloo"},   {"topology", "ring"},      {"sync", "ssgd"}};
+  if (!extra.is_null()) run.config.update(extra);
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("mixed precision and channels-last runs are configurations of their own", "[report][configuration]") {
+  const Configuration plain = configurationOf(runWith({}));
+  const Configuration explicitOff = configurationOf(runWith({{"amp", "off"}, {"channels_last", false}}));
+  const Configuration bf16 = configurationOf(runWith({{"amp", "bf16"}}));
+  const Configuration fp16 = configurationOf(runWith({{"amp", "fp16"}}));
+  const Configuration nhwc = configurationOf(runWith({{"channels_last", true}}));
+  const Configuration both = configurationOf(runWith({{"amp", "bf16"}, {"channels_last", true}}));
+
+  CHECK(plain.mode == "ddp");
+  CHECK(explicitOff == plain);  // runs from before these fields existed group with float32 runs
+  CHECK(bf16.mode == "ddp, amp bf16");
+  CHECK(fp16.mode == "ddp, amp fp16");
+  CHECK(nhwc.mode == "ddp, channels-last");
+  CHECK(both.mode == "ddp, amp bf16, channels-last");
+  for (const Configuration* c : {&bf16, &fp16, &nhwc, &both}) {
+    CHECK_FALSE(*c == plain);
+    CHECK(c->baseline() != plain.baseline());  // a float32 single-rank run is not their T(1)
+  }
+  CHECK(describe(both) == "resnet18 synthetic B=128 N=2 mode ddp, amp bf16, channels-last gloo/ring ssgd");
+}

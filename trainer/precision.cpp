@@ -1,0 +1,52 @@
+#include "trainer/precision.h"
+
+#include <stdexcept>
+
+#include <ATen/autocast_mode.h>
+#include <ATen/core/grad_mode.h>
+
+#include "compat/torch_compat.h"
+
+namespace dtbench::trainer {
+
+std::optional<at::ScalarType> ampDtype(const std::string& amp) {
+  if (amp == "off") return std::nullopt;
+  if (amp == "bf16") return at::kBFloat16;
+  if (amp == "fp16") return at::kHalf;
+  throw std::invalid_argument("unknown --amp value '" + amp + "'");
+}
+
+AutocastScope::AutocastScope(c10::DeviceType device, std::optional<at::ScalarType> dtype) : device_(device) {
+  if (!dtype) return;
+  wasEnabled_ = compat::autocastEnabled(device);
+  previousDtype_ = compat::autocastDtype(device);
+  compat::setAutocastDtype(device, *dtype);
+  compat::setAutocastEnabled(device, true);
+  at::autocast::increment_nesting();
+  active_ = true;
+}
+
+AutocastScope::~AutocastScope() {
+  if (!active_) return;
+  // The cache holds lower-precision copies of leaf tensors (the parameters) made in this scope:
+  // stale once the optimizer steps.
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  compat::setAutocastEnabled(device_, wasEnabled_);
+  compat::setAutocastDtype(device_, previousDtype_);
+}
+
+void toChannelsLast(torch::nn::Module& model) {
+  at::NoGradGuard noGrad;
+  auto convert = [](at::Tensor t) {
+    if (t.dim() == 4) t.set_data(t.contiguous(at::MemoryFormat::ChannelsLast));
+  };
+  for (const at::Tensor& p : model.parameters()) convert(p);
+  for (const at::Tensor& b : model.buffers()) convert(b);
+}
+
+at::Tensor inMemoryFormat(const at::Tensor& batch, bool channelsLast) {
+  if (!channelsLast || batch.dim() != 4) return batch;
+  return batch.contiguous(at::MemoryFormat::ChannelsLast);
+}
+
+}  // namespace dtbench::trainer
