@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "comm/peer_table.h"
+#include "comm/socket_endpoints.h"
 #include "compat/torch_compat.h"
 
 namespace dtbench::comm {
@@ -22,12 +23,14 @@ std::string messageOf(const std::exception& e) {
 }
 
 // "gloo <operation> on rank <self> [to|from rank <peer>] failed: <cause>" plus what the peer table
-// knows about ranks that are gone and what to do. `timedOut` replaces the cause by the deadline.
+// knows: which rank owns each address in Gloo's cause (on any host), which ranks on this host are
+// gone, and what to do. `timedOut` replaces the cause by the deadline.
 std::string describeFailure(const std::string& operation, int self, int peer, const std::string& cause,
                             const PeerTable& peers, const Deadline* timedOut = nullptr) {
   std::string who = "gloo " + operation + " on rank " + std::to_string(self);
   if (peer >= 0) who += (operation == "recv" ? " from rank " : " to rank ") + std::to_string(peer);
-  const std::string what = timedOut ? " did not complete within " + timedOut->describe() : " failed: " + cause;
+  const std::string what = timedOut ? " did not complete within " + timedOut->describe()
+                                    : " failed: " + cause + peers.describeEndpoints(cause, self);
   return who + what + peers.describeGone(self) +
          "; the run cannot continue (check that every rank is alive and runs the same collectives)";
 }
@@ -101,14 +104,18 @@ GlooCommunicator::GlooCommunicator(Store store, int rank, int size, const GlooOp
                              " (" + messageOf(e) + "); name an interface with --gloo-iface or GLOO_SOCKET_IFNAME");
   }
   impl_->timeout = options.timeout;
-  impl_->peers = std::make_shared<const PeerTable>(PeerTable::exchange(store, rank, size));
+  PeerTable peers = PeerTable::exchange(store, rank, size);
   Store groupStore = store.prefixed("gloo");
   try {
+    // Both 1.13 and 2.x connect the full mesh here (2.x connects lazily only when the device asks).
     impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(groupStore.c10dStore(), rank, size, glooOptions);
+    // Every connection now exists: publish this rank's socket endpoints (peer_table.h).
+    peers.exchangeEndpoints(store, rank, ownTcpSockets());
   } catch (const std::exception& e) {
     throw std::runtime_error("gloo rendezvous of rank " + std::to_string(rank) + " of " + std::to_string(size) +
-                             " failed: " + messageOf(e) + impl_->peers->describeGone(rank));
+                             " failed: " + messageOf(e) + peers.describeGone(rank));
   }
+  impl_->peers = std::make_shared<const PeerTable>(std::move(peers));
 }
 
 // Note [Leaking a failed Gloo group]

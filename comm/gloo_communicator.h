@@ -6,7 +6,8 @@
 // resolves to. Options' timeout and threads come from dtbench's options. Native all-reduce takes
 // float32 and float16 (Gloo rejects bfloat16; comm/element_type.h); send and recv take any of the
 // three. Failures and timeouts surface from Work::wait() as CommError naming the operation, and the
-// peer: the direct peer of a send/recv, or for collectives the ranks found gone (peer_table.h).
+// peer: the direct peer of a send/recv; for collectives the ranks found gone on this host, and on
+// any host the rank that owns each socket address in Gloo's message (peer_table.h).
 //
 // Note [Gloo device]
 // ProcessGroupGloo::Options::create() leaves `devices` empty and construction throws "No device(s)

@@ -9,9 +9,10 @@ namespace dtbench::comm {
 
 TopologyAllreduce::TopologyAllreduce(Communicator& communicator, const std::string& topology,
                                      const HostLayout& hosts, TrafficRecorder& recorder, const Impairment& impairment,
-                                     int64_t segmentBytes)
-    : communicator_(communicator), topology_(topology), recorder_(recorder), executor_(segmentBytes) {
+                                     std::optional<int64_t> segmentBytes)
+    : communicator_(communicator), topology_(topology), recorder_(recorder) {
   checkTopologyName(topology);
+  executor_ = ScheduleExecutor(segmentBytes.value_or(defaultSegmentBytes(topology)));
   if (hosts.worldSize() != communicator.size())
     throw std::invalid_argument("the host layout covers " + std::to_string(hosts.worldSize()) +
                                 " ranks but the world has " + std::to_string(communicator.size()));

@@ -28,12 +28,13 @@ namespace dtbench::comm {
 
 class TopologyAllreduce {
  public:
-  // `segmentBytes`: the executor's pipeline segment (Note [Pipelined schedules]); 0: whole chunks.
+  // `segmentBytes`: the executor's pipeline segment (Note [Pipelined schedules]); 0: whole chunks;
+  // none: the topology's defaultSegmentBytes (comm/topology/topology.h).
   // `impairment` (comm/impairment.h) holds every send of the point-to-point topologies; an active
   // one with topology "native" throws std::invalid_argument (the backend moves those bytes itself).
   TopologyAllreduce(Communicator& communicator, const std::string& topology, const HostLayout& hosts,
                     TrafficRecorder& recorder, const Impairment& impairment = {},
-                    int64_t segmentBytes = ScheduleExecutor::kDefaultSegmentBytes);
+                    std::optional<int64_t> segmentBytes = std::nullopt);
   const std::string& topology() const { return topology_; }
   // nullopt for native.
   const std::optional<Schedule>& schedule() const { return schedule_; }

@@ -160,9 +160,10 @@ int runAllreduceCommand(const std::vector<std::string>& args) {
   for (const std::string& d : o.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
   if (root)
     std::printf("# dtbench allreduce: backend %s, %d ranks on %zu host(s)%s, %s, %d warm-up + %d timed iterations, "
-                "%d intra-op thread(s) per rank, timeout %.1f s, point-to-point segments of %lld bytes\n",
+                "%d intra-op thread(s) per rank, timeout %.1f s, point-to-point segments: %s\n",
                 o.backend.c_str(), c->size(), hosts.hosts.size(), o.ranks.ranksPerHost > 0 ? " (emulated)" : "",
-                dtypes.c_str(), o.warmupIters, o.iters, o.threads, o.ranks.timeoutS, static_cast<long long>(o.segmentBytes));
+                dtypes.c_str(), o.warmupIters, o.iters, o.threads, o.ranks.timeoutS,
+                o.segmentBytes ? (std::to_string(*o.segmentBytes) + " bytes").c_str() : "each topology's default");
   std::vector<Row> rows;
   for (const std::string& dtype : o.dtypes) {
     const comm::ElementType elementType = comm::parseElementType(dtype);
@@ -178,7 +179,11 @@ int runAllreduceCommand(const std::vector<std::string>& args) {
       }
       comm::TopologyAllreduce algorithm(*c, topology, hosts, recorder, comm::Impairment{}, o.segmentBytes);
       if (root) {
-        std::printf("# topology %s, %s\n", topology.c_str(), dtype.c_str());
+        if (algorithm.schedule())
+          std::printf("# topology %s, %s, segments of %lld bytes (0: whole chunks)\n", topology.c_str(), dtype.c_str(),
+                      static_cast<long long>(algorithm.segmentBytes()));
+        else
+          std::printf("# topology %s, %s\n", topology.c_str(), dtype.c_str());
         std::printf("%12s %12s %9s %12s %9s %9s %7s\n", "size", "count", "type", "time_us", "algbw", "busbw", "#wrong");
         std::printf("%12s %12s %9s %12s %9s %9s %7s\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "");
         std::fflush(stdout);

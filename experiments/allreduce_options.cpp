@@ -70,8 +70,9 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     ("iters", "Timed all-reduces per size", cxxopts::value<int>()->default_value("20"))
     ("check", "Verify every element of one extra all-reduce per size against the exact sum")
     ("threads", "Intra-op threads per rank", cxxopts::value<int>()->default_value("1"))
-    ("segment-bytes", "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks, "
-     "no pipelining)", cxxopts::value<std::string>()->default_value(std::to_string(o.segmentBytes)));
+    ("segment-bytes", "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks; "
+     "auto: 1M for tree, star, binary-tree-star, hierarchical, whole chunks for ring, clique)",
+     cxxopts::value<std::string>()->default_value("auto"));
   options.add_options("Output")
     ("csv", "Write the rows as CSV to FILE", cxxopts::value<std::string>())
     ("json", "Write the rows as JSON to FILE", cxxopts::value<std::string>())
@@ -126,7 +127,8 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
   o.check = parsed.count("check") > 0;
   o.threads = parsed["threads"].as<int>();
   if (o.threads < 1) throw trainer::UsageError("--threads must be at least 1");
-  o.segmentBytes = parseBytes("--segment-bytes", parsed["segment-bytes"].as<std::string>());
+  if (const std::string segment = parsed["segment-bytes"].as<std::string>(); segment != "auto")
+    o.segmentBytes = parseBytes("--segment-bytes", segment);
   if (parsed.count("csv")) o.csvPath = parsed["csv"].as<std::string>();
   if (parsed.count("json")) o.jsonPath = parsed["json"].as<std::string>();
   if (parsed.count("traffic")) o.trafficPath = parsed["traffic"].as<std::string>();

@@ -23,7 +23,7 @@ struct AllreduceOptions {
   int iters = 20;
   bool check = false;
   int threads = 1;  // intra-op threads per rank
-  int64_t segmentBytes = 256 << 10;  // --segment-bytes (comm::ScheduleExecutor::kDefaultSegmentBytes); 0: whole chunks
+  std::optional<int64_t> segmentBytes;  // --segment-bytes; none: each topology's default; 0: whole chunks
   std::string csvPath, jsonPath, trafficPath, timelinePath;
   RankFlags ranks;  // who this rank is, rendezvous, Gloo, --ranks-per-host, --timeout
   bool help = false;

@@ -31,8 +31,11 @@ for rep in $(seq 1 "$repeats"); do
     --csv "$out/dtbench_gloo.$rep.csv" >/dev/null
   "${mpirun_[@]}" "$dtbench" allreduce --backend mpi --topology all "${sweep[@]}" \
     --csv "$out/dtbench_mpi.$rep.csv" >/dev/null
-  "${mpirun_[@]}" "$dtbench" allreduce --backend mpi --topology ring --segment-bytes 0 "${sweep[@]}" \
-    --csv "$out/dtbench_mpi_whole.$rep.csv" >/dev/null
+  # The other side of each topology's default segment (comm/topology/topology.h, defaultSegmentBytes).
+  "${mpirun_[@]}" "$dtbench" allreduce --backend mpi --topology ring --segment-bytes 1M "${sweep[@]}" \
+    --csv "$out/dtbench_mpi_seg1M.$rep.csv" >/dev/null
+  "${mpirun_[@]}" "$dtbench" allreduce --backend mpi --topology tree --segment-bytes 0 "${sweep[@]}" \
+    --csv "$out/dtbench_mpi_seg0.$rep.csv" >/dev/null
   "${mpirun_[@]}" "$out/mpi_allreduce_reference" $min $max $factor $warmup $iters allreduce >"$out/raw_mpi.$rep.csv"
   "${mpirun_[@]}" "${libnbc[@]}" "$out/mpi_allreduce_reference" $min $max $factor $warmup $iters iallreduce \
     >"$out/raw_impi.$rep.csv"
@@ -50,9 +53,9 @@ def add(label, row):
     busbw.setdefault(label, {}).setdefault(size, []).append(float(row["busbw_gbps"]))
     time.setdefault(label, {}).setdefault(size, []).append(float(row["time_us"]))
 for path in glob.glob(f"{out}/dtbench_*.*.csv"):
-    whole = "_whole." in path
+    variant = " (1 MiB segments)" if "_seg1M." in path else " (whole chunks)" if "_seg0." in path else ""
     for row in csv.DictReader(open(path)):
-        add(f"{row['topology']} {row['backend']}" + (" (whole chunks)" if whole else ""), row)
+        add(f"{row['topology']} {row['backend']}{variant}", row)
 for kind, label in (("raw_mpi", "raw MPI_Allreduce"), ("raw_impi", "raw MPI_Iallreduce"),
                     ("python_gloo", "torch.distributed gloo")):
     for path in glob.glob(f"{out}/{kind}.*.csv"):
@@ -82,13 +85,14 @@ table("Latency of small all-reduces", [f"native {b}" for b in ("mpi", "gloo")] +
       time, small, "time per all-reduce in µs")
 table("Native all-reduces and references", ["native mpi", "raw MPI_Allreduce", "raw MPI_Iallreduce", "native gloo",
       "torch.distributed gloo"], busbw, big, "busbw in GB/s")
-table("Topologies over MPI point-to-point", [f"{t} mpi" for t in topologies[1:]] + ["ring mpi (whole chunks)"],
+table("Topologies over MPI point-to-point", [f"{t} mpi" for t in topologies[1:]] +
+      ["ring mpi (1 MiB segments)", "tree mpi (whole chunks)"],
       busbw, big, "busbw in GB/s")
 table("Topologies over Gloo point-to-point", [f"{t} gloo" for t in topologies[1:]], busbw, big, "busbw in GB/s")
 print("\n### Ratios of medians (busbw; the issue's goals)\n")
 ratios = [("native mpi", "raw MPI_Allreduce"), ("native mpi", "raw MPI_Iallreduce"),
           ("native gloo", "torch.distributed gloo"), ("ring mpi", "raw MPI_Allreduce"),
-          ("ring mpi", "ring mpi (whole chunks)"), ("tree mpi", "raw MPI_Allreduce")]
+          ("ring mpi (1 MiB segments)", "ring mpi"), ("tree mpi", "tree mpi (whole chunks)")]
 print("| size | " + " | ".join(f"{a} / {b}" for a, b in ratios) + " |")
 print("|---:|" + "---:|" * len(ratios))
 for s in big:

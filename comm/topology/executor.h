@@ -27,7 +27,7 @@
 // the rank still sends is overwritten. Messages of step s carry tag s mod (kMaxTag + 1); the
 // segments of a step follow each other in the same order on both sides, which per-tag message
 // order (point_to_point.h) matches.
-// Segment size: see docs/benchmarks.md, "Pipelined point-to-point schedules".
+// Segment size: defaultSegmentBytes (topology.h) per topology, or --segment-bytes.
 //
 // Note [Reduced-precision sums]
 // float16 and bfloat16 chunks travel in their own type (the bytes the user asked to measure) but
@@ -48,11 +48,10 @@ namespace dtbench::comm {
 
 class ScheduleExecutor {
  public:
-  static constexpr int64_t kDefaultSegmentBytes = 256 << 10;
   static constexpr int kMaxSegments = 64;
 
   // segmentBytes 0: no segmentation (every transfer is one message per step).
-  explicit ScheduleExecutor(int64_t segmentBytes = kDefaultSegmentBytes);
+  explicit ScheduleExecutor(int64_t segmentBytes = 0);
   int64_t segmentBytes() const { return segmentBytes_; }
   // Segments per chunk for a tensor of `numel` elements of `elementBytes` each (the same on every
   // rank: it depends only on the Schedule, the tensor's size and segmentBytes).
@@ -66,6 +65,6 @@ class ScheduleExecutor {
 
 // One call with a fresh executor (tests and one-off use).
 void runSchedule(const Schedule& schedule, PointToPoint& p2p, const at::Tensor& tensor,
-                 int64_t segmentBytes = ScheduleExecutor::kDefaultSegmentBytes);
+                 int64_t segmentBytes = 0);
 
 }  // namespace dtbench::comm

@@ -36,4 +36,10 @@ Schedule makeSchedule(const std::string& topology, const HostLayout& hosts) {
   throw std::invalid_argument("topology 'native' is the backend's own all-reduce and has no schedule");
 }
 
+int64_t defaultSegmentBytes(const std::string& topology) {
+  checkTopologyName(topology);
+  if (topology == "native" || topology == "ring" || topology == "clique") return 0;
+  return int64_t{1} << 20;
+}
+
 }  // namespace dtbench::comm

@@ -21,4 +21,12 @@ void checkTopologyName(const std::string& name);
 // unknown name. `hosts` must cover the world (only binary-tree-star and hierarchical read it).
 Schedule makeSchedule(const std::string& topology, const HostLayout& hosts);
 
+// The executor's pipeline segment for a topology when the user chose none (Note [Pipelined
+// schedules] in executor.h): 1 MiB for the trees (tree, star, binary-tree-star) and hierarchical,
+// whose levels forward a segment while the next one arrives; whole chunks (0) for ring and clique,
+// whose steps already move a different chunk each and where, measured over Open MPI's shared
+// memory at 2 ranks, segments only added messages (docs/benchmarks.md, "Pipelined point-to-point
+// schedules"). 0 for native.
+int64_t defaultSegmentBytes(const std::string& topology);
+
 }  // namespace dtbench::comm

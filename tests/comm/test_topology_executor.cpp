@@ -199,6 +199,10 @@ TEST_CASE("segments per chunk follow the segment size, within bounds", "[executo
   CHECK(ScheduleExecutor(256 << 10).segmentsFor(ring, 1000, 4) == 1);       // smaller than one segment
   CHECK(ScheduleExecutor(1).segmentsFor(ring, 1 << 20, 4) == ScheduleExecutor::kMaxSegments);
   CHECK_THROWS_WITH(ScheduleExecutor(-1), Catch::Contains(">= 0"));
+  // Defaults by topology: multi-level schedules pipeline, ring and clique send whole chunks.
+  for (const char* t : {"tree", "star", "binary-tree-star", "hierarchical"}) CHECK(defaultSegmentBytes(t) == 1 << 20);
+  for (const char* t : {"native", "ring", "clique"}) CHECK(defaultSegmentBytes(t) == 0);
+  CHECK_THROWS_WITH(defaultSegmentBytes("torus"), Catch::Contains("ring"));
 }
 
 TEST_CASE("counted traffic equals the schedule's bytes", "[executor][traffic]") {
