@@ -25,7 +25,7 @@ void LeNetImpl::reset() {
 torch::Tensor LeNetImpl::forward(torch::Tensor x) {
   auto out = F::max_pool2d(F::relu(conv1_(x)), F::MaxPool2dFuncOptions(2));
   out = F::max_pool2d(F::relu(conv2_(out)), F::MaxPool2dFuncOptions(2));
-  out = out.view({out.size(0), -1});
+  out = out.flatten(1);  // any memory format (--channels-last), unlike view()
   out = F::relu(fc1_(out));
   out = F::relu(fc2_(out));
   return fc3_(out);

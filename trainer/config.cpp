@@ -91,11 +91,6 @@ void validate(const RunConfig& config) {
   if (config.amp == "fp16" && config.device != "cuda")
     throw UsageError("--amp fp16 needs --device cuda: dtbench runs fp16 autocast on GPUs only (LibTorch 1.13 "
                      "has none on the CPU); use --amp bf16 on the CPU, or fp16 on a GPU");
-  // LeNet flattens its last feature map (16x5x5) with view(), which needs the NCHW layout;
-  // every other model of the zoo flattens a 1x1 map, which any layout can view.
-  if (config.channelsLast && config.model == "lenet")
-    throw UsageError("--channels-last: lenet's forward flattens a 16x5x5 feature map with view(), which needs "
-                     "the NCHW layout; use another model or leave out --channels-last");
   if (config.dataOnDevice && config.device != "cuda") {
     throw UsageError("--data-on-device needs a CUDA device: use it with --device cuda on a machine with a GPU");
   }

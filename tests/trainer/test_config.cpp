@@ -155,6 +155,6 @@ TEST_CASE("amp and channels-last flags validate and land in the JSON", "[config]
   const auto j = dtbench::trainer::toJson(c);
   CHECK(j.at("amp") == "bf16");
   CHECK(j.at("channels_last") == true);
-  c.model = "lenet";
-  CHECK_THAT(errorOf(c), Catch::Contains("--channels-last") && Catch::Contains("lenet"));
+  c.model = "lenet";  // flattens with flatten(), so any memory format works
+  CHECK(errorOf(c).empty());
 }
