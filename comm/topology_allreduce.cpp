@@ -10,9 +10,11 @@ namespace dtbench::comm {
 TopologyAllreduce::TopologyAllreduce(Communicator& communicator, const std::string& topology,
                                      const HostLayout& hosts, TrafficRecorder& recorder, const Impairment& impairment,
                                      std::optional<int64_t> segmentBytes)
-    : communicator_(communicator), topology_(topology), recorder_(recorder) {
-  checkTopologyName(topology);
-  executor_ = ScheduleExecutor(segmentBytes.value_or(defaultSegmentBytes(topology)));
+    : communicator_(communicator),
+      topology_(topology),
+      recorder_(recorder),
+      // Under an impairment every transfer is one message (topology_allreduce.h).
+      executor_(impairment.active() ? 0 : segmentBytes.value_or(defaultSegmentBytes(topology))) {
   if (hosts.worldSize() != communicator.size())
     throw std::invalid_argument("the host layout covers " + std::to_string(hosts.worldSize()) +
                                 " ranks but the world has " + std::to_string(communicator.size()));
@@ -22,7 +24,6 @@ TopologyAllreduce::TopologyAllreduce(Communicator& communicator, const std::stri
       throw std::invalid_argument("injected network impairment acts on the bytes dtbench moves itself; with --topology "
                                   "native the backend moves them: pick a point-to-point topology (ring, tree, ...)");
     impaired_ = std::make_unique<ImpairedPointToPoint>(communicator, impairment);
-    executor_ = ScheduleExecutor(/*segmentBytes=*/0);
   }
 }
 
