@@ -103,4 +103,16 @@ std::vector<std::string> allgatherStrings(Communicator& communicator, const std:
   return result;
 }
 
+std::vector<double> allgatherDoubles(Communicator& communicator, double value) {
+  std::string mine(sizeof value, '\0');
+  std::memcpy(mine.data(), &value, sizeof value);
+  std::vector<double> values;
+  for (const std::string& bytes : allgatherBytes(communicator, mine)) {
+    double theirs = 0;
+    std::memcpy(&theirs, bytes.data(), std::min(bytes.size(), sizeof theirs));
+    values.push_back(theirs);
+  }
+  return values;
+}
+
 }  // namespace dtbench::comm

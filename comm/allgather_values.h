@@ -27,6 +27,9 @@ std::vector<std::string> allgatherBytes(Communicator& communicator, const std::s
 // Root's bytes, of any length, on every rank (`bytes` is ignored on the other ranks).
 std::string broadcastBytes(Communicator& communicator, const std::string& bytes, int root);
 
+// Every rank's double, bit for bit (e.g. a parameter checksum that must match exactly), rank by rank.
+std::vector<double> allgatherDoubles(Communicator& communicator, double value);
+
 // Every rank's string (at most 255 bytes), e.g. host names.
 std::vector<std::string> allgatherStrings(Communicator& communicator, const std::string& value);
 

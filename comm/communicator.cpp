@@ -1,8 +1,11 @@
 #include "comm/communicator.h"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
-#include "comm/element_type.h"
+#include "comm/tensor_element_type.h"
+#include "common/lists.h"
 
 namespace dtbench::comm {
 namespace {
@@ -46,14 +49,14 @@ void checkPointToPoint(const at::Tensor& tensor, int peer, int tag, int self, in
                                 std::to_string(PointToPoint::kMaxTag) + "]");
 }
 
-void checkNativeAllreduce(const at::Tensor& tensor, const std::string& backend) {
+void checkNativeAllreduce(const at::Tensor& tensor, Backend backend) {
   checkTensor(tensor, "allreduce");
   const ElementType type = elementTypeOf(tensor.scalar_type());
   if (!nativeAllreduceSupports(backend, type)) {
-    std::string supported;
+    std::vector<std::string> supported;
     for (const std::string& n : elementTypeNames())
-      if (nativeAllreduceSupports(backend, parseElementType(n))) supported += (supported.empty() ? "" : ", ") + n;
-    throw std::invalid_argument(backend + "'s own all-reduce does not take " + name(type) + " (it takes " + supported +
+      if (nativeAllreduceSupports(backend, parseElementType(n))) supported.push_back(n);
+    throw std::invalid_argument(std::string(name(backend)) + "'s own all-reduce does not take " + name(type) + " (it takes " + common::joinList(supported) +
                                 "); use a point-to-point --topology (ring, tree, ...), where dtbench reduces " +
                                 name(type) + " itself");
   }

@@ -1,6 +1,6 @@
 #pragma once
 // Communicator: a backend's collectives (PointToPoint plus all-reduce, broadcast, all-gather,
-// barrier), chosen at run time by name (comm/backend.h).
+// barrier), chosen at run time by name (comm/backends/backend.h).
 //
 // Contract (besides PointToPoint's):
 //  - Every rank calls the same collectives in the same order with tensors of the same element type
@@ -17,6 +17,7 @@
 
 #include <string>
 
+#include "comm/backends/backend.h"
 #include "comm/point_to_point.h"
 
 namespace dtbench::comm {
@@ -25,7 +26,7 @@ enum class ReduceOp { kSum, kAverage };
 
 class Communicator : public PointToPoint {
  public:
-  virtual std::string backendName() const = 0;
+  virtual Backend backend() const = 0;
   virtual WorkPtr allreduce(const at::Tensor& tensor, ReduceOp op) = 0;
   virtual WorkPtr broadcast(const at::Tensor& tensor, int root) = 0;
   virtual WorkPtr allgather(const at::Tensor& output, const at::Tensor& input) = 0;
@@ -33,8 +34,8 @@ class Communicator : public PointToPoint {
 };
 
 // Throws std::invalid_argument unless `tensor` is CPU, contiguous and of an element type that
-// `backend`'s own all-reduce takes (comm/element_type.h).
-void checkNativeAllreduce(const at::Tensor& tensor, const std::string& backend);
+// `backend`'s own all-reduce takes (comm/backends/backend.h).
+void checkNativeAllreduce(const at::Tensor& tensor, Backend backend);
 
 // Wraps a sum all-reduce's Work so that wait() also scales the result by 1/worldSize.
 WorkPtr averageAfter(WorkPtr sum, at::Tensor tensor, int worldSize);

@@ -2,12 +2,9 @@
 
 #include <stdexcept>
 
+#include "common/lists.h"
+
 namespace dtbench::comm {
-namespace {
-
-std::string supportedList() { return "float32, float16, bfloat16"; }
-
-}  // namespace
 
 const std::vector<std::string>& elementTypeNames() {
   static const std::vector<std::string> names{"float32", "float16", "bfloat16"};
@@ -18,18 +15,8 @@ ElementType parseElementType(const std::string& typeName) {
   if (typeName == "float32") return ElementType::kFloat32;
   if (typeName == "float16") return ElementType::kFloat16;
   if (typeName == "bfloat16") return ElementType::kBFloat16;
-  throw std::invalid_argument("unsupported element type '" + typeName + "'; supported: " + supportedList());
-}
-
-ElementType elementTypeOf(c10::ScalarType type) {
-  switch (type) {
-    case c10::ScalarType::Float: return ElementType::kFloat32;
-    case c10::ScalarType::Half: return ElementType::kFloat16;
-    case c10::ScalarType::BFloat16: return ElementType::kBFloat16;
-    default:
-      throw std::invalid_argument(std::string("cannot communicate tensors of type ") + c10::toString(type) +
-                                  "; supported: " + supportedList());
-  }
+  throw std::invalid_argument("unsupported element type '" + typeName +
+                              "'; supported: " + common::joinList(elementTypeNames()));
 }
 
 std::string name(ElementType type) {
@@ -42,21 +29,5 @@ std::string name(ElementType type) {
 }
 
 int64_t bytesPerElement(ElementType type) { return type == ElementType::kFloat32 ? 4 : 2; }
-
-c10::ScalarType scalarType(ElementType type) {
-  switch (type) {
-    case ElementType::kFloat32: return c10::ScalarType::Float;
-    case ElementType::kFloat16: return c10::ScalarType::Half;
-    case ElementType::kBFloat16: return c10::ScalarType::BFloat16;
-  }
-  throw std::logic_error("unreachable ElementType");
-}
-
-bool nativeAllreduceSupports(const std::string& backend, ElementType type) {
-  if (backend == "gloo") return type != ElementType::kBFloat16;
-  if (backend == "mpi") return type == ElementType::kFloat32;
-  if (backend == "nccl") return true;
-  throw std::invalid_argument("unknown backend '" + backend + "'; valid backends: gloo, mpi, nccl");
-}
 
 }  // namespace dtbench::comm

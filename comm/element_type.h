@@ -1,18 +1,13 @@
 #pragma once
-// ElementType: the element types dtbench communicates, and which backend accepts which
-// (DESIGN.md, comm/). Anything else is rejected by name with the list of supported types.
-//
-//   backend       float32  float16  bfloat16
-//   gloo native   yes      yes      no (Gloo rejects it)
-//   mpi native    yes      no       no (Open MPI has no 16-bit float type)
-//   nccl native   yes      yes      yes
-//   point-to-point topologies (dtbench reduces): all three
+// ElementType: the element types dtbench communicates (docs/design.md, "comm/", has the table). Anything else is rejected by name with the list of supported types. Which backend's own
+// all-reduce takes which type is comm/backends/backend.h's nativeAllreduceSupports; point-to-point
+// topologies (dtbench reduces) take all three. The mapping to and from LibTorch's scalar types is
+// in comm/tensor_element_type.h, so this header, and the report that reads element types from
+// config.json, need no LibTorch.
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <c10/core/ScalarType.h>
 
 namespace dtbench::comm {
 
@@ -22,14 +17,8 @@ const std::vector<std::string>& elementTypeNames();  // float32 float16 bfloat16
 
 // Throws std::invalid_argument naming the supported types when `name` is not one of them.
 ElementType parseElementType(const std::string& name);
-ElementType elementTypeOf(c10::ScalarType type);  // throws for unsupported tensor types
 
 std::string name(ElementType type);
 int64_t bytesPerElement(ElementType type);
-c10::ScalarType scalarType(ElementType type);
-
-// Whether `backend`'s own all-reduce (topology "native") takes `type`; point-to-point topologies
-// take every ElementType. Throws std::invalid_argument for an unknown backend name.
-bool nativeAllreduceSupports(const std::string& backend, ElementType type);
 
 }  // namespace dtbench::comm

@@ -1,5 +1,5 @@
 #pragma once
-// Rank discovery (DESIGN.md): who this process is, from flags and the launcher's environment.
+// Rank discovery (docs/design.md, "Rank discovery"): who this process is, from flags and the launcher's environment.
 // Pure functions over an environment map, so every launcher's case is unit-tested.
 //
 // Sources, in order of precedence for addresses:

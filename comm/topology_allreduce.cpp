@@ -2,27 +2,27 @@
 
 #include <stdexcept>
 
-#include "comm/counting_point_to_point.h"
-#include "comm/topology/topology.h"
+#include "comm/traffic/counting_point_to_point.h"
 
 namespace dtbench::comm {
 
-TopologyAllreduce::TopologyAllreduce(Communicator& communicator, const std::string& topology,
-                                     const HostLayout& hosts, TrafficRecorder& recorder, const Impairment& impairment,
+TopologyAllreduce::TopologyAllreduce(Communicator& communicator, Topology topology, const HostLayout& hosts,
+                                     TrafficRecorder& recorder, const Impairment& impairment,
                                      std::optional<int64_t> segmentBytes)
     : communicator_(communicator),
       topology_(topology),
       recorder_(recorder),
       // Under an impairment every transfer is one message (topology_allreduce.h).
-      executor_(impairment.active() ? 0 : segmentBytes.value_or(defaultSegmentBytes(topology))) {
+      executor_(impairment.active() ? 0 : segmentBytes.value_or(topology.defaultSegmentBytes())) {
   if (hosts.worldSize() != communicator.size())
     throw std::invalid_argument("the host layout covers " + std::to_string(hosts.worldSize()) +
                                 " ranks but the world has " + std::to_string(communicator.size()));
-  if (topology != "native") schedule_ = makeSchedule(topology, hosts);
+  if (!topology.native()) schedule_ = topology.schedule(hosts);
   if (impairment.active()) {
     if (!schedule_)
-      throw std::invalid_argument("injected network impairment acts on the bytes dtbench moves itself; with --topology "
-                                  "native the backend moves them: pick a point-to-point topology (ring, tree, ...)");
+      throw std::invalid_argument(
+          "injected network impairment acts on the bytes dtbench moves itself; with --topology "
+          "native the backend moves them: pick a point-to-point topology (ring, tree, ...)");
     impaired_ = std::make_unique<ImpairedPointToPoint>(communicator, impairment);
   }
 }

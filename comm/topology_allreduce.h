@@ -1,7 +1,7 @@
 #pragma once
 // TopologyAllreduce: a Communicator's sum all-reduce by --topology, with its traffic recorded.
 //   native  the backend's own all-reduce; traffic recorded as the ring formula (kind = modelled).
-//   others  the topology's Schedule run by the pipelined executor (comm/topology/executor.h) over
+//   others  the topology's Schedule run by the pipelined executor (comm/schedule_executor.h) over
 //           the communicator's point-to-point, through CountingPointToPoint (kind = counted, plus
 //           the 10 ms timeline). Under an injected impairment every transfer is one message (no
 //           segments): the impairment holds each message for its delay, and cutting a chunk into
@@ -18,24 +18,24 @@
 #include <string>
 
 #include "comm/communicator.h"
-#include "comm/impaired_point_to_point.h"
-#include "comm/topology/executor.h"
+#include "comm/impairment/impaired_point_to_point.h"
+#include "comm/schedule_executor.h"
 #include "comm/topology/hosts.h"
+#include "comm/topology/registry.h"
 #include "comm/topology/schedule.h"
-#include "comm/traffic.h"
+#include "comm/traffic/traffic_recorder.h"
 
 namespace dtbench::comm {
 
 class TopologyAllreduce {
  public:
   // `segmentBytes`: the executor's pipeline segment (Note [Pipelined schedules]); 0: whole chunks;
-  // none: the topology's defaultSegmentBytes (comm/topology/topology.h).
-  // `impairment` (comm/impairment.h) holds every send of the point-to-point topologies; an active
+  // none: the topology's defaultSegmentBytes (comm/topology/registry.h).
+  // `impairment` (comm/impairment/impairment.h) holds every send of the point-to-point topologies; an active
   // one with topology "native" throws std::invalid_argument (the backend moves those bytes itself).
-  TopologyAllreduce(Communicator& communicator, const std::string& topology, const HostLayout& hosts,
-                    TrafficRecorder& recorder, const Impairment& impairment = {},
-                    std::optional<int64_t> segmentBytes = std::nullopt);
-  const std::string& topology() const { return topology_; }
+  TopologyAllreduce(Communicator& communicator, Topology topology, const HostLayout& hosts, TrafficRecorder& recorder,
+                    const Impairment& impairment = {}, std::optional<int64_t> segmentBytes = std::nullopt);
+  Topology topology() const { return topology_; }
   // nullopt for native.
   const std::optional<Schedule>& schedule() const { return schedule_; }
   // The executor's segment (0: whole chunks, as under an impairment).
@@ -44,7 +44,7 @@ class TopologyAllreduce {
 
  private:
   Communicator& communicator_;
-  std::string topology_;
+  Topology topology_;
   std::optional<Schedule> schedule_;
   TrafficRecorder& recorder_;
   ScheduleExecutor executor_;

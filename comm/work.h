@@ -22,7 +22,8 @@
 
 namespace dtbench::comm {
 
-// A failed or timed-out communication operation. Fatal for the run (DESIGN.md, Failures).
+// A failed or timed-out communication operation. Fatal for the run (docs/design.md, "Signals, failures
+// and resume").
 class CommError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

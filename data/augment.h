@@ -1,5 +1,5 @@
 #pragma once
-// Training-time augmentation and normalization of whole batches (DESIGN.md, "Randomness
+// Training-time augmentation and normalization of whole batches (docs/design.md, "Randomness
 // contract").
 //
 // Each sample's augmentation is decided on the host by sampleAugment from

@@ -1,5 +1,5 @@
 #pragma once
-// CIFAR-10 from the official binary files (REFERENCE.md, "CIFAR-10").
+// CIFAR-10 from the official binary files (docs/reference.md, "CIFAR-10").
 //
 // Format: a file is a sequence of 3073-byte records, 1 label byte (0..9) followed by 3072 pixel
 // bytes: the 1024 red, then 1024 green, then 1024 blue values of a 32x32 image, row-major. The

@@ -1,5 +1,5 @@
 #pragma once
-// counterHash: the one source of randomness in data/ (DESIGN.md, "Randomness contract").
+// counterHash: the one source of randomness in data/ (docs/design.md, "Randomness contract").
 //
 // Contract: counterHash(seed, epoch, index, stream) is a pure function of its four words that
 // returns 64 well-mixed bits. Nothing is stateful, so a value can be recomputed anywhere (any
@@ -31,7 +31,7 @@ inline constexpr uint64_t kStreamFlip = 4;
 inline constexpr uint64_t kStreamSyntheticLabel = 5;
 inline constexpr uint64_t kStreamSyntheticPrototype = 6;
 inline constexpr uint64_t kStreamSyntheticNoise = 7;
-// Taken outside data/: 0x0070616972617667 ("pairavg"), trainer/pair_matching.h's kStreamPairMatching.
+// Taken outside data/: 0x0070616972617667 ("pairavg"), trainer/sync/pair_matching.h's kStreamPairMatching.
 
 // SplitMix64's output function: a bijection on 64-bit words with full avalanche.
 constexpr uint64_t mix64(uint64_t z) {

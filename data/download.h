@@ -1,6 +1,6 @@
 #pragma once
 // CIFAR-10 download (`--download`): fetch cifar-10-binary.tar.gz, check its MD5, extract it into
-// the data directory (REFERENCE.md, "CIFAR-10"). libcurl fetches, libarchive extracts; a build
+// the data directory (docs/reference.md, "CIFAR-10"). libcurl fetches, libarchive extracts; a build
 // without them (DTBENCH_WITH_DOWNLOAD=OFF, or libcurl/libarchive missing) says so and what to do.
 //
 // Contract: ensureCifar10(dataDir, options) leaves dataDir/cifar-10-batches-bin/ complete (the

@@ -1,5 +1,5 @@
 #pragma once
-// Fashion-MNIST from its IDX files (REFERENCE.md, "Fashion-MNIST"; data/idx.h for the format).
+// Fashion-MNIST from its IDX files (docs/reference.md, "Fashion-MNIST"; data/idx.h for the format).
 //
 // Files, gzipped or plain (`NAME.gz` is preferred when both exist):
 //   train-images-idx3-ubyte, train-labels-idx1-ubyte  (60,000 images)

@@ -1,5 +1,5 @@
 #pragma once
-// IDX files, the format of MNIST and Fashion-MNIST (REFERENCE.md, "Fashion-MNIST"), plain or
+// IDX files, the format of MNIST and Fashion-MNIST (docs/reference.md, "Fashion-MNIST"), plain or
 // gzip-compressed.
 //
 // Format: a big-endian int32 magic, then one big-endian int32 per dimension, then the uint8

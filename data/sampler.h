@@ -1,5 +1,5 @@
 #pragma once
-// The epoch's sample order and its split across ranks (DESIGN.md, "Randomness contract").
+// The epoch's sample order and its split across ranks (docs/design.md, "Randomness contract").
 //
 // epochPermutation(seed, epoch, n) is dtbench's own shuffle: a Fisher-Yates shuffle of 0..n-1
 // driven by SplitMix64 seeded from counterHash(seed, epoch, 0, kStreamShuffle). It never calls

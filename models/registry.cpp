@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "common/lists.h"
 #include "models/densenet.h"
 #include "models/lenet.h"
 #include "models/mobilenetv2.h"
@@ -66,14 +67,6 @@ std::string toLower(std::string text) {
   return text;
 }
 
-std::string joinedNames() {
-  std::string joined;
-  for (const auto& name : modelNames()) {
-    joined += (joined.empty() ? "" : ", ") + name;
-  }
-  return joined;
-}
-
 }  // namespace
 
 const std::vector<std::string>& modelNames() {
@@ -99,7 +92,7 @@ bool isModelName(const std::string& name) { return findEntry(name) != nullptr; }
 ClassifierPtr makeModel(const std::string& name, const ModelOptions& options) {
   const Entry* found = findEntry(name);
   if (found == nullptr) {
-    throw std::invalid_argument("unknown model '" + name + "'; valid models: " + joinedNames());
+    throw std::invalid_argument("unknown model '" + name + "'; valid models: " + common::joinList(modelNames()));
   }
   checkModelOptions(options);
   return found->make(options);

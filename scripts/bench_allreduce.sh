@@ -22,7 +22,7 @@ min=4 max=$((64 << 20)) factor=4 warmup=5 iters=20
 mpicc -O2 -o "$out/mpi_allreduce_reference" scripts/mpi_allreduce_reference.c
 mpirun_=(mpirun --allow-run-as-root --bind-to none -np "$world")
 if (( world > $(nproc) )); then mpirun_+=(--oversubscribe); fi
-# dtbench sets this for its own MPI_Iallreduce (comm/mpi_communicator.cpp); the raw reference gets the same.
+# dtbench sets this for its own MPI_Iallreduce (comm/backends/mpi_communicator.cpp); the raw reference gets the same.
 libnbc=(-x OMPI_MCA_coll_libnbc_iallreduce_algorithm=3)
 sweep=(--min-bytes $min --max-bytes $max --factor $factor --warmup-iters $warmup --iters $iters --threads 1)
 
@@ -31,7 +31,7 @@ for rep in $(seq 1 "$repeats"); do
     --csv "$out/dtbench_gloo.$rep.csv" >/dev/null
   "${mpirun_[@]}" "$dtbench" allreduce --backend mpi --topology all "${sweep[@]}" \
     --csv "$out/dtbench_mpi.$rep.csv" >/dev/null
-  # The other side of each topology's default segment (comm/topology/topology.h, defaultSegmentBytes).
+  # The other side of each topology's default segment (comm/topology/registry.h, defaultSegmentBytes).
   "${mpirun_[@]}" "$dtbench" allreduce --backend mpi --topology ring --segment-bytes 1M "${sweep[@]}" \
     --csv "$out/dtbench_mpi_seg1M.$rep.csv" >/dev/null
   "${mpirun_[@]}" "$dtbench" allreduce --backend mpi --topology tree --segment-bytes 0 "${sweep[@]}" \
@@ -52,10 +52,13 @@ def add(label, row):
     size = int(row["size"])
     busbw.setdefault(label, {}).setdefault(size, []).append(float(row["busbw_gbps"]))
     time.setdefault(label, {}).setdefault(size, []).append(float(row["time_us"]))
-for path in glob.glob(f"{out}/dtbench_*.*.csv"):
+topologies = []  # in the order `dtbench allreduce --topology all` ran them: its table (comm/topology/registry.cpp)
+for path in sorted(glob.glob(f"{out}/dtbench_*.*.csv")):
     variant = " (1 MiB segments)" if "_seg1M." in path else " (whole chunks)" if "_seg0." in path else ""
     for row in csv.DictReader(open(path)):
         add(f"{row['topology']} {row['backend']}{variant}", row)
+        if not variant and row["topology"] not in topologies:
+            topologies.append(row["topology"])
 for kind, label in (("raw_mpi", "raw MPI_Allreduce"), ("raw_impi", "raw MPI_Iallreduce"),
                     ("python_gloo", "torch.distributed gloo")):
     for path in glob.glob(f"{out}/{kind}.*.csv"):
@@ -80,15 +83,15 @@ sizes = sorted({s for l in busbw for s in busbw[l]})
 big = [s for s in sizes if s >= 4096]
 small = [s for s in sizes if s <= 4096]
 refs = ["raw MPI_Allreduce", "raw MPI_Iallreduce", "torch.distributed gloo"]
-topologies = ["native", "ring", "tree", "binary-tree-star", "star", "clique", "hierarchical"]
+point_to_point = [t for t in topologies if t != "native"]
 table("Latency of small all-reduces", [f"native {b}" for b in ("mpi", "gloo")] + refs + ["ring mpi", "ring gloo"],
       time, small, "time per all-reduce in µs")
 table("Native all-reduces and references", ["native mpi", "raw MPI_Allreduce", "raw MPI_Iallreduce", "native gloo",
       "torch.distributed gloo"], busbw, big, "busbw in GB/s")
-table("Topologies over MPI point-to-point", [f"{t} mpi" for t in topologies[1:]] +
+table("Topologies over MPI point-to-point", [f"{t} mpi" for t in point_to_point] +
       ["ring mpi (1 MiB segments)", "tree mpi (whole chunks)"],
       busbw, big, "busbw in GB/s")
-table("Topologies over Gloo point-to-point", [f"{t} gloo" for t in topologies[1:]], busbw, big, "busbw in GB/s")
+table("Topologies over Gloo point-to-point", [f"{t} gloo" for t in point_to_point], busbw, big, "busbw in GB/s")
 print("\n### Ratios of medians (busbw; the issue's goals)\n")
 ratios = [("native mpi", "raw MPI_Allreduce"), ("native mpi", "raw MPI_Iallreduce"),
           ("native gloo", "torch.distributed gloo"), ("ring mpi", "raw MPI_Allreduce"),

@@ -1,5 +1,5 @@
 #pragma once
-// The run's checkpoint, written by rank 0 when a run stops early and read by --resume (DESIGN.md,
+// The run's checkpoint, written by rank 0 when a run stops early and read by --resume (docs/design.md,
 // "Signals, failures and resume"). It lives in <runDir>/checkpoint/: state.json (where the run
 // stands: epoch, step, sampler position, RNG states, ...) and any number of binary files by name.
 //

@@ -7,6 +7,8 @@
 #include <system_error>
 #include <utility>
 
+#include "common/clock.h"
+
 namespace dtbench::trainer {
 
 namespace {
@@ -58,6 +60,12 @@ nlohmann::json completeEvent(const TraceEvent& event) {
 }
 
 }  // namespace
+
+TraceClock::TraceClock()
+    : unixMinusSteadyUs_(common::unixSeconds() * 1e6 -
+                         std::chrono::duration<double, std::micro>(
+                             std::chrono::steady_clock::now().time_since_epoch())
+                             .count()) {}
 
 std::string encodeTraceEvents(const std::vector<TraceEvent>& events) {
   nlohmann::json out = nlohmann::json::array();

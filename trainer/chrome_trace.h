@@ -1,6 +1,6 @@
 #pragma once
 // Chrome trace of a run (--timeline): every rank's step phases and communication buckets in one
-// timeline.json that chrome://tracing and Perfetto open (DESIGN.md, "The run directory").
+// timeline.json that chrome://tracing and Perfetto open (docs/run-directory.md).
 //
 // Contract:
 // - A TraceEvent is one interval on one rank: its lane is kComputeLane for the training thread's
@@ -15,6 +15,7 @@
 //   TraceEvent with pid = rank, tid = lane, ts and dur in microseconds, cat = category and the
 //   event's args when it has any. One event per line, so the file also reads well in a text editor.
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,20 @@ struct TraceEvent {
   double startUs = 0;
   double durationUs = 0;
   nlohmann::json args;  // null when the event has none
+};
+
+// The clock of trace events: steady-clock time points (what the step measures with) as Unix
+// microseconds, the clock all ranks share. The offset between the two clocks is read once, when
+// the TraceClock is made, so that the events of one rank never jump against each other.
+class TraceClock {
+ public:
+  TraceClock();
+  double us(std::chrono::steady_clock::time_point t) const {
+    return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count() + unixMinusSteadyUs_;
+  }
+
+ private:
+  double unixMinusSteadyUs_;
 };
 
 std::string encodeTraceEvents(const std::vector<TraceEvent>& events);

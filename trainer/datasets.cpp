@@ -1,6 +1,7 @@
 #include "trainer/datasets.h"
 
 #include <iostream>
+#include <stdexcept>
 
 #include "data/cifar10.h"
 #include "data/download.h"
@@ -10,24 +11,26 @@
 namespace dtbench::trainer {
 
 data::DatasetSplits loadDatasets(const RunConfig& config) {
-  if (config.dataset == "cifar10") {
-    if (config.download) {
-      data::DownloadOptions options;
-      options.url = config.downloadUrl;
-      options.md5 = config.downloadMd5;
-      options.log = config.quiet ? nullptr : &std::cerr;
-      data::ensureCifar10(config.dataDir, options);
+  const DataConfig& d = config.data;
+  switch (d.dataset) {
+    case DatasetKind::kCifar10:
+      if (d.download) {
+        data::DownloadOptions options;
+        options.url = d.downloadUrl;
+        options.md5 = d.downloadMd5;
+        options.log = config.quiet ? nullptr : &std::cerr;
+        data::ensureCifar10(d.dir, options);
+      }
+      return data::loadCifar10(d.dir);
+    case DatasetKind::kFashionMnist: return data::loadFashionMnist(d.dir);
+    case DatasetKind::kSynthetic: {
+      data::SyntheticOptions options;
+      options.trainSize = d.syntheticTrainSize;
+      options.testSize = d.syntheticTestSize;
+      return data::makeSynthetic(options);
     }
-    return data::loadCifar10(config.dataDir);
   }
-  if (config.dataset == "fashion-mnist") return data::loadFashionMnist(config.dataDir);
-  if (config.dataset == "synthetic") {
-    data::SyntheticOptions options;
-    options.trainSize = config.syntheticTrainSize;
-    options.testSize = config.syntheticTestSize;
-    return data::makeSynthetic(options);
-  }
-  throwUnknownName("dataset", "--dataset", config.dataset, datasetNames());
+  throw std::logic_error("unreachable DatasetKind");
 }
 
 void moveToDevice(data::DatasetSplits& splits, const c10::Device& device) {

@@ -6,7 +6,7 @@
 #include <c10/util/Exception.h>
 #include <ATen/Parallel.h>
 
-#include "comm/library_versions.h"
+#include "comm/backends/library_versions.h"
 #include "compat/torch_compat.h"
 #include "dtbench/build_config.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // EpochStats: one epoch of one rank, added up from its StepRecords, as summary.json reports it.
 //
-// train_time_s = sum(step_s - data_s): the epoch time T of USERS.md's Table 1 (data I/O excluded;
+// train_time_s = sum(step_s - data_s): the epoch time T of docs/report.md's Table 1 (data I/O excluded;
 // copy, forward, backward, communication and update included). When --max-steps cut the epoch
 // short, extrapolated_epoch_s = train_time_s / steps * full_epoch_steps and "extrapolated" is true.
 

@@ -1,5 +1,7 @@
 #include "trainer/optimizer.h"
 
+#include <stdexcept>
+
 #include <torch/optim/adam.h>
 #include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
@@ -8,20 +10,18 @@ namespace dtbench::trainer {
 
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const RunConfig& config,
                                                        const std::vector<torch::Tensor>& parameters) {
-  if (config.optimizer == "sgd") {
-    return std::make_unique<torch::optim::SGD>(
-        parameters, torch::optim::SGDOptions(config.lr).momentum(config.momentum).weight_decay(config.weightDecay));
+  const OptimizerConfig& o = config.optimizer;
+  switch (o.kind) {
+    case OptimizerKind::kSgd:
+      return std::make_unique<torch::optim::SGD>(
+          parameters, torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weightDecay));
+    case OptimizerKind::kAdam:
+      return std::make_unique<torch::optim::Adam>(parameters, torch::optim::AdamOptions(o.lr).weight_decay(o.weightDecay));
+    case OptimizerKind::kRmsprop:
+      return std::make_unique<torch::optim::RMSprop>(
+          parameters, torch::optim::RMSpropOptions(o.lr).momentum(o.momentum).weight_decay(o.weightDecay));
   }
-  if (config.optimizer == "adam") {
-    return std::make_unique<torch::optim::Adam>(parameters,
-                                                torch::optim::AdamOptions(config.lr).weight_decay(config.weightDecay));
-  }
-  if (config.optimizer == "rmsprop") {
-    return std::make_unique<torch::optim::RMSprop>(
-        parameters,
-        torch::optim::RMSpropOptions(config.lr).momentum(config.momentum).weight_decay(config.weightDecay));
-  }
-  throwUnknownName("optimizer", "--optimizer", config.optimizer, optimizerNames());
+  throw std::logic_error("unreachable OptimizerKind");
 }
 
 }  // namespace dtbench::trainer

@@ -9,11 +9,13 @@
 
 namespace dtbench::trainer {
 
-std::optional<at::ScalarType> ampDtype(const std::string& amp) {
-  if (amp == "off") return std::nullopt;
-  if (amp == "bf16") return at::kBFloat16;
-  if (amp == "fp16") return at::kHalf;
-  throw std::invalid_argument("unknown --amp value '" + amp + "'");
+std::optional<at::ScalarType> ampDtype(Amp amp) {
+  switch (amp) {
+    case Amp::kOff: return std::nullopt;
+    case Amp::kBf16: return at::kBFloat16;
+    case Amp::kFp16: return at::kHalf;
+  }
+  return std::nullopt;
 }
 
 AutocastScope::AutocastScope(c10::DeviceType device, std::optional<at::ScalarType> dtype) : device_(device) {

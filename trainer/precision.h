@@ -17,11 +17,12 @@
 #include <c10/core/ScalarType.h>
 #include <torch/nn/module.h>
 
+#include "trainer/config.h"
+
 namespace dtbench::trainer {
 
 // The lower-precision type of an --amp value: bf16 -> BFloat16, fp16 -> Half, off -> none.
-// Throws std::invalid_argument for any other name (config.cpp's validate() names the flag first).
-std::optional<at::ScalarType> ampDtype(const std::string& amp);
+std::optional<at::ScalarType> ampDtype(Amp amp);
 
 // RAII: autocast on `device` in `dtype` for the scope's lifetime, on this thread only (autocast's
 // state is thread-local); the previous switch and type come back at the end, and the cache of

@@ -1,5 +1,5 @@
 #pragma once
-// RunDirectory: writes one run's directory in the format of DESIGN.md ("The run directory"),
+// RunDirectory: writes one run's directory in the format of docs/run-directory.md,
 // the contract with every analysis:
 //   config.json        full configuration, versions, host, seed (written once, atomically)
 //   train_history.log  CSV Timestamp,Type,Epoch,Step,Loss,Accuracy,ImagesPerSec
@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "comm/traffic_exchange.h"
+#include "comm/traffic/traffic_exchange.h"
 #include "trainer/step_record.h"
 
 namespace dtbench::trainer {

@@ -1,7 +1,7 @@
 #pragma once
 // StepRecord: what one rank measured in one training step: one row of batches.csv.
 //
-// Definitions (DESIGN.md, "Timing definitions"; every report uses these):
+// Definitions (docs/design.md, "The step"; every report uses these):
 // - step_s: the whole step, from the start of the wait for data to the end of the step's
 //   bookkeeping (loss and accuracy read back), so an epoch's steps add up to its wall time;
 // - data_s: waiting for the loader; h2d_s: host-to-device copy; forward_s: forward and loss;
@@ -39,7 +39,7 @@ struct StepRecord {
   double accuracy = 0;
 };
 
-// The batches.csv header and one row, in the column order of DESIGN.md.
+// The batches.csv header and one row, in the column order of docs/run-directory.md.
 const char* batchesCsvHeader();
 std::string toCsvRow(const StepRecord& record);
 

@@ -1,6 +1,6 @@
 #pragma once
 // StopSignalHandler: turns SIGTERM (Slurm's "you are about to be preempted") and SIGINT (Ctrl-C)
-// into a flag the training loop polls at step boundaries (DESIGN.md, "Signals, failures and
+// into a flag the training loop polls at step boundaries (docs/design.md, "Signals, failures and
 // resume"). The handler does nothing but store the signal's number, so it is async-signal-safe
 // and the loop decides when and how to stop; no signal kills the process while a handler is
 // installed.

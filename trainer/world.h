@@ -5,11 +5,13 @@
 // MPI decides rank and size for --backend mpi; the World's rank() and size() are authoritative.
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "comm/communicator.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology_allreduce.h"
-#include "comm/traffic.h"
+#include "comm/traffic/traffic_recorder.h"
 #include "trainer/config.h"
 
 namespace dtbench::trainer {
@@ -25,8 +27,7 @@ struct World {
   int size() const { return communicator->size(); }
 };
 
-// Throws UsageError for flags that cannot work (unknown backend or topology, a backend this build
-// lacks), comm::CommError when the rendezvous fails.
+// Throws common::UsageError for a backend this build lacks, comm::CommError when the rendezvous fails.
 World joinWorld(const RunConfig& config);
 
 }  // namespace dtbench::trainer

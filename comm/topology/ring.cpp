@@ -25,4 +25,10 @@ Schedule ringSchedule(int worldSize) {
   return Schedule{"ring", worldSize, worldSize, ringSteps(members)};
 }
 
+int64_t ringBytesPerRank(int64_t bytes, int worldSize) {
+  return worldSize < 2 ? 0 : 2 * (worldSize - 1) * bytes / worldSize;
+}
+
+double ringBusBandwidth(double algbw, int worldSize) { return algbw * 2.0 * (worldSize - 1) / worldSize; }
+
 }  // namespace dtbench::comm

@@ -17,9 +17,16 @@
 // moves to the next rank while the next chunk arrives from the previous one.
 //
 // Cost: 2(M-1) steps; each rank sends and receives 2(M-1)/M · S bytes for a tensor of S bytes
-// (REFERENCE.md), the bandwidth optimum. Invariants tested: the edges form one cycle through all
-// M ranks; verifySchedule holds.
+// (docs/reference.md, "Collective cost"), the bandwidth optimum. Invariants tested: the edges form
+// one cycle through all M ranks; verifySchedule holds.
+//
+// The ring's factor 2(N-1)/N lives here once, in the two forms every other place uses:
+// ringBytesPerRank is what each rank sends per all-reduce of S bytes (⌊2(N-1)·S/N⌋, the bytes the
+// traffic recorder and the report model for the backends' own all-reduce, which dtbench does not
+// see), and ringBusBandwidth is nccl-tests' bus bandwidth for all-reduce, algbw · 2(N-1)/N, which
+// makes figures of different world sizes comparable (dtbench allreduce, Table 3).
 
+#include <cstdint>
 #include <vector>
 
 #include "comm/topology/schedule.h"
@@ -32,5 +39,11 @@ Schedule ringSchedule(int worldSize);
 // The ring's steps over `members` (in ring order), with the tensor cut into members.size() chunks:
 // the building block that hierarchical.h runs across host leaders.
 std::vector<Step> ringSteps(const std::vector<int>& members);
+
+// ⌊2(N-1)·bytes/N⌋ for N = worldSize (0 for one rank).
+int64_t ringBytesPerRank(int64_t bytes, int worldSize);
+
+// algbw · 2(N-1)/N for N = worldSize, in algbw's unit.
+double ringBusBandwidth(double algbw, int worldSize);
 
 }  // namespace dtbench::comm

@@ -1,7 +1,7 @@
 #pragma once
 // Schedule: a topology's all-reduce as data (KungFu's "topology as a graph"). Every point-to-point
 // topology is a generator of a Schedule (ring.h, tree.h, clique.h, hierarchical.h); one executor
-// (executor.h) runs any Schedule over any PointToPoint.
+// (comm/schedule_executor.h) runs any Schedule over any PointToPoint.
 //
 // The tensor is cut into `chunks` contiguous pieces of near-equal length (chunkRange). A Schedule is
 // a sequence of steps; in one step every transfer reads the sender's chunks as they were when the

@@ -11,7 +11,9 @@
 // Schedule (treeSchedule): reduce, deepest level first: in step k every rank at depth D-k sends
 // its whole tensor (already holding its subtree's sum) to its parent, which adds it; then
 // broadcast, in the opposite order: every parent sends the total to its children, which overwrite.
-// One chunk: no pipelining across levels (a deliberate simplicity; ring pipelines).
+// One chunk in the Schedule; the executor pipelines it across levels in segments (1 MiB by default,
+// Note [Pipelined schedules] in comm/schedule_executor.h), so a level forwards a segment while the
+// next one arrives.
 //
 // Cost for S bytes: 2·depth steps. Binary tree: every non-root rank sends S up and receives S down;
 // an inner rank receives up to 2S from children and sends up to 2S to them: depth = floor(log2 N).

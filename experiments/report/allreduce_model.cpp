@@ -2,17 +2,23 @@
 
 #include <stdexcept>
 
+#include "comm/element_type.h"
 #include "comm/topology/hosts.h"
+#include "comm/topology/registry.h"
+#include "comm/topology/ring.h"
 #include "comm/topology/schedule.h"
-#include "comm/topology/topology.h"
+#include "common/lists.h"
 
 namespace dtbench::report {
 namespace {
 
 int64_t elementBytes(const std::string& dtype) {
-  if (dtype == "float32") return 4;
-  if (dtype == "float16" || dtype == "bfloat16") return 2;
-  throw std::runtime_error("config.json names an element type '" + dtype + "' (expected float32, float16 or bfloat16)");
+  try {
+    return comm::bytesPerElement(comm::parseElementType(dtype));
+  } catch (const std::invalid_argument&) {
+    throw std::runtime_error("config.json names an element type '" + dtype + "' (expected " +
+                             common::joinList(comm::elementTypeNames()) + ")");
+  }
 }
 
 comm::HostLayout hostsOf(const RunData& run, int world) {
@@ -68,7 +74,7 @@ AllreduceModel allreduceModel(const RunData& run) {
     const int64_t bytes = elements[b] * size;
     model.gradientBytes += bytes;
     if (topology == "native") {
-      const int64_t perRank = 2 * (world - 1) * bytes / world;
+      const int64_t perRank = comm::ringBytesPerRank(bytes, world);
       for (int r = 0; r < world; ++r) model.matrixPerStep[r][(r + 1) % world] += perRank;
     } else {
       const comm::Schedule schedule = comm::makeSchedule(topology, hostsOf(run, world));

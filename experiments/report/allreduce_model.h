@@ -2,7 +2,7 @@
 // AllreduceModel: the bytes a run's gradient all-reduces move per step, from its config.json
 // (docs/report.md, Table 3). The same formulas the communication layer follows:
 //   native     the backend picks its own algorithm; dtbench models it as a ring: each rank sends
-//              ⌊2(N−1)·bytes/N⌋ to the next rank per all-reduce (comm/traffic.h).
+//              ⌊2(N−1)·bytes/N⌋ to the next rank per all-reduce (comm/traffic/traffic_recorder.h).
 //   ring, tree, star, binary-tree-star, clique, hierarchical
 //              the topology's Schedule (comm/topology/), summed per sender: exactly the bytes
 //              dtbench moves, chunk rounding included.

@@ -10,7 +10,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "comm/traffic.h"
+#include "comm/traffic/traffic_recorder.h"
 #include "experiments/report/run_tables.h"
 #include "experiments/report/traffic_tables.h"
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "comm/topology/ring.h"
 #include "experiments/report/allreduce_model.h"
 
 namespace dtbench::report {
@@ -232,7 +233,7 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
     std::optional<double> busbw;
     if (model.available && comm > 0) {
       const double algbw = static_cast<double>(model.gradientBytes) * steps / comm / 1e9;
-      busbw = algbw * 2.0 * (n - 1) / n;
+      busbw = dtbench::comm::ringBusBandwidth(algbw, n);
       cells.push_back(Cell::rate(algbw));
       cells.push_back(Cell::rate(*busbw));
     } else {

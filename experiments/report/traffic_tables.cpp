@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "comm/traffic.h"
+#include "comm/traffic/traffic_recorder.h"
 #include "experiments/report/allreduce_model.h"
 
 namespace dtbench::report {

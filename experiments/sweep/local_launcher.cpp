@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "common/clock.h"
 #include "experiments/sweep/point_attempts.h"
 
 namespace dtbench::sweep {
@@ -19,10 +20,6 @@ namespace {
 
 constexpr int kInterrupted = 75;  // dtbench train stopped by a signal after a checkpoint
 constexpr int kPollMilliseconds = 200;
-
-double unixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 int exitCodeOf(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -96,7 +93,7 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
     fs::create_directories(outcome.path);
     const int logFd = open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (logFd < 0) throw std::runtime_error("dtbench sweep: cannot write " + logPath + ": " + std::strerror(errno));
-    outcome.startedAt = unixSeconds();
+    outcome.startedAt = common::unixSeconds();
     appendText(logFd, attemptHeader(outcome, quoted(command)));
     const std::streamoff offset = lseek(logFd, 0, SEEK_END);
 
@@ -123,7 +120,7 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
       if (done == pid || (done < 0 && errno != EINTR)) break;
     }
     outcome.exitCode = exitCodeOf(waitStatus);
-    outcome.seconds = unixSeconds() - outcome.startedAt;
+    outcome.seconds = common::unixSeconds() - outcome.startedAt;
     appendText(logFd, "==== exit code " + std::to_string(outcome.exitCode) + " after " +
                           std::to_string(outcome.seconds) + " s\n");
     close(logFd);

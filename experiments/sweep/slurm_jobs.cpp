@@ -3,7 +3,7 @@
 #include <set>
 #include <sstream>
 
-#include "trainer/config.h"
+#include "common/usage_error.h"
 
 namespace dtbench::sweep {
 
@@ -33,7 +33,7 @@ std::vector<std::string> splitWords(const std::string& text) {
     }
   }
   if (quote != 0)
-    throw trainer::UsageError(std::string("--sbatch-args has an unclosed ") + quote + " quote: " + text);
+    throw common::UsageError(std::string("--sbatch-args has an unclosed ") + quote + " quote: " + text);
   if (inWord) words.push_back(word);
   return words;
 }

@@ -11,7 +11,7 @@ namespace dtbench::sweep {
 // Splits --sbatch-args into words the way a shell would for plain words: blanks separate words;
 // single quotes keep everything literally; double quotes keep blanks, and a backslash before
 // `"` or `\` in them (or before any character outside quotes) keeps that character. No variables,
-// globs or substitutions. Throws trainer::UsageError on an unclosed quote.
+// globs or substitutions. Throws common::UsageError on an unclosed quote.
 std::vector<std::string> splitWords(const std::string& text);
 
 // The job id in `sbatch --parsable`'s output ("1234" or "1234;cluster"), or "" when there is none.

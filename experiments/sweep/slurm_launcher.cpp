@@ -8,10 +8,12 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/clock.h"
+#include "common/lists.h"
 #include "experiments/sweep/captured_command.h"
 #include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_jobs.h"
-#include "trainer/config.h"
+#include "common/usage_error.h"
 
 namespace dtbench::sweep {
 namespace fs = std::filesystem;
@@ -20,10 +22,6 @@ namespace {
 constexpr int kPollMilliseconds = 2000;
 constexpr int kSqueueWarningEvery = 30;  // polls between two warnings while squeue keeps failing
 constexpr size_t kSbatchErrorLength = 400;
-
-double unixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // True when the train flags, the point's last, ask for `--device cuda...`.
 bool wantsCuda(const GridPoint& point, const SweepSettings& settings) {
@@ -35,12 +33,6 @@ bool wantsCuda(const GridPoint& point, const SweepSettings& settings) {
     else if (flags[i].rfind("--device=", 0) == 0) device = flags[i].substr(9);
   }
   return device.rfind("cuda", 0) == 0;
-}
-
-std::string joined(const std::vector<std::string>& words, const std::string& separator) {
-  std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : separator) + word;
-  return text;
 }
 
 std::string trimmed(std::string text) {
@@ -66,14 +58,14 @@ int exitCodeOf(const std::string& slurmExitCode) {
 std::string slurmScript(const GridPoint& point, const SweepSettings& settings) {
   if (!settings.slurm.script.empty()) {
     if (!fs::is_regular_file(settings.slurm.script))
-      throw trainer::UsageError("--slurm-script " + settings.slurm.script +
+      throw common::UsageError("--slurm-script " + settings.slurm.script +
                                 " is not a file; give an sbatch job script such as slurm/train_cpu.sbatch");
     return fs::absolute(settings.slurm.script).lexically_normal().string();
   }
   const std::string name = wantsCuda(point, settings) ? "train_gpus.sbatch" : "train_cpu.sbatch";
   const fs::path path = fs::path(settings.slurm.scriptDirectory) / name;
   if (!fs::is_regular_file(path))
-    throw trainer::UsageError("the Slurm job script " + path.string() +
+    throw common::UsageError("the Slurm job script " + path.string() +
                               " does not exist; set DTBENCH_SLURM_DIR to the slurm/ folder of the dtbench "
                               "sources, or give --slurm-script FILE");
   return fs::absolute(path).lexically_normal().string();
@@ -113,7 +105,7 @@ SlurmLauncher::~SlurmLauncher() {
     cancelActive("cancelled: the sweep ended with an error", "failed");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dtbench sweep: could not cancel jobs %s: %s; cancel them with scancel\n",
-                 joined(activeIds(), " ").c_str(), e.what());
+                 common::joinList(activeIds(), " ").c_str(), e.what());
   }
 }
 
@@ -147,11 +139,11 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
     }
   }
   if (!pending.empty() && findInPath("sbatch").empty())
-    throw trainer::UsageError("sbatch is not in PATH: --launcher slurm submits the points with Slurm's sbatch; run "
+    throw common::UsageError("sbatch is not in PATH: --launcher slurm submits the points with Slurm's sbatch; run "
                               "the sweep where Slurm's commands work (a login node) or use --launcher local");
   for (const size_t i : pending) slurmScript(points_[i], settings_);
 
-  const double start = unixSeconds();
+  const double start = common::unixSeconds();
   for (const size_t i : pending) {
     if (session_.stopSignal() != 0) break;
     submit(i, true);
@@ -160,13 +152,13 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
   while (!active_.empty()) {
     if (const int signal = session_.stopSignal(); signal != 0) {
       std::fprintf(stderr, "dtbench sweep: %s: cancelling jobs %s\n", strsignal(signal),
-                   joined(activeIds(), " ").c_str());
+                   common::joinList(activeIds(), " ").c_str());
       cancelActive(std::string("cancelled by the sweep after ") + strsignal(signal), "interrupted");
       break;
     }
-    if (settings_.slurm.timeoutSeconds > 0 && unixSeconds() - start > settings_.slurm.timeoutSeconds) {
+    if (settings_.slurm.timeoutSeconds > 0 && common::unixSeconds() - start > settings_.slurm.timeoutSeconds) {
       std::fprintf(stderr, "dtbench sweep: --slurm-timeout %g s reached: cancelling jobs %s\n",
-                   settings_.slurm.timeoutSeconds, joined(activeIds(), " ").c_str());
+                   settings_.slurm.timeoutSeconds, common::joinList(activeIds(), " ").c_str());
       cancelActive("cancelled: still queued or running after --slurm-timeout " +
                        std::to_string(static_cast<long>(settings_.slurm.timeoutSeconds)) + " s",
                    "failed");
@@ -174,7 +166,7 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
     }
     if (session_.waitForSignal(kPollMilliseconds)) continue;
     const CommandResult squeue =
-        runCaptured({"squeue", "-h", "-j", joined(activeIds(), ","), "-o", "%i,%T"}, {}, session_);
+        runCaptured({"squeue", "-h", "-j", common::joinList(activeIds(), ","), "-o", "%i,%T"}, {}, session_);
     std::map<std::string, std::string> states;
     if (squeue.exitCode == 0) {
       states = parseSqueue(squeue.out);
@@ -209,7 +201,7 @@ void SlurmLauncher::submit(size_t index, bool firstAttempt) {
   if (!resume) moveAttemptAside(outcome.path);
   outcome.attempt = firstFreeAttempt(outcome.path);
   ++outcome.attemptsRun;
-  outcome.startedAt = unixSeconds();
+  outcome.startedAt = common::unixSeconds();
   outcome.seconds = 0;
   outcome.exitCode = 0;
   outcome.error.clear();
@@ -242,7 +234,7 @@ void SlurmLauncher::submit(size_t index, bool firstAttempt) {
 
 void SlurmLauncher::finish(const Job& job, const std::string& slurmState) {
   PointOutcome& outcome = outcomes_[job.point];
-  outcome.seconds = unixSeconds() - outcome.startedAt;
+  outcome.seconds = common::unixSeconds() - outcome.startedAt;
   const CommandResult info = runCaptured({"scontrol", "-o", "show", "job", job.id}, {}, session_);
   std::string jobState = info.exitCode == 0 ? scontrolField(info.out, "JobState") : "";
   if (jobState.empty()) jobState = slurmState.empty() ? "ENDED" : slurmState;
@@ -282,12 +274,12 @@ void SlurmLauncher::cancelActive(const std::string& reason, const std::string& s
   const CommandResult scancel = runCaptured(command, {}, session_);
   if (scancel.exitCode != 0)
     std::fprintf(stderr, "dtbench sweep: scancel %s failed (exit code %d: %s); cancel them by hand\n",
-                 joined(ids, " ").c_str(), scancel.exitCode, trimmed(scancel.err).c_str());
+                 common::joinList(ids, " ").c_str(), scancel.exitCode, trimmed(scancel.err).c_str());
   const std::vector<Job> jobs = std::move(active_);
   active_.clear();
   for (const Job& job : jobs) {
     PointOutcome& outcome = outcomes_[job.point];
-    outcome.seconds = unixSeconds() - outcome.startedAt;
+    outcome.seconds = common::unixSeconds() - outcome.startedAt;
     outcome.state = state;
     outcome.error = "job " + job.id + " " + reason;
     appendToLog(outcome, "==== " + outcome.error + "\n");

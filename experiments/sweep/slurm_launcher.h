@@ -23,7 +23,7 @@
 //    cancelled (`scancel`), their points end `interrupted`, no further job is submitted.
 //    `timeoutSeconds` > 0 bounds the whole run(): then the remaining jobs are cancelled and their
 //    points fail. The destructor cancels jobs still active (an exception left run()).
-//  - Missing scripts throw trainer::UsageError before any job is submitted, and so does a
+//  - Missing scripts throw common::UsageError before any job is submitted, and so does a
 //    missing `sbatch` when there is something to submit.
 
 #include <cstdio>
@@ -41,7 +41,7 @@ struct SbatchSubmission {
   std::vector<std::string> command;                              // sbatch ... SCRIPT flags...
 };
 
-// The job script of a point (see the contract); throws trainer::UsageError when it does not exist.
+// The job script of a point (see the contract); throws common::UsageError when it does not exist.
 std::string slurmScript(const GridPoint& point, const SweepSettings& settings);
 
 // The submission of one point (see the contract).

@@ -4,12 +4,12 @@
 #include <map>
 #include <sstream>
 
-#include "trainer/config.h"
+#include "common/usage_error.h"
 
 namespace dtbench::sweep {
 namespace {
 
-using trainer::UsageError;
+using common::UsageError;
 
 std::string trim(const std::string& text) {
   const size_t begin = text.find_first_not_of(" \t\r");

@@ -16,7 +16,7 @@
 //    ("batch32-world2-topology_ring"). In keys and values every character other than A-Z a-z 0-9
 //    '.' '+' becomes '_' (so "binary-tree-star" is "binary_tree_star"); `gpus` is named `world`.
 //    Two points that would share a name are refused.
-// Every violation throws trainer::UsageError with a message that says what to fix.
+// Every violation throws common::UsageError with a message that says what to fix.
 
 #include <string>
 #include <utility>

@@ -7,7 +7,7 @@
 //    DIR/.sweep.lock; it throws std::runtime_error naming DIR when another sweep holds it or when
 //    DIR cannot be written.
 //  - While the session exists, SIGINT and SIGTERM are blocked and queued on a signalfd (Note
-//    [Signals without globals] in launch_supervisor.cpp); the destructor restores the old mask.
+//    [Signals without globals] in experiments/launch/launch_supervisor.cpp); the destructor restores the old mask.
 //    A child must call restoreSignalMask() after fork() so that it gets these signals again.
 //  - takeSignals() returns the signals that arrived since the last call (never blocks);
 //    stopSignal() is the first one that ever arrived, or 0.

@@ -3,7 +3,7 @@
 # The job scripts call, in this order:
 #   dtbench_job_init                  checks DTBENCH, picks $RUNS, exports MASTER_ADDR/MASTER_PORT
 #   dtbench_job_run OUT NTASKS ARGS   runs `dtbench train ARGS --out OUT` on NTASKS tasks under srun
-#                                     and exits the job script the way DESIGN.md defines:
+#                                     and exits the job script the way docs/design.md defines:
 #     - OUT/summary.json says completed:      nothing to do, exit 0 (a finished point is skipped);
 #     - OUT/checkpoint/state.json exists:     the run is continued with --resume;
 #     - dtbench exits 75 (it stopped at an agreed step after SIGTERM and wrote a checkpoint):

@@ -1,13 +1,14 @@
 #pragma once
 // runGlooRanks: N ranks as threads of this process, each with a GlooCommunicator over loopback
-// (LIBTORCH_NOTES.md: a HashStore can back several ProcessGroupGloo in one process). Each rank's
-// body returns its result; exceptions are rethrown on the calling thread (in_process_fixture.h).
+// (docs/reference.md, "LibTorch, Gloo and Open MPI": a HashStore can back several ProcessGroupGloo
+// in one process). Each rank's body returns its result; exceptions are rethrown on the calling
+// thread (in_process_fixture.h).
 
 #include <chrono>
 #include <functional>
 #include <vector>
 
-#include "comm/gloo_communicator.h"
+#include "comm/backends/gloo_communicator.h"
 #include "comm/in_process_fixture.h"
 #include "comm/store.h"
 

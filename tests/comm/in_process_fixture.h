@@ -1,5 +1,5 @@
 #pragma once
-// runThreads / runRanks: N ranks as threads of this process over one InProcessWorld (comm/in_process_transport.h).
+// runThreads / runRanks: N ranks as threads of this process over one InProcessWorld (comm/backends/in_process_transport.h).
 // Each rank's function returns its result; exceptions thrown by any rank are rethrown here, on the
 // calling (main) thread, after every rank finished: Catch2 assertions stay on the main thread.
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "comm/in_process_transport.h"
+#include "comm/backends/in_process_transport.h"
 
 namespace dtbench::comm::testing {
 

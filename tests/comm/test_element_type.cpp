@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include "comm/backends/backend.h"
+#include "comm/backends/library_versions.h"
 #include "comm/element_type.h"
-#include "comm/library_versions.h"
+#include "comm/tensor_element_type.h"
 #include "dtbench/build_config.h"
 
 using namespace dtbench::comm;
@@ -22,13 +24,13 @@ TEST_CASE("unsupported element types are rejected by name", "[element_type]") {
   CHECK_THROWS_WITH(elementTypeOf(c10::ScalarType::Long), Catch::Contains("Long") && Catch::Contains("bfloat16"));
 }
 
-TEST_CASE("native all-reduce support follows DESIGN.md's table", "[element_type]") {
-  CHECK(nativeAllreduceSupports("gloo", ElementType::kFloat16));
-  CHECK_FALSE(nativeAllreduceSupports("gloo", ElementType::kBFloat16));
-  CHECK(nativeAllreduceSupports("mpi", ElementType::kFloat32));
-  CHECK_FALSE(nativeAllreduceSupports("mpi", ElementType::kFloat16));
-  CHECK(nativeAllreduceSupports("nccl", ElementType::kBFloat16));
-  CHECK_THROWS_WITH(nativeAllreduceSupports("grpc", ElementType::kFloat32), Catch::Contains("gloo, mpi, nccl"));
+TEST_CASE("native all-reduce support follows the design's table", "[element_type]") {
+  CHECK(nativeAllreduceSupports(Backend::kGloo, ElementType::kFloat16));
+  CHECK_FALSE(nativeAllreduceSupports(Backend::kGloo, ElementType::kBFloat16));
+  CHECK(nativeAllreduceSupports(Backend::kMpi, ElementType::kFloat32));
+  CHECK_FALSE(nativeAllreduceSupports(Backend::kMpi, ElementType::kFloat16));
+  CHECK(nativeAllreduceSupports(Backend::kNccl, ElementType::kBFloat16));
+  CHECK_THROWS_WITH(backendNames().parse("grpc"), Catch::Contains("gloo, mpi, nccl"));
 }
 
 TEST_CASE("the MPI library version is known exactly when the build has MPI", "[library_versions]") {

@@ -23,13 +23,13 @@ TEST_CASE("LeNet learns Fashion-MNIST in 600 steps", "[training][fashion-mnist]"
   const fs::path out = fs::temp_directory_path() / ("dtbench-fashion-mnist-" + std::to_string(random()));
   dtbench::trainer::RunConfig c;
   c.model = "lenet";
-  c.dataset = "fashion-mnist";  // --data-dir defaults to the Debian location
-  c.batchSize = 64;
+  c.data.dataset = dtbench::trainer::DatasetKind::kFashionMnist;  // --data-dir defaults to the Debian location
+  c.data.batchSize = 64;
   c.epochs = 1;
   c.maxSteps = 600;
-  c.lr = 0.05;
+  c.optimizer.lr = 0.05;
   c.threads = 1;
-  c.workers = 2;
+  c.data.workers = 2;
   c.seed = 1;
   c.quiet = true;
   c.outDir = out.string();

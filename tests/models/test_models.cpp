@@ -1,4 +1,4 @@
-// The registry and the shape of every model: parameter counts against REFERENCE.md, outputs for
+// The registry and the shape of every model: parameter counts against docs/reference.md, outputs for
 // 3- and 1-channel input, gradients reaching every parameter, and the errors of makeModel.
 
 #include <catch2/catch.hpp>
@@ -22,7 +22,7 @@ struct ReferenceCount {
   int64_t tensors;
 };
 
-// REFERENCE.md, "Model parameter counts (trainable, 10 classes, 3x32x32 input)".
+// docs/reference.md, "Model parameter counts" (trainable, 10 classes, 3x32x32 input).
 const std::vector<ReferenceCount> kReferenceCounts{
     {"resnet18", 11173962, 62},     {"resnet34", 21282122, 110},
     {"resnet50", 23520842, 161},    {"resnet101", 42512970, 314},
@@ -54,7 +54,7 @@ TEST_CASE("modelNames lists the zoo in the documented order", "[models][registry
   CHECK(models::modelNames() == expected);
 }
 
-TEST_CASE("every model has REFERENCE.md's parameter and tensor counts", "[models][counts]") {
+TEST_CASE("every model has docs/reference.md's parameter and tensor counts", "[models][counts]") {
   for (const auto& reference : kReferenceCounts) {
     INFO("model " << reference.name);
     const auto model = models::makeModel(reference.name);

@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include "trainer/config.h"
+#include "trainer/config_json.h"
 
 using dtbench::trainer::RunConfig;
-using dtbench::trainer::UsageError;
+using namespace dtbench::trainer;
+using dtbench::common::UsageError;
 
 namespace {
 
@@ -26,60 +28,68 @@ std::string errorOf(const RunConfig& c) {
 
 TEST_CASE("defaults are the coursework's and validate", "[config]") {
   const RunConfig c = valid();
-  CHECK(c.optimizer == "sgd");
-  CHECK(c.lr == 0.1);
-  CHECK(c.momentum == 0.9);
-  CHECK(c.weightDecay == 5e-4);
-  CHECK(c.batchSize == 128);
-  CHECK(c.testBatchSize == 100);
+  CHECK(c.optimizer.kind == OptimizerKind::kSgd);
+  CHECK(c.optimizer.lr == 0.1);
+  CHECK(c.optimizer.momentum == 0.9);
+  CHECK(c.optimizer.weightDecay == 5e-4);
+  CHECK(c.data.batchSize == 128);
+  CHECK(c.data.testBatchSize == 100);
   CHECK(errorOf(c).empty());
 }
 
 TEST_CASE("optimizer-dependent defaults", "[config]") {
   RunConfig adam;
-  adam.optimizer = "adam";
+  adam.optimizer.kind = OptimizerKind::kAdam;
   adam = dtbench::trainer::resolveDefaults(adam);
-  CHECK(adam.lr == 1e-3);
-  CHECK(adam.momentum == 0.0);
+  CHECK(adam.optimizer.lr == 1e-3);
+  CHECK(adam.optimizer.momentum == 0.0);
   RunConfig rmsprop;
-  rmsprop.optimizer = "rmsprop";
-  rmsprop.lr = 0.5;
+  rmsprop.optimizer.kind = OptimizerKind::kRmsprop;
+  rmsprop.optimizer.lr = 0.5;
   rmsprop = dtbench::trainer::resolveDefaults(rmsprop);
-  CHECK(rmsprop.lr == 0.5);  // an explicit value is kept
-  CHECK(rmsprop.momentum == 0.0);
+  CHECK(rmsprop.optimizer.lr == 0.5);  // an explicit value is kept
+  CHECK(rmsprop.optimizer.momentum == 0.0);
 }
 
 TEST_CASE("impossible values name their flag", "[config]") {
   RunConfig c = valid();
-  c.batchSize = 0;
+  c.data.batchSize = 0;
   CHECK_THAT(errorOf(c), Catch::Contains("--batch-size") && Catch::Contains("got 0"));
   c = valid();
-  c.lr = 0;
+  c.optimizer.lr = 0;
   CHECK_THAT(errorOf(c), Catch::Contains("--lr"));
   c = valid();
   c.epochs = 0;
   CHECK_THAT(errorOf(c), Catch::Contains("--epochs"));
   c = valid();
-  c.testBatchSize = -3;
+  c.data.testBatchSize = -3;
   CHECK_THAT(errorOf(c), Catch::Contains("--test-batch-size"));
   c = valid();
-  c.weightDecay = -1;
+  c.optimizer.weightDecay = -1;
   CHECK_THAT(errorOf(c), Catch::Contains("--weight-decay"));
   c = valid();
   c.outDir.clear();
   CHECK_THAT(errorOf(c), Catch::Contains("--out"));
 }
 
+// Names of the closed sets are parsed into enums once (the name tables); the model, an open
+// registry, is checked by validate().
+template <typename Enum>
+std::string parseErrorOf(const dtbench::common::NamedValues<Enum>& names, const std::string& text) {
+  try {
+    names.parse(text);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST_CASE("unknown names list the valid ones", "[config]") {
+  CHECK_THAT(parseErrorOf(optimizerNames(), "lamb"), Catch::Contains("'lamb'") && Catch::Contains("sgd, adam, rmsprop"));
   RunConfig c = valid();
-  c.optimizer = "lamb";
-  CHECK_THAT(errorOf(c), Catch::Contains("'lamb'") && Catch::Contains("sgd, adam, rmsprop"));
-  c = valid();
   c.model = "resnet19";
   CHECK_THAT(errorOf(c), Catch::Contains("'resnet19'") && Catch::Contains("resnet18") && Catch::Contains("lenet"));
-  c = valid();
-  c.dataset = "imagenet";
-  CHECK_THAT(errorOf(c), Catch::Contains("cifar10") && Catch::Contains("synthetic"));
+  CHECK_THAT(parseErrorOf(datasetNames(), "imagenet"), Catch::Contains("cifar10") && Catch::Contains("synthetic"));
 }
 
 TEST_CASE("the configuration's JSON holds every field by its flag's name", "[config]") {
@@ -97,32 +107,32 @@ TEST_CASE("the configuration's JSON holds every field by its flag's name", "[con
 
 TEST_CASE("data loading flags validate and land in the JSON", "[config]") {
   RunConfig c = valid();
-  CHECK(c.dataDir == "data");  // cifar10's default location
-  CHECK(c.workers == 2);
-  CHECK(c.downloadMd5 == "c32a1d4ab5d03f1284b67883e8d87530");
+  CHECK(c.data.dir == "data");  // cifar10's default location
+  CHECK(c.data.workers == 2);
+  CHECK(c.data.downloadMd5 == "c32a1d4ab5d03f1284b67883e8d87530");
   RunConfig fashion;
-  fashion.dataset = "fashion-mnist";
+  fashion.data.dataset = DatasetKind::kFashionMnist;
   fashion = dtbench::trainer::resolveDefaults(fashion);
-  CHECK(fashion.dataDir == "/usr/share/datasets/fashion-mnist");
-  fashion.dataDir = "mine";
-  CHECK(dtbench::trainer::resolveDefaults(fashion).dataDir == "mine");  // an explicit one is kept
+  CHECK(fashion.data.dir == "/usr/share/datasets/fashion-mnist");
+  fashion.data.dir = "mine";
+  CHECK(dtbench::trainer::resolveDefaults(fashion).data.dir == "mine");  // an explicit one is kept
 
-  c.workers = -1;
+  c.data.workers = -1;
   CHECK_THAT(errorOf(c), Catch::Contains("--workers"));
   c = valid();
-  c.dataOnDevice = true;
+  c.data.onDevice = true;
   CHECK_THAT(errorOf(c), Catch::Contains("--data-on-device needs a CUDA device"));
   c = valid();
-  c.dataset = "fashion-mnist";
-  c.download = true;
+  c.data.dataset = DatasetKind::kFashionMnist;
+  c.data.download = true;
   CHECK_THAT(errorOf(c), Catch::Contains("--download") && Catch::Contains("dataset-fashion-mnist"));
   c = valid();
-  c.downloadMd5 = "abc";
+  c.data.downloadMd5 = "abc";
   CHECK_THAT(errorOf(c), Catch::Contains("--download-md5"));
 
   c = valid();
-  c.workers = 3;
-  c.download = true;
+  c.data.workers = 3;
+  c.data.download = true;
   const auto j = dtbench::trainer::toJson(c);
   CHECK(j.at("workers") == 3);
   CHECK(j.at("download") == true);
@@ -133,25 +143,25 @@ TEST_CASE("data loading flags validate and land in the JSON", "[config]") {
 
 TEST_CASE("amp and channels-last flags validate and land in the JSON", "[config]") {
   RunConfig c = valid();
-  CHECK(c.amp == "off");
-  CHECK_FALSE(c.channelsLast);
+  CHECK(c.precision.amp == Amp::kOff);
+  CHECK_FALSE(c.precision.channelsLast);
   CHECK(dtbench::trainer::toJson(c).at("amp") == "off");
   CHECK(dtbench::trainer::toJson(c).at("channels_last") == false);
 
-  c.amp = "fp8";
-  CHECK_THAT(errorOf(c), Catch::Contains("'fp8'") && Catch::Contains("--amp") && Catch::Contains("off, bf16, fp16"));
-  c.amp = "bf16";
+  CHECK_THAT(parseErrorOf(ampNames(), "fp8"),
+             Catch::Contains("'fp8'") && Catch::Contains("--amp") && Catch::Contains("off, bf16, fp16"));
+  c.precision.amp = Amp::kBf16;
   CHECK(errorOf(c).empty());  // bf16 autocast runs on the CPU
-  c.amp = "fp16";
+  c.precision.amp = Amp::kFp16;
   CHECK_THAT(errorOf(c), Catch::Contains("--amp fp16 needs --device cuda") && Catch::Contains("--amp bf16") &&
                              Catch::Contains("GPU"));
-  c.device = "cuda";
+  c.device = DeviceKind::kCuda;
   CHECK(errorOf(c).empty());  // valid as a configuration; the trainer then needs a visible GPU
 
   c = valid();
-  c.channelsLast = true;
+  c.precision.channelsLast = true;
   CHECK(errorOf(c).empty());
-  c.amp = "bf16";
+  c.precision.amp = Amp::kBf16;
   const auto j = dtbench::trainer::toJson(c);
   CHECK(j.at("amp") == "bf16");
   CHECK(j.at("channels_last") == true);

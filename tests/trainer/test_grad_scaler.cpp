@@ -12,10 +12,10 @@
 
 #include "comm/gloo_fixture.h"
 #include "comm/topology/hosts.h"
-#include "comm/topology/topology.h"
+#include "comm/topology/registry.h"
 #include "comm/topology_allreduce.h"
-#include "trainer/bucketed_allreduce.h"
-#include "trainer/comm_worker.h"
+#include "trainer/sync/bucketed_allreduce.h"
+#include "trainer/sync/comm_worker.h"
 #include "trainer/grad_scaler.h"
 
 using dtbench::trainer::GradScaler;
@@ -191,7 +191,7 @@ TEST_CASE("one rank's overflow reaches every rank through the all-reduce: all sk
     const auto outcomes = dtbench::comm::testing::runGlooRanks<Outcome>(kWorld, [&](dtbench::comm::Communicator& gloo) {
       const int rank = gloo.rank();
       dtbench::comm::TrafficRecorder recorder(rank, kWorld);
-      dtbench::comm::TopologyAllreduce allreduce(gloo, topology, dtbench::comm::hostsFromRanksPerHost(kWorld, 2),
+      dtbench::comm::TopologyAllreduce allreduce(gloo, dtbench::comm::Topology::parse(topology), dtbench::comm::hostsFromRanksPerHost(kWorld, 2),
                                                  recorder);
       dtbench::trainer::CommWorker worker;
       torch::nn::Linear& model = replicas[static_cast<size_t>(rank)];

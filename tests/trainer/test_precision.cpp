@@ -16,10 +16,11 @@ using dtbench::trainer::AutocastScope;
 
 TEST_CASE("amp names map to autocast's types", "[precision]") {
   using dtbench::trainer::ampDtype;
-  CHECK_FALSE(ampDtype("off").has_value());
-  CHECK(ampDtype("bf16") == at::kBFloat16);
-  CHECK(ampDtype("fp16") == at::kHalf);
-  CHECK_THROWS_AS(ampDtype("fp8"), std::invalid_argument);
+  using dtbench::trainer::ampNames;
+  CHECK_FALSE(ampDtype(ampNames().parse("off")).has_value());
+  CHECK(ampDtype(ampNames().parse("bf16")) == at::kBFloat16);
+  CHECK(ampDtype(ampNames().parse("fp16")) == at::kHalf);
+  CHECK_THROWS_AS(ampDtype(ampNames().parse("fp8")), std::invalid_argument);
 }
 
 TEST_CASE("AutocastScope runs a convolution in bf16 on the CPU and only inside the scope", "[precision]") {

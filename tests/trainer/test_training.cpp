@@ -57,12 +57,12 @@ nlohmann::json readJson(const std::string& file) {
 RunConfig lenetOnSynthetic(const std::string& out) {
   RunConfig c;
   c.model = "lenet";
-  c.dataset = "synthetic";
-  c.syntheticTrainSize = 1024;
-  c.syntheticTestSize = 500;
-  c.batchSize = 32;
+  c.data.dataset = dtbench::trainer::DatasetKind::kSynthetic;
+  c.data.syntheticTrainSize = 1024;
+  c.data.syntheticTestSize = 500;
+  c.data.batchSize = 32;
   c.epochs = 2;
-  c.lr = 0.02;
+  c.optimizer.lr = 0.02;
   c.threads = 1;
   c.seed = 3;
   c.quiet = true;
@@ -171,9 +171,9 @@ TEST_CASE("every optimizer trains", "[training]") {
   TempDir tmp;
   for (const char* name : {"adam", "rmsprop"}) {
     RunConfig c = lenetOnSynthetic(tmp / name);
-    c.optimizer = name;
-    c.lr = -1;  // the optimizer's default
-    c.momentum = -1;
+    c.optimizer.kind = dtbench::trainer::optimizerNames().parse(name);
+    c.optimizer.lr = -1;  // the optimizer's default
+    c.optimizer.momentum = -1;
     c.epochs = 1;
     c.evaluate = false;
     const auto summary = dtbench::trainer::Trainer(dtbench::trainer::resolveDefaults(c)).run();
@@ -200,7 +200,7 @@ TEST_CASE("bf16 autocast trains on the CPU close to fp32 and not identical to it
     c.epochs = 1;
     c.maxSteps = 6;
     c.evaluate = false;
-    c.amp = amp;
+    c.precision.amp = dtbench::trainer::ampNames().parse(amp);
     const auto summary = dtbench::trainer::Trainer(c).run();
     CHECK(summary.at("amp") == amp);
     CHECK(summary.at("loss_scale").is_null());  // loss scaling is fp16's
@@ -229,13 +229,13 @@ TEST_CASE("channels-last trains to the loss of the contiguous layout", "[trainin
   auto run = [&](bool channelsLast, const std::string& name) {
     RunConfig c = lenetOnSynthetic(tmp / name);
     c.model = "resnet18";
-    c.syntheticTrainSize = 64;
-    c.batchSize = 8;
+    c.data.syntheticTrainSize = 64;
+    c.data.batchSize = 8;
     c.epochs = 1;
     c.maxSteps = 3;
-    c.lr = 0.002;  // a calm start: larger steps on batches of 8 amplify rounding differences
+    c.optimizer.lr = 0.002;  // a calm start: larger steps on batches of 8 amplify rounding differences
     c.evaluate = false;
-    c.channelsLast = channelsLast;
+    c.precision.channelsLast = channelsLast;
     const auto summary = dtbench::trainer::Trainer(c).run();
     CHECK(readJson(c.outDir + "/config.json").at("channels_last") == channelsLast);
     return std::make_pair(batchLosses(c.outDir), summary.at("param_checksum").get<double>());

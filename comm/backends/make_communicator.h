@@ -1,0 +1,42 @@
+#pragma once
+// makeCommunicator: the Communicator of a backend (comm/backends/backend.h), from the options every
+// multi-rank subcommand shares (experiments/cli/rank_options.h fills them from flags and the
+// launcher's environment).
+//   gloo  GlooCommunicator over a TCPStore at masterAddr:masterPort (rank 0 serves), or a FileStore
+//         when storePath is set, or an in-process HashStore for a world of 1 with no port given.
+//   mpi   MpiCommunicator; MPI decides rank and size (a rank/world from the environment that
+//         disagrees is an error). "this build has no MPI" when built without it.
+//   nccl  rejected (backend.h says why).
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "comm/backends/backend.h"
+#include "comm/communicator.h"
+
+namespace dtbench::comm {
+
+struct BackendOptions {
+  Backend backend = Backend::kGloo;
+  int rank = 0;
+  int worldSize = 1;
+  std::string masterAddr;  // gloo over TCPStore
+  int masterPort = 0;
+  std::string storePath;   // gloo over FileStore instead (shared filesystem)
+  std::string glooIface;   // --gloo-iface, else GLOO_SOCKET_IFNAME (read by the caller)
+  int glooThreads = 2;
+  double timeoutS = 60;    // --timeout: the deadline of every collective and of the rendezvous
+
+  std::chrono::milliseconds timeout() const {
+    return std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000.0));
+  }
+};
+
+// Throws common::UsageError for a backend this build cannot run, CommError when the rendezvous fails.
+std::unique_ptr<Communicator> makeCommunicator(const BackendOptions& options);
+
+// True for 127.0.0.0/8, ::1 and "localhost": every rank on this machine.
+bool isLoopbackAddress(const std::string& address);
+
+}  // namespace dtbench::comm

@@ -1,0 +1,90 @@
+#include "comm/topology/registry.h"
+
+#include <stdexcept>
+
+#include "comm/topology/clique.h"
+#include "comm/topology/hierarchical.h"
+#include "comm/topology/ring.h"
+#include "comm/topology/tree.h"
+#include "common/lists.h"
+#include "common/usage_error.h"
+
+namespace dtbench::comm {
+
+struct TopologyRow {
+  std::string name;
+  Schedule (*generate)(const HostLayout& hosts);  // nullptr: native
+  int64_t defaultSegmentBytes;
+  std::string help;
+};
+
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+// The table, native first (the order of --help, `--topology all` and the tests).
+const std::vector<TopologyRow>& rows() {
+  static const std::vector<TopologyRow> kRows{
+      {"native", nullptr, 0, "the backend's own all-reduce"},
+      {"ring", [](const HostLayout& h) { return ringSchedule(h.worldSize()); }, 0,
+       "reduce-scatter then all-gather around one ring"},
+      {"tree", [](const HostLayout& h) { return treeSchedule(binaryTree(h.worldSize()), "tree"); }, kMiB,
+       "binary tree reduce, then broadcast"},
+      {"binary-tree-star", [](const HostLayout& h) { return treeSchedule(binaryTreeStar(h), "binary-tree-star"); },
+       kMiB, "star inside a host, binary tree across host leaders"},
+      {"star", [](const HostLayout& h) { return treeSchedule(starTree(h.worldSize()), "star"); }, kMiB,
+       "every rank to one root and back: parameter-server traffic"},
+      {"clique", [](const HostLayout& h) { return cliqueSchedule(h.worldSize()); }, 0,
+       "each rank owns a shard and exchanges it with every other rank"},
+      {"hierarchical", [](const HostLayout& h) { return hierarchicalSchedule(h); }, kMiB,
+       "reduce inside a host, ring across host leaders, broadcast inside the host"},
+  };
+  return kRows;
+}
+
+}  // namespace
+
+Topology::Topology() : row_(&rows().front()) {}
+
+Topology Topology::parse(const std::string& name) {
+  for (const TopologyRow& row : rows())
+    if (row.name == name) return Topology(&row);
+  throw common::UsageError("unknown topology '" + name + "' (--topology); valid topologies: " +
+                           common::joinList(topologyNames()));
+}
+
+std::vector<Topology> Topology::all() {
+  std::vector<Topology> all;
+  for (const TopologyRow& row : rows()) all.push_back(Topology(&row));
+  return all;
+}
+
+const std::string& Topology::name() const { return row_->name; }
+const std::string& Topology::help() const { return row_->help; }
+bool Topology::native() const { return row_->generate == nullptr; }
+int64_t Topology::defaultSegmentBytes() const { return row_->defaultSegmentBytes; }
+
+Schedule Topology::schedule(const HostLayout& hosts) const {
+  if (native())
+    throw std::invalid_argument("topology 'native' is the backend's own all-reduce and has no schedule");
+  if (hosts.worldSize() < 1) throw std::invalid_argument("a topology needs at least one rank");
+  return row_->generate(hosts);
+}
+
+std::vector<std::string> topologyNames() {
+  std::vector<std::string> names;
+  for (const TopologyRow& row : rows()) names.push_back(row.name);
+  return names;
+}
+
+std::string topologyHelp() {
+  std::vector<std::string> items;
+  for (const TopologyRow& row : rows()) items.push_back(row.name + " (" + row.help + ")");
+  return common::joinList(items);
+}
+
+Schedule makeSchedule(const std::string& topology, const HostLayout& hosts) {
+  return Topology::parse(topology).schedule(hosts);
+}
+
+}  // namespace dtbench::comm

@@ -1,0 +1,65 @@
+#pragma once
+// The topologies (--topology) as one table, like models/registry.cpp: each row is a name, the
+// generator of its Schedule (none for native), the executor's default pipeline segment and a line of
+// help. The option parsers, the --help texts and the report take their lists from here; adding a
+// topology is one generator file and one row in registry.cpp.
+//
+//   native            the backend's own all-reduce (no Schedule; the backend picks its algorithm)
+//   ring              ring.h            tree, star, binary-tree-star   tree.h
+//   clique            clique.h          hierarchical                   hierarchical.h
+//
+// Default segments (Note [Pipelined schedules] in comm/schedule_executor.h): 1 MiB for the trees
+// (tree, star, binary-tree-star) and hierarchical, whose levels forward a segment while the next one
+// arrives; whole chunks (0) for ring and clique, whose steps already move a different chunk each and
+// where, measured over Open MPI's shared memory at 2 ranks, segments only added messages
+// (docs/benchmarks.md, "Pipelined point-to-point schedules"); 0 for native.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm/topology/hosts.h"
+#include "comm/topology/schedule.h"
+
+namespace dtbench::comm {
+
+struct TopologyRow;
+
+// One topology of the table: what a configuration holds for --topology. Copyable; compares equal
+// when it is the same row.
+class Topology {
+ public:
+  Topology();  // native
+
+  // The row named `name`; throws common::UsageError "unknown topology 'x' (--topology); valid
+  // topologies: native, ring, ...".
+  static Topology parse(const std::string& name);
+  static std::vector<Topology> all();  // in table order, native first
+
+  const std::string& name() const;
+  const std::string& help() const;
+  // native: the backend's own all-reduce, with no Schedule of dtbench's.
+  bool native() const;
+  // The Schedule over `hosts` (which must cover the world; only binary-tree-star and hierarchical
+  // read the hosts). Throws std::invalid_argument for native and for an empty world.
+  Schedule schedule(const HostLayout& hosts) const;
+  int64_t defaultSegmentBytes() const;
+
+  bool operator==(const Topology& other) const { return row_ == other.row_; }
+  bool operator!=(const Topology& other) const { return row_ != other.row_; }
+
+ private:
+  explicit Topology(const TopologyRow* row) : row_(row) {}
+  const TopologyRow* row_;
+};
+
+std::vector<std::string> topologyNames();  // native first
+
+// "native (the backend's own all-reduce), ring (...), ...": the list for --help texts.
+std::string topologyHelp();
+
+// Topology::parse(topology).schedule(hosts), for callers holding the name as text (the report reads
+// it from config.json).
+Schedule makeSchedule(const std::string& topology, const HostLayout& hosts);
+
+}  // namespace dtbench::comm

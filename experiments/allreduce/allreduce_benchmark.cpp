@@ -1,0 +1,207 @@
+#include "experiments/allreduce/allreduce_benchmark.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "comm/allgather_values.h"
+#include "comm/failure/peer_table.h"
+#include "comm/tensor_element_type.h"
+#include "comm/topology/ring.h"
+#include "comm/topology_allreduce.h"
+#include "comm/traffic/traffic_exchange.h"
+#include "common/lists.h"
+#include "common/usage_error.h"
+
+namespace dtbench::experiments {
+namespace {
+
+struct Row {
+  std::string topology;
+  std::string dtype;
+  int64_t bytes = 0;
+  int64_t count = 0;
+  double timeUs = 0;
+  double algbw = 0;    // GB/s
+  double busbw = 0;    // GB/s
+  int64_t wrong = -1;  // -1: not checked
+};
+
+at::Tensor checkInput(int64_t count, int rank, at::ScalarType type) {
+  return ((at::arange(count, at::kLong) % 7 + 1) * (rank + 1)).to(type);
+}
+
+at::Tensor checkExpected(int64_t count, int world) {
+  return ((at::arange(count, at::kLong) % 7 + 1) * (world * (world + 1) / 2)).to(at::kFloat);
+}
+
+double maxOverRanks(comm::Communicator& c, double value) {
+  at::Tensor all = at::empty({c.size()}, at::kFloat);
+  c.allgather(all, at::full({1}, value, at::kFloat))->wait();
+  return all.max().item<double>();
+}
+
+Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const AllreduceSettings& s,
+            at::ScalarType type, int64_t count) {
+  Row row;
+  row.topology = algorithm.topology().name();
+  row.dtype = comm::name(comm::elementTypeOf(type));
+  row.count = count;
+  row.bytes = count * static_cast<int64_t>(c10::elementSize(type));
+  at::Tensor data = at::ones({count}, type);
+  for (int i = 0; i < s.warmupIters; ++i) algorithm.allreduce(data.fill_(1));
+  c.barrier()->wait();
+  double seconds = 0;
+  for (int i = 0; i < s.iters; ++i) {
+    data.fill_(1);  // keeps values finite; the fill is outside the timed interval
+    const auto start = std::chrono::steady_clock::now();
+    algorithm.allreduce(data);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  row.timeUs = maxOverRanks(c, seconds / s.iters * 1e6);
+  row.algbw = row.timeUs > 0 ? static_cast<double>(row.bytes) / (row.timeUs * 1e-6) / 1e9 : 0;
+  row.busbw = comm::ringBusBandwidth(row.algbw, c.size());
+  if (s.check) {
+    at::Tensor t = checkInput(count, c.rank(), type);
+    algorithm.allreduce(t);
+    const int64_t wrong = t.to(at::kFloat).ne(checkExpected(count, c.size())).sum().item<int64_t>();
+    row.wrong = 0;
+    for (const auto& w : comm::allgatherInt64(c, {wrong})) row.wrong += w[0];
+  }
+  return row;
+}
+
+void printRow(const Row& r) {
+  char wrong[32] = "N/A";
+  if (r.wrong >= 0) std::snprintf(wrong, sizeof wrong, "%lld", static_cast<long long>(r.wrong));
+  std::printf("%12lld %12lld %9s %12.1f %9.3f %9.3f %7s\n", static_cast<long long>(r.bytes),
+              static_cast<long long>(r.count), r.dtype.c_str(), r.timeUs, r.algbw, r.busbw, wrong);
+  std::fflush(stdout);
+}
+
+void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int world, const std::string& backend) {
+  if (!s.csvPath.empty()) {
+    std::ofstream csv(s.csvPath);
+    csv << "backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong\n";
+    for (const Row& r : rows)
+      csv << backend << ',' << r.topology << ',' << world << ',' << r.bytes << ',' << r.count << ',' << r.dtype << ','
+          << r.timeUs << ',' << r.algbw << ',' << r.busbw << ',' << (r.wrong >= 0 ? std::to_string(r.wrong) : "")
+          << '\n';
+    if (!csv) throw std::runtime_error("cannot write --csv " + s.csvPath);
+  }
+  if (!s.jsonPath.empty()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Row& r : rows)
+      out.push_back({{"backend", backend}, {"topology", r.topology}, {"world_size", world}, {"size", r.bytes},
+                     {"count", r.count}, {"type", r.dtype}, {"time_us", r.timeUs}, {"algbw_gbps", r.algbw},
+                     {"busbw_gbps", r.busbw}, {"wrong", r.wrong >= 0 ? nlohmann::json(r.wrong) : nlohmann::json()}});
+    std::ofstream json(s.jsonPath);
+    json << out.dump(2) << '\n';
+    if (!json) throw std::runtime_error("cannot write --json " + s.jsonPath);
+  }
+}
+
+// Gathers every rank's traffic to rank 0, which writes --traffic and --timeline and prints the matrix.
+void reportTraffic(comm::Communicator& c, const comm::TrafficRecorder& recorder, const AllreduceSettings& s) {
+  const comm::MergedTraffic merged = comm::gatherTraffic(c, recorder);
+  if (c.rank() != 0) return;
+  const int n = c.size();
+  std::vector<int64_t> sent(static_cast<size_t>(n * n), 0);
+  for (const comm::TrafficRow& row : merged.traffic) sent[static_cast<size_t>(row.src * n + row.dst)] += row.bytes;
+  std::printf("# traffic matrix, bytes sent (rows: src, columns: dst; counted + modelled):\n#%6s", "src");
+  for (int d = 0; d < n; ++d) std::printf(" %14d", d);
+  std::printf("\n");
+  for (int src = 0; src < n; ++src) {
+    std::printf("#%6d", src);
+    for (int d = 0; d < n; ++d) std::printf(" %14lld", static_cast<long long>(sent[static_cast<size_t>(src * n + d)]));
+    std::printf("\n");
+  }
+  if (!s.trafficPath.empty()) {
+    std::ofstream out(s.trafficPath);
+    comm::writeTrafficCsv(out, merged.traffic);
+    if (!out) throw std::runtime_error("cannot write --traffic " + s.trafficPath);
+  }
+  if (!s.timelinePath.empty()) {
+    std::ofstream out(s.timelinePath);
+    comm::writeTimelineCsv(out, merged.timeline);
+    if (!out) throw std::runtime_error("cannot write --timeline " + s.timelinePath);
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> sweepCounts(const AllreduceSettings& s, int64_t elementBytes) {
+  if (!s.counts.empty()) return s.counts;
+  std::vector<int64_t> counts;
+  for (double bytes = static_cast<double>(s.minBytes); bytes <= static_cast<double>(s.maxBytes) * 1.0000001;
+       bytes *= s.factor) {
+    const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(bytes) / elementBytes);
+    if (counts.empty() || counts.back() != count) counts.push_back(count);
+  }
+  return counts;
+}
+
+int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const AllreduceSettings& s, double timeoutS) {
+  const comm::HostLayout hosts = ranksPerHost > 0
+                                     ? comm::hostsFromRanksPerHost(c.size(), ranksPerHost)
+                                     : comm::hostsFromNames(comm::allgatherStrings(c, comm::thisHostName()));
+  comm::TrafficRecorder recorder(c.rank(), c.size());
+  const bool root = c.rank() == 0;
+  const std::string backend = comm::name(c.backend());
+  std::vector<std::string> dtypeNames;
+  for (comm::ElementType t : s.dtypes) dtypeNames.push_back(comm::name(t));
+  const std::string dtypes = common::joinList(dtypeNames, ",");
+  if (root)
+    std::printf("# dtbench allreduce: backend %s, %d ranks on %zu host(s)%s, %s, %d warm-up + %d timed iterations, "
+                "%d intra-op thread(s) per rank, timeout %.1f s, point-to-point segments: %s\n",
+                backend.c_str(), c.size(), hosts.hosts.size(), ranksPerHost > 0 ? " (emulated)" : "", dtypes.c_str(),
+                s.warmupIters, s.iters, s.threads, timeoutS,
+                s.segmentBytes ? (std::to_string(*s.segmentBytes) + " bytes").c_str() : "each topology's default");
+  std::vector<Row> rows;
+  for (comm::ElementType elementType : s.dtypes) {
+    const std::string dtype = comm::name(elementType);
+    const at::ScalarType type = comm::scalarType(elementType);
+    for (const comm::Topology& topology : s.topologies) {
+      if (topology.native() && !comm::nativeAllreduceSupports(c.backend(), elementType)) {
+        if (s.topologies.size() == 1 && s.dtypes.size() == 1)
+          throw common::UsageError(backend + "'s own all-reduce does not take " + dtype +
+                                   "; choose a point-to-point --topology (ring, tree, ...)");
+        if (root)
+          std::printf("# topology native, %s: skipped (%s's own all-reduce does not take it)\n", dtype.c_str(),
+                      backend.c_str());
+        continue;
+      }
+      comm::TopologyAllreduce algorithm(c, topology, hosts, recorder, comm::Impairment{}, s.segmentBytes);
+      if (root) {
+        if (algorithm.schedule())
+          std::printf("# topology %s, %s, segments of %lld bytes (0: whole chunks)\n", topology.name().c_str(),
+                      dtype.c_str(), static_cast<long long>(algorithm.segmentBytes()));
+        else
+          std::printf("# topology %s, %s\n", topology.name().c_str(), dtype.c_str());
+        std::printf("%12s %12s %9s %12s %9s %9s %7s\n", "size", "count", "type", "time_us", "algbw", "busbw", "#wrong");
+        std::printf("%12s %12s %9s %12s %9s %9s %7s\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "");
+        std::fflush(stdout);
+      }
+      for (int64_t count : sweepCounts(s, comm::bytesPerElement(elementType))) {
+        rows.push_back(measure(c, algorithm, s, type, count));
+        if (root) printRow(rows.back());
+      }
+    }
+  }
+  reportTraffic(c, recorder, s);
+  int64_t wrong = 0;
+  for (const Row& r : rows) wrong += std::max<int64_t>(0, r.wrong);
+  if (root) {
+    writeOutputs(s, rows, c.size(), backend);
+    if (s.check)
+      std::printf("# check: %lld wrong element(s) over all sizes and topologies\n", static_cast<long long>(wrong));
+  }
+  c.barrier()->wait();
+  return wrong;
+}
+
+}  // namespace dtbench::experiments

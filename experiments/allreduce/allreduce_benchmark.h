@@ -1,0 +1,54 @@
+#pragma once
+// The all-reduce benchmark of `dtbench allreduce` (nccl-tests' harness; docs/reference.md,
+// "Bandwidth definitions"): for every element type and topology, a sweep of message sizes, each
+// with warm-up all-reduces, timed ones and optionally an exact check of every element; rows printed
+// as they are measured, then the traffic matrix, and on request CSV, JSON, traffic.csv and
+// traffic_timeline.csv.
+//
+// Columns (defined once, here and in --help): size = bytes per rank (count x element size),
+// time_us = mean time of one all-reduce, max over ranks; algbw = size / time (GB/s, GB = 10^9
+// bytes); busbw = algbw x 2(N-1)/N (comm/topology/ring.h: the ring's bytes per rank, comparable
+// across world sizes); #wrong = elements that differ from the exact sum (N/A without --check).
+//
+// Check values: rank r's element i is (i mod 7 + 1)(r + 1), so every sum is an integer below 256
+// for up to 8 ranks, exact in float32, float16 and bfloat16, and the check compares for equality.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "comm/element_type.h"
+#include "comm/topology/registry.h"
+
+namespace dtbench::experiments {
+
+struct AllreduceSettings {
+  std::vector<comm::Topology> topologies{comm::Topology()};
+  std::vector<comm::ElementType> dtypes{comm::ElementType::kFloat32};
+  int64_t minBytes = 4096;
+  int64_t maxBytes = 16 << 20;
+  double factor = 2.0;
+  std::vector<int64_t> counts;  // explicit element counts; overrides the byte sweep
+  int warmupIters = 5;
+  int iters = 20;
+  bool check = false;
+  int threads = 1;                      // intra-op threads per rank
+  std::optional<int64_t> segmentBytes;  // none: each topology's default; 0: whole chunks
+  std::string csvPath, jsonPath, trafficPath, timelinePath;
+};
+
+// The element counts of the sweep: min, min·factor, ... up to max bytes (at least one element
+// each, duplicates dropped), or the explicit counts.
+std::vector<int64_t> sweepCounts(const AllreduceSettings& settings, int64_t elementBytes);
+
+// Runs the benchmark on every rank of `communicator` (collective; rank 0 prints and writes). Hosts
+// are emulated as groups of `ranksPerHost` ranks, or with 0 taken from the real host names.
+// Returns the number of wrong elements over every size, topology and type (0 without --check).
+// Throws common::UsageError when the only topology and type asked for are a native all-reduce the
+// backend does not take.
+int64_t runAllreduceBenchmark(comm::Communicator& communicator, int ranksPerHost, const AllreduceSettings& settings,
+                              double timeoutS);
+
+}  // namespace dtbench::experiments

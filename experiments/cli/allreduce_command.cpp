@@ -1,0 +1,31 @@
+// dtbench allreduce: the nccl-tests-style all-reduce benchmark over every backend x topology
+// (experiments/allreduce/allreduce_benchmark.h defines its columns).
+
+#include <ATen/Parallel.h>
+
+#include <cstdio>
+
+#include "comm/backends/make_communicator.h"
+#include "experiments/allreduce/allreduce_benchmark.h"
+#include "experiments/cli/allreduce_options.h"
+#include "experiments/cli/commands.h"
+
+namespace dtbench::experiments {
+
+int runAllreduceCommand(const std::vector<std::string>& args) {
+  const AllreduceOptions o = parseAllreduceOptions(args, comm::currentEnvironment());
+  if (o.help) {
+    std::printf("%s", o.helpText.c_str());
+    return 0;
+  }
+  at::set_num_threads(o.settings.threads);
+  const std::unique_ptr<comm::Communicator> c = comm::makeCommunicator(o.ranks.connection);
+  const int64_t wrong = runAllreduceBenchmark(*c, o.ranks.ranksPerHost, o.settings, o.ranks.connection.timeoutS);
+  if (wrong > 0) {
+    std::fprintf(stderr, "dtbench allreduce: %lld element(s) differ from the exact sum\n", static_cast<long long>(wrong));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace dtbench::experiments

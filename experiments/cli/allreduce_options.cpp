@@ -1,0 +1,123 @@
+#include "experiments/cli/allreduce_options.h"
+
+#include <cxxopts.hpp>
+
+#include "comm/backends/backend.h"
+#include "common/lists.h"
+#include "common/usage_error.h"
+#include "experiments/cli/command_line.h"
+
+namespace dtbench::experiments {
+
+using common::UsageError;
+
+int64_t parseBytes(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  double scale = 1;
+  const std::string suffix = text.substr(used);
+  if (suffix == "K" || suffix == "k") scale = 1024;
+  else if (suffix == "M") scale = 1024.0 * 1024;
+  else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty()) used = 0;
+  if (used == 0 || value < 0) throw UsageError(flag + " takes a byte count like 4096, 4K, 64M or 1G, got '" + text + "'");
+  return static_cast<int64_t>(value * scale);
+}
+
+AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, const comm::Environment& env) {
+  cxxopts::Options options("dtbench allreduce",
+                           "All-reduce benchmark in the manner of nccl-tests: a size sweep per topology, warm-up,\n"
+                           "timed iterations, an optional exact check of every element.\n\n"
+                           "Columns: size = bytes per rank (count x element size), time_us = mean time of one\n"
+                           "all-reduce (max over ranks), algbw = size / time (GB/s, GB = 10^9 bytes), busbw =\n"
+                           "algbw x 2(N-1)/N (the ring's bytes per rank: comparable across world sizes), #wrong =\n"
+                           "elements that differ from the exact sum (N/A without --check).\n\n"
+                           "Run one process per rank: dtbench launch -n N -- dtbench allreduce ... (gloo), or\n"
+                           "mpirun -np N dtbench allreduce --backend mpi ...");
+  options.set_width(100);
+  // clang-format off
+  options.add_options("Benchmark")
+    ("backend", comm::backendNames().joined(", ", " or "), cxxopts::value<std::string>()->default_value("gloo"))
+    ("topology", "Comma-separated list, or all: " + comm::topologyHelp(),
+     cxxopts::value<std::string>()->default_value("native"))
+    ("dtype", "Comma-separated list of " + common::joinList(comm::elementTypeNames()),
+     cxxopts::value<std::string>()->default_value("float32"))
+    ("b,min-bytes", "Smallest message (bytes; K, M, G suffixes)", cxxopts::value<std::string>()->default_value("4K"))
+    ("e,max-bytes", "Largest message", cxxopts::value<std::string>()->default_value("16M"))
+    ("f,factor", "Size multiplier between rows", cxxopts::value<double>()->default_value("2"))
+    ("counts", "Explicit element counts instead of the byte sweep, e.g. 0,1,13,1000003",
+     cxxopts::value<std::string>())
+    ("warmup-iters", "Untimed all-reduces per size", cxxopts::value<int>()->default_value("5"))
+    ("iters", "Timed all-reduces per size", cxxopts::value<int>()->default_value("20"))
+    ("check", "Verify every element of one extra all-reduce per size against the exact sum")
+    ("threads", "Intra-op threads per rank", cxxopts::value<int>()->default_value("1"))
+    ("segment-bytes", "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks; "
+     "auto: each topology's default, 1M for tree, star, binary-tree-star, hierarchical, whole chunks for ring, "
+     "clique)", cxxopts::value<std::string>()->default_value("auto"));
+  options.add_options("Output")
+    ("csv", "Write the rows as CSV to FILE", cxxopts::value<std::string>())
+    ("json", "Write the rows as JSON to FILE", cxxopts::value<std::string>())
+    ("traffic", "Write traffic.csv (src,dst,bytes,kind) to FILE", cxxopts::value<std::string>())
+    ("timeline", "Write traffic_timeline.csv (t_start_s,src,dst,bytes) to FILE", cxxopts::value<std::string>())
+    ("h,help", "Show this help");
+  // clang-format on
+  addRankOptions(options, 60);
+  const ParsedOptions parsed = parseOptions(options, "allreduce", args);
+  AllreduceOptions o;
+  if (parsed.help) {
+    o.help = true;
+    o.helpText = parsed.helpText;
+    return o;
+  }
+  const cxxopts::ParseResult& p = parsed.result;
+  AllreduceSettings& s = o.settings;
+  try {
+    const comm::Backend backend = comm::backendNames().parse(p["backend"].as<std::string>());
+    comm::checkBackendAvailable(backend);
+    const std::string topology = p["topology"].as<std::string>();
+    s.topologies.clear();
+    if (topology == "all") s.topologies = comm::Topology::all();
+    else
+      for (const std::string& t : common::splitList(topology)) s.topologies.push_back(comm::Topology::parse(t));
+    if (s.topologies.empty()) throw UsageError("--topology needs at least one name");
+    s.dtypes.clear();
+    for (const std::string& d : common::splitList(p["dtype"].as<std::string>()))
+      s.dtypes.push_back(comm::parseElementType(d));
+    if (s.dtypes.empty()) throw UsageError("--dtype needs at least one element type");
+    s.minBytes = parseBytes("--min-bytes", p["min-bytes"].as<std::string>());
+    s.maxBytes = parseBytes("--max-bytes", p["max-bytes"].as<std::string>());
+    s.factor = p["factor"].as<double>();
+    if (s.factor <= 1.0) throw UsageError("--factor must be greater than 1");
+    if (s.maxBytes < s.minBytes) throw UsageError("--max-bytes must be at least --min-bytes");
+    if (p.count("counts"))
+      for (const std::string& c : common::splitList(p["counts"].as<std::string>()))
+        s.counts.push_back(parseBytes("--counts", c));
+    s.warmupIters = p["warmup-iters"].as<int>();
+    s.iters = p["iters"].as<int>();
+    if (s.warmupIters < 0 || s.iters < 1) throw UsageError("--iters must be at least 1, --warmup-iters at least 0");
+    s.check = p.count("check") > 0;
+    s.threads = p["threads"].as<int>();
+    if (s.threads < 1) throw UsageError("--threads must be at least 1");
+    if (const std::string segment = p["segment-bytes"].as<std::string>(); segment != "auto")
+      s.segmentBytes = parseBytes("--segment-bytes", segment);
+    if (p.count("csv")) s.csvPath = p["csv"].as<std::string>();
+    if (p.count("json")) s.jsonPath = p["json"].as<std::string>();
+    if (p.count("traffic")) s.trafficPath = p["traffic"].as<std::string>();
+    if (p.count("timeline")) s.timelinePath = p["timeline"].as<std::string>();
+    o.ranks = readRankOptions(p, env, backend);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const cxxopts::exceptions::exception& e) {
+    throwUsage("allreduce", e.what());
+  } catch (const std::invalid_argument& e) {  // an unsupported element type
+    throw UsageError(e.what());
+  }
+  return o;
+}
+
+}  // namespace dtbench::experiments

@@ -1,0 +1,23 @@
+#include "experiments/cli/commands.h"
+
+namespace dtbench::experiments {
+
+const std::vector<Subcommand>& subcommands() {
+  static const std::vector<Subcommand> table{
+      {"train", "train one model (one process per rank, data-parallel) and write a run directory", runTrainCommand},
+      {"models", "list the model zoo with parameter counts", runModelsCommand},
+      {"launch", "start N local ranks of a command with torchrun-style variables", runLaunchCommand},
+      {"allreduce", "all-reduce benchmark (nccl-tests style) over gloo, mpi, nccl and topologies", runAllreduceCommand},
+      {"report",
+       "tables (time and speedup, compute vs communication, bandwidth, traffic, batch\n"
+       "times, cost, accuracy, jobs) and figures from run directories",
+       runReportCommand},
+      {"sweep",
+       "run dtbench train over a grid (batch sizes x world sizes x ...) on this machine\n"
+       "or as Slurm jobs, skipping completed points, then write the job table and the report",
+       runSweepCommand},
+  };
+  return table;
+}
+
+}  // namespace dtbench::experiments

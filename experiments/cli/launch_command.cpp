@@ -1,0 +1,61 @@
+#include <cstdio>
+#include <string>
+
+#include "experiments/cli/commands.h"
+#include "experiments/launch/launch_supervisor.h"
+#include "experiments/cli/command_line.h"
+
+namespace dtbench::experiments {
+namespace {
+
+const char* kLaunchHelp =
+    "Usage: dtbench launch -n N [--ranks-per-host K] [--grace SECONDS] [--master-port P] -- COMMAND...\n"
+    "Starts N local ranks of COMMAND with torchrun-style variables: RANK, WORLD_SIZE, LOCAL_RANK,\n"
+    "LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1, MASTER_PORT (a free port unless given) and\n"
+    "DTBENCH_RANKS_PER_HOST (K: emulated hosts of K ranks; default N, one host).\n"
+    "Each output line is prefixed with its rank, e.g. \"[1] \". SIGINT and SIGTERM are forwarded to\n"
+    "the ranks. When a rank fails, the others get SIGTERM, then SIGKILL after the grace period\n"
+    "(default 5 s), and launch exits with the failing rank's code (128 + signal if it was killed).\n"
+    "Example: dtbench launch -n 2 -- dtbench allreduce --backend gloo --topology ring --check\n";
+
+int parsePositive(const std::string& flag, const std::string& value) {
+  size_t used = 0;
+  int parsed = 0;
+  try {
+    parsed = std::stoi(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || parsed < 1)
+    throwUsage("launch", flag + " needs a positive integer, got '" + value + "'");
+  return parsed;
+}
+
+}  // namespace
+
+int runLaunchCommand(const std::vector<std::string>& args) {
+  LaunchOptions options;
+  options.worldSize = 0;
+  size_t i = 0;
+  for (; i < args.size() && args[i] != "--"; ++i) {
+    const std::string& flag = args[i];
+    if (flag == "-h" || flag == "--help") {
+      std::printf("%s", kLaunchHelp);
+      return 0;
+    }
+    if (i + 1 >= args.size() || args[i + 1] == "--") throwUsage("launch", flag + " needs a value");
+    const std::string& value = args[++i];
+    if (flag == "-n" || flag == "--nproc") options.worldSize = parsePositive(flag, value);
+    else if (flag == "--ranks-per-host") options.ranksPerHost = parsePositive(flag, value);
+    else if (flag == "--master-port") options.masterPort = parsePositive(flag, value);
+    else if (flag == "--grace") options.grace = std::chrono::milliseconds(parsePositive(flag, value) * 1000);
+    else throwUsage("launch", "unknown option '" + flag + "'");
+  }
+  if (options.worldSize < 1) throwUsage("launch", "dtbench launch needs -n N (the number of ranks)");
+  if (i + 1 >= args.size())
+    throwUsage("launch", "dtbench launch needs the command after '--', e.g. dtbench launch -n 2 -- dtbench allreduce");
+  options.command.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+  return superviseLaunch(options);
+}
+
+}  // namespace dtbench::experiments

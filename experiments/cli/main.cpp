@@ -1,0 +1,75 @@
+// dtbench: data-parallel training benchmarks. `dtbench SUBCOMMAND --help` for each subcommand.
+
+#include <csignal>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/lists.h"
+#include "common/usage_error.h"
+#include "data/dataset.h"
+#include "dtbench/build_config.h"
+#include "experiments/cli/commands.h"
+#include "trainer/environment.h"
+
+namespace {
+
+using dtbench::experiments::Subcommand;
+using dtbench::experiments::subcommands;
+
+std::string usage() {
+  std::string text = "Usage: dtbench SUBCOMMAND [OPTIONS]\n\nSubcommands:\n";
+  for (const Subcommand& s : subcommands()) {
+    std::string summary = s.summary;
+    for (size_t at = summary.find('\n'); at != std::string::npos; at = summary.find('\n', at + 1))
+      summary.insert(at + 1, 13, ' ');
+    char name[16];
+    std::snprintf(name, sizeof name, "%-10s", s.name);
+    text += "  " + std::string(name) + " " + summary + "\n";
+  }
+  return text +
+         "\n`dtbench SUBCOMMAND --help` shows a subcommand's options. Exit codes: 0 success,\n"
+         "1 failure (bad data, failed run), 2 usage error.\n";
+}
+
+int dispatch(const std::string& command, const std::vector<std::string>& args) {
+  for (const Subcommand& s : subcommands())
+    if (command == s.name) return s.run(args);
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::printf("%s", usage().c_str());
+    return 0;
+  }
+  if (command == "--version") {
+    std::printf("dtbench %s\n", DTBENCH_VERSION);
+    return 0;
+  }
+  std::vector<std::string> names;
+  for (const Subcommand& s : subcommands()) names.emplace_back(s.name);
+  throw dtbench::common::UsageError("unknown subcommand '" + command +
+                                    "'; valid subcommands: " + dtbench::common::joinList(names));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A rank that dies closes its sockets; Gloo's writes to them must fail with EPIPE, which the
+  // communicator turns into an error naming the dead peer, instead of killing this rank silently.
+  std::signal(SIGPIPE, SIG_IGN);
+  if (argc < 2) {
+    std::fprintf(stderr, "%s", usage().c_str());
+    return 2;
+  }
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    return dispatch(argv[1], args);
+  } catch (const dtbench::common::UsageError& e) {
+    std::fprintf(stderr, "dtbench: usage error: %s\n", e.what());
+    return 2;
+  } catch (const dtbench::data::DataError& e) {
+    std::fprintf(stderr, "dtbench: data error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dtbench: error: %s\n", dtbench::trainer::errorMessage(e).c_str());
+    return 1;
+  }
+}

@@ -1,0 +1,79 @@
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/usage_error.h"
+#include "dtbench/build_config.h"
+#include "experiments/cli/commands.h"
+#include "experiments/cli/report_options.h"
+#include "experiments/report/figures.h"
+#include "experiments/report/report.h"
+
+namespace dtbench::experiments {
+namespace {
+
+void writeFile(const std::string& path, const std::string& content, const char* flag) {
+  std::ofstream out(path);
+  out << content;
+  if (!out) throw std::runtime_error(std::string(flag) + ": cannot write " + path);
+}
+
+}  // namespace
+
+int runReportCommand(const std::vector<std::string>& args) {
+  const ReportOptions o = parseReportOptions(args);
+  if (o.help) {
+    std::printf("%s\n", o.helpText.c_str());
+    return 0;
+  }
+  report::ReportSettings settings;
+  settings.directories = o.directories;
+  settings.epoch = o.epoch;
+  settings.gpuHourPrice = o.gpuHourPrice;
+  settings.targetAccuracy = o.targetAccuracy;
+  if (!o.ceilingPath.empty()) settings.ceiling = report::readCeiling(o.ceilingPath);
+  std::unique_ptr<report::Report> built;
+  try {
+    built = report::buildReport(settings);
+  } catch (const std::invalid_argument& e) {
+    throw common::UsageError(e.what());
+  }
+  const report::Report& r = *built;
+
+  std::vector<report::Table> shown = r.tables;
+  if (!o.tables.empty()) {
+    shown.clear();
+    try {
+      for (const std::string& name : o.tables) shown.push_back(r.table(name));
+    } catch (const std::out_of_range& e) {
+      throw common::UsageError(std::string("--table: ") + e.what());
+    }
+  }
+  if (o.format == ReportFormat::kMarkdown) {
+    std::printf("%s%s", o.tables.empty() ? r.preamble().c_str() : "", report::renderMarkdown(shown).c_str());
+  } else if (o.format == ReportFormat::kCsv) {
+    std::printf("%s", shown.size() == 1 && !o.tables.empty() ? report::renderCsv(shown[0]).c_str()
+                                                               : report::renderCsvAll(shown).c_str());
+  } else {
+    std::printf("%s\n", report::renderJson(shown).dump(1).c_str());
+  }
+  std::fflush(stdout);
+
+  if (!o.csvDir.empty()) {
+    std::filesystem::create_directories(o.csvDir);
+    for (const report::Table& table : r.tables)
+      writeFile((std::filesystem::path(o.csvDir) / (table.name + ".csv")).string(), report::renderCsv(table),
+                "--csv-dir");
+  }
+  if (!o.jobTablePath.empty()) writeFile(o.jobTablePath, report::renderCsv(r.table("jobs")), "--job-table");
+  if (!o.plotsDir.empty()) {
+    const nlohmann::json data = report::figureData(r.runs, r.selection, r.scaling, o.epoch);
+    const std::vector<std::string> files = report::drawFigures(data, o.plotsDir, DTBENCH_PLOT_PYTHON);
+    std::fprintf(stderr, "report: %zu figure files in %s (data: figures.json, redraw: plots.py)\n", files.size(),
+                 o.plotsDir.c_str());
+  }
+  return 0;
+}
+
+}  // namespace dtbench::experiments

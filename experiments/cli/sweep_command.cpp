@@ -1,0 +1,108 @@
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dtbench/build_config.h"
+#include "experiments/cli/commands.h"
+#include "experiments/sweep/local_launcher.h"
+#include "experiments/sweep/point_attempts.h"
+#include "experiments/sweep/slurm_launcher.h"
+#include "experiments/sweep/sweep_grid.h"
+#include "experiments/sweep/sweep_report.h"
+#include "experiments/sweep/sweep_runner.h"
+#include "experiments/cli/sweep_options.h"
+
+namespace dtbench::experiments {
+namespace {
+
+// The slurm/ folder with the default job scripts: $DTBENCH_SLURM_DIR, else the sources' own.
+std::string slurmScriptDirectory() {
+  const char* fromEnvironment = std::getenv("DTBENCH_SLURM_DIR");
+  if (fromEnvironment != nullptr && *fromEnvironment != '\0') return fromEnvironment;
+  return std::string(DTBENCH_SOURCE_DIR) + "/slurm";
+}
+
+// The command that runs (local) or submits (slurm) a point, as a shell would read it.
+std::string commandLine(const sweep::GridPoint& point, const sweep::SweepSettings& settings, bool slurm) {
+  if (!slurm) return sweep::quoted(sweep::pointCommand(point, settings));
+  const sweep::SbatchSubmission submission = sweep::sbatchSubmission(point, settings);
+  std::string line;
+  for (const auto& [name, value] : submission.environment) line += name + "=" + sweep::quoted({value}) + " ";
+  return line + sweep::quoted(submission.command);
+}
+
+int dryRun(const std::vector<sweep::GridPoint>& points, const sweep::SweepSettings& settings, bool slurm) {
+  std::printf("dtbench sweep --dry-run: %zu points in %s (nothing is run)\n", points.size(), settings.outDir.c_str());
+  for (const sweep::GridPoint& point : points) {
+    const std::string path = (std::filesystem::path(settings.outDir) / point.name).string();
+    const std::string state = sweep::directoryState(path);
+    const std::string action = state == "completed"                        ? "skip (completed)"
+                               : state.empty()                             ? (slurm ? "submit" : "run")
+                               : slurm && sweep::resumesRun(path, state)   ? "submit, continuing its checkpoint"
+                                                                           : "move the " + state + " attempt aside, " +
+                                                                               (slurm ? "submit" : "run") + " again";
+    std::printf("%-40s %s\n  %s\n", point.name.c_str(), action.c_str(), commandLine(point, settings, slurm).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int runSweepCommand(const std::vector<std::string>& args) {
+  const SweepOptions o = parseSweepOptions(args);
+  if (o.help) {
+    std::printf("%s\n", o.helpText.c_str());
+    return 0;
+  }
+  const std::vector<sweep::GridPoint> points = sweep::expandGrid(o.grid);
+  sweep::SweepSettings settings;
+  settings.outDir = o.outDir;
+  settings.trainFlags = o.trainFlags;
+  settings.retries = o.retries;
+  settings.executable = std::filesystem::read_symlink("/proc/self/exe").string();
+  settings.slurm.script = o.slurmScript;
+  settings.slurm.scriptDirectory = slurmScriptDirectory();
+  settings.slurm.sbatchArgs = o.sbatchArgs;
+  settings.slurm.timeoutSeconds = o.slurmTimeout;
+  const bool slurm = o.launcher == Launcher::kSlurm;
+  if (o.dryRun) return dryRun(points, settings, slurm);
+
+  std::vector<sweep::PointOutcome> outcomes;
+  int stopSignal = 0;
+  {
+    std::unique_ptr<sweep::SweepRunner> runner;
+    if (slurm) runner = std::make_unique<sweep::SlurmLauncher>(settings);
+    else runner = std::make_unique<sweep::LocalLauncher>(settings);
+    std::printf("dtbench sweep: %zu points in %s, launcher %s (logs: <name>.log)\n", points.size(),
+                o.outDir.c_str(), launcherNames().name(o.launcher));
+    std::fflush(stdout);
+    outcomes = runner->run(points, stdout);
+    stopSignal = runner->stopSignal();
+  }
+
+  std::vector<std::string> unfinished;
+  for (const sweep::PointOutcome& outcome : outcomes)
+    if (outcome.state == "failed" || (outcome.state == "interrupted" && stopSignal == 0))
+      unfinished.push_back(outcome.name + " (" + outcome.state + ": " + outcome.error + ")");
+  const std::string tables = sweep::writeSweepReport(o.outDir, outcomes);
+  std::printf("\n%s\n", tables.c_str());
+  std::printf("dtbench sweep: %s/jobs.csv (job table), %s/report.md (every table)\n", o.outDir.c_str(),
+              o.outDir.c_str());
+  if (stopSignal != 0) {
+    std::fprintf(stderr, "dtbench sweep: stopped by %s after %zu of %zu points; the same command continues it\n",
+                 strsignal(stopSignal), outcomes.size(), points.size());
+    return 128 + stopSignal;
+  }
+  if (!unfinished.empty()) {
+    std::fprintf(stderr, "dtbench sweep: %zu of %zu points did not complete:\n", unfinished.size(), points.size());
+    for (const std::string& line : unfinished) std::fprintf(stderr, "  %s\n", line.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace dtbench::experiments

@@ -1,0 +1,94 @@
+#include "experiments/cli/sweep_options.h"
+
+#include <algorithm>
+
+#include <cxxopts.hpp>
+
+#include "common/usage_error.h"
+#include "experiments/cli/command_line.h"
+#include "experiments/sweep/slurm_jobs.h"
+
+namespace dtbench::experiments {
+
+using common::UsageError;
+
+const common::NamedValues<Launcher>& launcherNames() {
+  static const common::NamedValues<Launcher> names("--launcher",
+                                                   {{Launcher::kLocal, "local"}, {Launcher::kSlurm, "slurm"}});
+  return names;
+}
+
+SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
+  SweepOptions o;
+  cxxopts::Options options("dtbench sweep",
+                           "Runs dtbench train once per point of a grid (the cartesian product of the --grid\n"
+                           "values; the last key varies fastest), each into DIR/<name> (e.g. batch32-world2),\n"
+                           "on this machine or as Slurm jobs, skipping points already completed and retrying\n"
+                           "failed ones; then writes DIR/jobs.csv and DIR/report.md and prints Tables 1-3.\n"
+                           "docs/sweep.md has the details.\n\n"
+                           "Usage: dtbench sweep --out DIR --grid KEY=V1,V2 [--grid ...] [OPTIONS] -- TRAIN FLAGS\n"
+                           "Example: dtbench sweep --out runs/s --grid batch=32,64 --grid world=1,2 -- \\\n"
+                           "           --model resnet18 --dataset synthetic --epochs 2 --max-steps 4\n"
+                           "On Slurm: dtbench sweep --launcher slurm --sbatch-args \"--time=30 -p cpu\" --out runs/s ...");
+  options.set_width(100);
+  // clang-format off
+  options.add_options()
+    ("out", "The sweep's directory: one run directory per point, their logs, jobs.csv, report.md",
+     cxxopts::value<std::string>())
+    ("grid", "KEY=V1,V2,... (repeatable): world (or gpus) = ranks, batch = --batch-size, any other key K = "
+             "the train flag --K", cxxopts::value<std::string>())
+    ("grid-file", "A file with one KEY=V1,V2 per line ('#' comments); its keys come before --grid's",
+     cxxopts::value<std::string>())
+    ("retries", "Run a failed point again up to R more times", cxxopts::value<int>()->default_value("1"))
+    ("launcher", "Where the points run: local (one after another on this machine) or slurm (one sbatch "
+                 "job per point, all submitted at once, then waited for)",
+     cxxopts::value<std::string>()->default_value("local"))
+    ("slurm-script", "slurm: the job script (default: slurm/train_cpu.sbatch, or slurm/train_gpus.sbatch with "
+                     "--device cuda; the slurm/ folder is $DTBENCH_SLURM_DIR, else the sources')",
+     cxxopts::value<std::string>())
+    ("sbatch-args", "slurm: words added to every sbatch command, e.g. \"--account=A -p P --time=60 "
+                    "--cpus-per-task=4\"", cxxopts::value<std::string>())
+    ("slurm-timeout", "slurm: give up after S seconds, cancelling the jobs left (0: no limit)",
+     cxxopts::value<double>()->default_value("0"))
+    ("dry-run", "Print the points and their commands; run nothing")
+    ("h,help", "Show this help");
+  // clang-format on
+  const auto split = std::find(args.begin(), args.end(), "--");
+  if (split != args.end()) o.trainFlags.assign(split + 1, args.end());
+  const ParsedOptions result =
+      parseOptions(options, "sweep", std::vector<std::string>(args.begin(), split), "dtbench train flags go after '--'");
+  if (result.help) {
+    o.help = true;
+    o.helpText = result.helpText;
+    return o;
+  }
+  const cxxopts::ParseResult& parsed = result.result;
+  o.launcher = launcherNames().parse(parsed["launcher"].as<std::string>());
+  if (o.launcher != Launcher::kSlurm)
+    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout"})
+      if (parsed.count(flag))
+        throw UsageError(std::string("--") + flag + " is for --launcher slurm; add --launcher slurm or drop it");
+  if (parsed.count("slurm-script")) o.slurmScript = parsed["slurm-script"].as<std::string>();
+  if (parsed.count("sbatch-args")) o.sbatchArgs = sweep::splitWords(parsed["sbatch-args"].as<std::string>());
+  o.slurmTimeout = parsed["slurm-timeout"].as<double>();
+  if (!(o.slurmTimeout >= 0))
+    throw UsageError("--slurm-timeout must be >= 0 seconds (0: no limit), got " +
+                              std::to_string(o.slurmTimeout));
+  if (!parsed.count("out")) throw UsageError("--out DIR is required: the directory that holds the sweep's runs");
+  o.outDir = parsed["out"].as<std::string>();
+  if (o.outDir.empty()) throw UsageError("--out needs a directory name");
+  o.retries = parsed["retries"].as<int>();
+  if (o.retries < 0) throw UsageError("--retries must be >= 0, got " + std::to_string(o.retries));
+  o.dryRun = parsed.count("dry-run") > 0;
+  if (parsed.count("grid-file"))
+    for (sweep::GridAxis& axis : sweep::readGridFile(parsed["grid-file"].as<std::string>()))
+      sweep::addAxis(o.grid, std::move(axis));
+  for (const cxxopts::KeyValue& argument : parsed.arguments())
+    if (argument.key() == "grid") sweep::addAxis(o.grid, sweep::parseGridAxis(argument.value()));
+  if (o.grid.axes.empty())
+    throw UsageError("give the grid: at least one --grid KEY=V1,V2 (e.g. --grid batch=32,64) or --grid-file");
+  sweep::checkTrainFlags(o.grid, o.trainFlags);
+  return o;
+}
+
+}  // namespace dtbench::experiments

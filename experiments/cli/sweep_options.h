@@ -1,0 +1,38 @@
+#pragma once
+// The command line of `dtbench sweep` (sweep_command.cpp, docs/sweep.md), parsed once into one
+// struct: the sweep's own flags before `--`, the dtbench train flags after it.
+
+#include <string>
+#include <vector>
+
+#include "common/named_values.h"
+#include "experiments/sweep/sweep_grid.h"
+
+namespace dtbench::experiments {
+
+enum class Launcher { kLocal, kSlurm };
+
+// local, slurm (--launcher).
+const common::NamedValues<Launcher>& launcherNames();
+
+struct SweepOptions {
+  std::string outDir;
+  sweep::Grid grid;                     // the --grid-file's axes, then the --grid flags in order
+  std::vector<std::string> trainFlags;  // the words after `--`
+  int retries = 1;
+  Launcher launcher = Launcher::kLocal;
+  std::string slurmScript;              // --slurm-script; empty: the default job script
+  std::vector<std::string> sbatchArgs;  // --sbatch-args, split into words
+  double slurmTimeout = 0;              // --slurm-timeout in seconds; 0: no limit
+  bool dryRun = false;
+  bool help = false;
+  std::string helpText;
+};
+
+// Throws common::UsageError naming the bad flag: unknown flags, a missing --out, a bad or repeated
+// grid key, a train flag the sweep controls, --retries < 0, a --launcher other than local or slurm,
+// --slurm-timeout < 0, an unclosed quote in --sbatch-args, and the Slurm flags (--slurm-script,
+// --sbatch-args, --slurm-timeout) without --launcher slurm.
+SweepOptions parseSweepOptions(const std::vector<std::string>& args);
+
+}  // namespace dtbench::experiments

@@ -1,0 +1,164 @@
+// Topologies as graphs, before any bytes move: every generator's Schedule is a correct all-reduce
+// (verifySchedule), and each topology's own invariant holds (ring: one cycle; tree: the reduce graph
+// reaches the root from every rank exactly once; star: one hub; clique: complete; hierarchical:
+// only leaders cross hosts).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include "comm/topology/clique.h"
+#include "comm/topology/hierarchical.h"
+#include "comm/topology/ring.h"
+#include "comm/topology/registry.h"
+#include "comm/topology/tree.h"
+
+using namespace dtbench::comm;
+
+namespace {
+
+std::map<int, std::set<int>> successors(const Schedule& s) {
+  std::map<int, std::set<int>> next;
+  for (const auto& [src, dst] : scheduleEdges(s)) next[src].insert(dst);
+  return next;
+}
+
+}  // namespace
+
+TEST_CASE("every topology's schedule is a correct all-reduce for world sizes 1 to 8", "[schedule]") {
+  for (int n = 1; n <= 8; ++n)
+    for (int perHost = 1; perHost <= n; ++perHost) {
+      const HostLayout hosts = hostsFromRanksPerHost(n, perHost);
+      for (const std::string& topology : topologyNames()) {
+        if (topology == "native") continue;
+        INFO(topology << " world " << n << " ranks per host " << perHost);
+        const Schedule s = makeSchedule(topology, hosts);
+        CHECK(s.worldSize == n);
+        CHECK(verifySchedule(s) == "");
+      }
+    }
+}
+
+TEST_CASE("verifySchedule catches a lost transfer and a double count", "[schedule]") {
+  Schedule lost = ringSchedule(4);
+  lost.steps[1].transfers.pop_back();
+  CHECK_THAT(verifySchedule(lost), Catch::Contains("contribution"));
+  Schedule twice = ringSchedule(3);
+  twice.steps.push_back(twice.steps.front());
+  CHECK_FALSE(verifySchedule(twice).empty());
+}
+
+TEST_CASE("the ring is one cycle through all ranks", "[schedule][ring]") {
+  for (int n = 2; n <= 8; ++n) {
+    const auto next = successors(ringSchedule(n));
+    REQUIRE(static_cast<int>(next.size()) == n);
+    std::set<int> visited;
+    int at = 0;
+    for (int hop = 0; hop < n; ++hop) {
+      REQUIRE(next.at(at).size() == 1);
+      visited.insert(at);
+      at = *next.at(at).begin();
+    }
+    CHECK(at == 0);
+    CHECK(static_cast<int>(visited.size()) == n);
+    CHECK(ringSchedule(n).steps.size() == static_cast<size_t>(2 * (n - 1)));
+  }
+  CHECK(ringSchedule(1).steps.empty());
+}
+
+TEST_CASE("ring and clique send 2(N-1)/N of the tensor per rank", "[schedule][ring][clique]") {
+  for (int n = 2; n <= 6; ++n) {
+    const int64_t numel = 60 * n;  // divisible: exact formula
+    for (const Schedule& s : {ringSchedule(n), cliqueSchedule(n)}) {
+      const auto bytes = scheduleTraffic(s, numel, 4);
+      for (int r = 0; r < n; ++r) {
+        int64_t sent = 0, received = 0;
+        for (int p = 0; p < n; ++p) sent += bytes[r][p], received += bytes[p][r];
+        CHECK(sent == 2 * (n - 1) * numel * 4 / n);
+        CHECK(received == sent);
+      }
+    }
+  }
+}
+
+TEST_CASE("the tree's reduce graph reaches the root from every rank exactly once", "[schedule][tree]") {
+  for (int n = 1; n <= 9; ++n) {
+    const Tree tree = binaryTree(n);
+    CHECK(verifyTree(tree) == "");
+    const Schedule s = treeSchedule(tree, "tree");
+    std::map<int, int> reduceSends;
+    for (const Step& step : s.steps)
+      for (const Transfer& t : step.transfers)
+        if (t.reduce) {
+          ++reduceSends[t.src];
+          CHECK(t.dst == tree.parent[t.src]);
+        }
+    for (int r = 1; r < n; ++r) CHECK(reduceSends[r] == 1);
+    CHECK(reduceSends.count(0) == 0);
+  }
+  Tree cycle{0, {-1, 2, 1}};
+  CHECK_THAT(verifyTree(cycle), Catch::Contains("cycle"));
+  CHECK(treeDepths(binaryTree(7)) == std::vector<int>{0, 1, 1, 2, 2, 2, 2});
+}
+
+TEST_CASE("the star has one hub that every transfer touches", "[schedule][star]") {
+  for (int n = 2; n <= 8; ++n) {
+    const Schedule s = treeSchedule(starTree(n), "star");
+    for (const auto& [src, dst] : scheduleEdges(s)) CHECK((src == 0) != (dst == 0));
+    CHECK(scheduleEdges(s).size() == static_cast<size_t>(2 * (n - 1)));
+    const auto bytes = scheduleTraffic(s, 100, 4);
+    int64_t hubReceived = 0;
+    for (int r = 1; r < n; ++r) hubReceived += bytes[r][0];
+    CHECK(hubReceived == (n - 1) * 400);
+  }
+}
+
+TEST_CASE("the clique is complete", "[schedule][clique]") {
+  for (int n = 2; n <= 7; ++n) CHECK(scheduleEdges(cliqueSchedule(n)).size() == static_cast<size_t>(n * (n - 1)));
+}
+
+TEST_CASE("binary-tree-star: a star inside each host and a binary tree over the leaders", "[schedule][hosts]") {
+  const HostLayout hosts = hostsFromRanksPerHost(7, 2);  // {0,1} {2,3} {4,5} {6}
+  const Tree tree = binaryTreeStar(hosts);
+  CHECK(verifyTree(tree) == "");
+  CHECK(tree.parent == std::vector<int>{-1, 0, 0, 2, 0, 4, 2});
+}
+
+TEST_CASE("hierarchical: only host leaders cross hosts and they form a ring", "[schedule][hosts]") {
+  const HostLayout hosts = hostsFromRanksPerHost(5, 2);  // {0,1} {2,3} {4}: leaders 0 2 4
+  const Schedule s = hierarchicalSchedule(hosts);
+  std::set<std::pair<int, int>> crossing;
+  for (const auto& [src, dst] : scheduleEdges(s)) {
+    if (hosts.hostOf[src] != hosts.hostOf[dst]) crossing.insert({src, dst});
+    else CHECK((src == hosts.leaderOf(hosts.hostOf[src]) || dst == hosts.leaderOf(hosts.hostOf[src])));
+  }
+  CHECK(crossing == std::set<std::pair<int, int>>{{0, 2}, {2, 4}, {4, 0}});
+}
+
+TEST_CASE("host layouts from names and from ranks per host", "[hosts]") {
+  const HostLayout emulated = hostsFromRanksPerHost(5, 2);
+  CHECK(emulated.hosts == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4}});
+  CHECK(emulated.leaders() == std::vector<int>{0, 2, 4});
+  const HostLayout named = hostsFromNames({"b", "a", "b", "a"});
+  CHECK(named.hosts == std::vector<std::vector<int>>{{0, 2}, {1, 3}});
+  CHECK(named.hostOf == std::vector<int>{0, 1, 0, 1});
+  CHECK_THROWS_WITH(hostsFromRanksPerHost(4, 0), Catch::Contains("--ranks-per-host"));
+}
+
+TEST_CASE("unknown topologies are rejected by name", "[schedule]") {
+  CHECK_THROWS_WITH(Topology::parse("mesh"), Catch::Contains("mesh") && Catch::Contains("binary-tree-star"));
+  CHECK_THROWS_WITH(makeSchedule("native", hostsFromRanksPerHost(2, 1)), Catch::Contains("no schedule"));
+}
+
+TEST_CASE("chunk ranges cover the tensor without gaps for any length", "[schedule]") {
+  for (int64_t numel : {0, 1, 2, 7, 13, 1000003})
+    for (int chunks = 1; chunks <= 6; ++chunks) {
+      int64_t covered = 0;
+      for (int c = 0; c < chunks; ++c) {
+        const ElementRange r = chunkRange(numel, chunks, c, c + 1);
+        CHECK(r.begin == covered);
+        covered = r.end;
+      }
+      CHECK(covered == numel);
+    }
+}

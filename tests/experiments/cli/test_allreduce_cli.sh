@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# dtbench allreduce on one rank: exit codes and messages for bad choices, and a checked run of
+# every topology with CSV, JSON and traffic output. Usage: allreduce_cli_test.sh path/to/dtbench
+set -uo pipefail
+dtbench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/../../expect_cli.sh"
+launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT timeout 60)
+
+expect 2 "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch" allreduce --backend nccl
+expect 2 "unknown backend 'grpc'.*gloo, mpi, nccl" allreduce --backend grpc
+expect 2 "unknown topology 'mesh'.*binary-tree-star" allreduce --topology mesh
+expect 2 "unsupported element type 'float64'.*float32, float16, bfloat16" allreduce --dtype float64
+expect 2 "gloo's own all-reduce does not take bfloat16" allreduce --dtype bfloat16 --topology native
+output=$(RANK=1 WORLD_SIZE=2 timeout 60 "$dtbench" allreduce --rank 0 --world-size 2 2>&1)
+rc=$?
+if [[ $rc -ne 2 ]] || ! grep -q "rank sources disagree" <<<"$output"; then
+  echo "FAIL: disagreeing flags and RANK -> exit $rc: $output" >&2
+  failures=$((failures + 1))
+fi
+expect 0 "algbw x 2\(N-1\)/N" allreduce --help
+expect 0 "# check: 0 wrong" allreduce --topology all --dtype float32,float16,bfloat16 --counts 0,1,13,4099 --iters 1 \
+  --warmup-iters 0 --check --csv "$tmp/rows.csv" --json "$tmp/rows.json" --traffic "$tmp/traffic.csv" \
+  --timeline "$tmp/timeline.csv"
+expect 0 "launch +start N local ranks" --help
+
+rows=$(($(wc -l <"$tmp/rows.csv") - 1))
+# 7 topologies x 4 counts for float32 and float16, 6 x 4 for bfloat16 (gloo native skips it).
+[[ $rows -eq 80 ]] || { echo "FAIL: $rows CSV rows, want 80" >&2; failures=$((failures + 1)); }
+head -n 1 "$tmp/rows.csv" | grep -q '^backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong$' ||
+  { echo "FAIL: CSV header" >&2; failures=$((failures + 1)); }
+/usr/bin/python3 -c "import json,sys; rows=json.load(open(sys.argv[1])); assert len(rows)==80 and all(r['wrong']==0 for r in rows)" \
+  "$tmp/rows.json" || { echo "FAIL: JSON rows" >&2; failures=$((failures + 1)); }
+[[ $(head -n 1 "$tmp/traffic.csv") == "src,dst,bytes,kind" ]] || { echo "FAIL: traffic header" >&2; failures=$((failures + 1)); }
+[[ $(head -n 1 "$tmp/timeline.csv") == "t_start_s,src,dst,bytes" ]] || { echo "FAIL: timeline header" >&2; failures=$((failures + 1)); }
+[[ $failures -eq 0 ]] && echo "ok: allreduce CLI" || exit 1

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The dtbench binary's exit codes and messages for good and bad command lines.
+# Usage: cli_test.sh path/to/dtbench
+set -uo pipefail
+dtbench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/../../expect_cli.sh"
+
+expect 2 "Usage: dtbench" 
+expect 0 "models +list the model zoo" --help
+expect 2 "unknown subcommand 'fly'.*train, models" fly
+expect 0 "resnet18 +11173962 +62 +44\.70" models
+expect 0 "lenet +62006 +10" models
+expect 0 "--batch-size" train --help
+expect 2 "--batch-size must be >= 1, got 0" train --batch-size 0 --out "$tmp/a"
+expect 2 "--lr must be > 0" train --lr -1 --out "$tmp/a"
+expect 2 "unknown model 'resnet19'.*resnet18" train --model resnet19 --out "$tmp/a"
+expect 2 "unknown optimizer 'lamb'.*sgd, adam, rmsprop" train --optimizer lamb --out "$tmp/a"
+expect 2 "--out is required" train --dataset synthetic
+expect 1 "cifar-10-batches-bin.*--dataset synthetic" train --dataset cifar10 --data-dir "$tmp/nothing-here" --out "$tmp/b"
+[[ ! -e "$tmp/b/summary.json" ]] || { echo "FAIL: a run without data left a summary" >&2; failures=$((failures + 1)); }
+expect 1 "train-images-idx3-ubyte.*dataset-fashion-mnist" train --dataset fashion-mnist --data-dir "$tmp/nothing-here" --out "$tmp/b"
+expect 2 "--workers must be in \[0, 64\]" train --workers -1 --out "$tmp/a"
+expect 2 "--data-on-device needs a CUDA device" train --data-on-device --dataset synthetic --out "$tmp/a"
+if [[ ! -e /dev/nvidia0 ]]; then  # no GPU here: --device cuda passes validation, the trainer refuses
+  expect 2 "--data-on-device needs a CUDA device" train --data-on-device --device cuda --dataset synthetic --out "$tmp/a"
+fi
+
+small=(--model lenet --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 100 --batch-size 64
+       --epochs 1 --threads 1 --quiet)
+expect 0 "status completed" train "${small[@]}" --out "$tmp/run"
+expect 1 "already holds a run" train "${small[@]}" --out "$tmp/run"
+echo "not a directory" > "$tmp/file"
+expect 1 "cannot create run directory" train "${small[@]}" --out "$tmp/file/run"
+
+# --amp and --channels-last: the refused combinations, then a short resnet18 run in bf16 and NHWC.
+expect 2 "unknown mixed-precision mode 'fp8' \(--amp\).*off, bf16, fp16" train --amp fp8 --dataset synthetic --out "$tmp/a"
+expect 2 "--amp fp16 needs --device cuda.*--amp bf16 on the CPU, or fp16 on a GPU" \
+  train --amp fp16 --dataset synthetic --out "$tmp/a"
+amp=(--model resnet18 --dataset synthetic --synthetic-train-size 32 --synthetic-test-size 16 --batch-size 8
+     --max-steps 2 --epochs 1 --threads 1 --quiet)
+expect 0 "status completed" train "${amp[@]/resnet18/lenet}" --channels-last --out "$tmp/lenet-nhwc"
+expect 0 "status completed" train "${amp[@]}" --amp bf16 --channels-last --out "$tmp/amp"
+for pattern in '"amp": "bf16"' '"channels_last": true'; do
+  grep -qF "$pattern" "$tmp/amp/config.json" || { echo "FAIL: config.json lacks $pattern" >&2; failures=$((failures + 1)); }
+done
+for pattern in '"amp": "bf16"' '"loss_scale": null' '"status": "completed"'; do
+  grep -qF "$pattern" "$tmp/amp/summary.json" || { echo "FAIL: summary.json lacks $pattern" >&2; failures=$((failures + 1)); }
+done
+
+echo "cli_test: $failures failure(s)"
+exit $((failures > 0))

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Golden-file test of dtbench report. tests/experiments/report/fixture/runs holds hand-written run
+# directories (a sweep of lenet at batch 32 and 64 on 1 and 2 ranks, a repeat, an extrapolated run,
+# and failed, interrupted and mismatched runs); EXPECTED.md there works every table out by hand
+# (T(N) per rank, the critical rank, medians of repeats, k, speedups, Table 2's estimate, Table 3's
+# byte model and rates, quantiles, stalls, cost, accuracy, job table, the runs left out). The approved
+# outputs in fixture/approved/ were checked against EXPECTED.md and are compared byte for byte.
+# Usage: report_golden_test.sh DTBENCH FIXTURE_DIR [--approve]   (--approve rewrites approved/)
+set -euo pipefail
+dtbench=$(realpath "$1") fixture=$(realpath "$2") approve=${3:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$fixture"   # paths in the job table are relative to here
+
+out=$tmp/out
+mkdir -p "$out/csv"
+"$dtbench" report runs --gpu-hour-price 2.5 --target-accuracy 0.5 --csv-dir "$out/csv" \
+  --job-table "$out/jobs_from_flag.csv" > "$out/report.md"
+"$dtbench" report runs --gpu-hour-price 2.5 --target-accuracy 0.5 --format csv > "$out/report.csv"
+"$dtbench" report runs --gpu-hour-price 2.5 --target-accuracy 0.5 --format json > "$out/report.json"
+"$dtbench" report runs --epoch 1 --table time_speedup > "$out/time_speedup_epoch1.md"
+"$dtbench" report runs --ceiling ceiling.csv --table bandwidth > "$out/bandwidth_ceiling.md"
+"$dtbench" report runs/lenet-b32-n1 runs/lenet-b32-n2 --table time_speedup --format csv > "$out/two_runs.csv"
+
+if [[ "$approve" == --approve ]]; then
+  rm -rf approved && cp -r "$out" approved
+  echo "approved: $(find approved -type f | wc -l) files"
+  exit 0
+fi
+
+status=0
+while IFS= read -r -d '' file; do
+  rel=${file#"$fixture/approved/"}
+  if [[ ! -f "$out/$rel" ]]; then
+    echo "FAIL: $rel is approved but was not produced" >&2; status=1
+  elif ! diff -u "$file" "$out/$rel"; then
+    echo "FAIL: $rel differs from the approved output (above)" >&2; status=1
+  fi
+done < <(find "$fixture/approved" -type f -print0)
+produced=$(find "$out" -type f | wc -l) approved=$(find "$fixture/approved" -type f | wc -l)
+[[ $produced -eq $approved ]] || { echo "FAIL: $produced files produced, $approved approved" >&2; status=1; }
+cmp -s "$out/csv/jobs.csv" "$out/jobs_from_flag.csv" || { echo "FAIL: --job-table differs from jobs.csv" >&2; status=1; }
+
+# Bad input: a clear message and a non-zero exit, never a partial table.
+expect_fail() {  # expect_fail CODE PATTERN ARGS...
+  local code=$1 pattern=$2; shift 2
+  local rc=0 err
+  err=$("$dtbench" report "$@" 2>&1 >/dev/null) || rc=$?
+  if [[ $rc -ne $code ]] || ! grep -qF -- "$pattern" <<<"$err"; then
+    echo "FAIL: dtbench report $*: exit $rc, expected $code with '$pattern'; stderr: $err" >&2; status=1
+  fi
+}
+expect_fail 2 "not a directory" runs/no-such-run
+expect_fail 2 "no run directory" "$tmp/out/csv"
+expect_fail 2 "name at least one run directory"
+expect_fail 2 "no table 'bogus'" runs --table bogus
+expect_fail 2 "--format must be md, csv or json" runs --format xml
+expect_fail 2 "--epoch counts from 1" runs --epoch 0
+expect_fail 2 "--target-accuracy is a fraction" runs --target-accuracy 90
+printf 'backend,topology\ngloo,ring\n' > "$tmp/bad_ceiling.csv"
+expect_fail 1 "has no column 'type'" runs --ceiling "$tmp/bad_ceiling.csv"
+
+# A damaged run is left out with the reason, the others are still reported.
+cp -r runs "$tmp/damaged"
+head -c 300 runs/lenet-b32-n2/batches.csv > "$tmp/damaged/lenet-b32-n2/batches.csv"
+"$dtbench" report "$tmp/damaged" --table excluded --format csv > "$tmp/excluded.csv"
+grep -q '^lenet-b32-n2,completed,.*batches.csv line .* (a truncated last line?)' "$tmp/excluded.csv" ||
+  { echo "FAIL: a truncated batches.csv is not reported as such:" >&2; cat "$tmp/excluded.csv" >&2; status=1; }
+
+[[ $status -eq 0 ]] && echo "report golden test: all outputs equal the approved ones"
+exit $status

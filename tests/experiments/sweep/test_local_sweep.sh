@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# dtbench sweep with the local launcher, for real: a 2x2 grid (batch x world) of tiny LeNet runs
+# completes and is reported; the same sweep again skips every point and re-runs nothing; a failing
+# point is retried with its earlier attempt kept aside; --dry-run runs nothing; usage errors exit 2.
+# Usage: sweep_local_test.sh path/to/dtbench
+set -uo pipefail
+dtbench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/../../expect_cli.sh"
+launcher=(timeout 150)
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+small=(--model lenet --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 64 --epochs 2
+       --max-steps 3 --threads 1 --quiet)
+names=(batch8-world1 batch8-world2 batch16-world1 batch16-world2)
+sweep=$tmp/sweep
+
+start=$SECONDS
+expect 0 "batch16-world2 +completed" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}"
+echo "first sweep: $((SECONDS - start)) s"
+for name in "${names[@]}"; do
+  grep -q '"status": *"completed"' "$sweep/$name/summary.json" 2>/dev/null || fail "$name did not complete"
+  [[ -s "$sweep/$name.log" ]] || fail "no log $sweep/$name.log"
+done
+rows=$(tail -n +2 "$sweep/jobs.csv" | grep -c ',completed,')
+[[ $rows -eq 4 && $(tail -n +2 "$sweep/jobs.csv" | wc -l) -eq 4 ]] || fail "jobs.csv should hold 4 completed rows: $(cat "$sweep/jobs.csv")"
+grep -q "Table 1 — time and speedup" "$sweep/report.md" || fail "report.md has no Table 1"
+speedups=$(awk '/^## Table 1/{t=1; next} /^## /{t=0} t && /^\| lenet/ { split($0, f, "|"); if (f[12] ~ /[0-9]\.[0-9]/) n++ } END {print n+0}' "$sweep/report.md")
+[[ $speedups -eq 4 ]] || fail "Table 1 in report.md should have 4 rows with a speedup, found $speedups"
+grep -q "Table 3" "$sweep/report.md" || fail "report.md lacks Table 3"
+
+before=$(cd "$sweep" && md5sum */summary.json && stat -c '%n %Y' */summary.json && grep -c '^==== dtbench sweep' ./*.log)
+expect 0 "batch8-world2 +skipped \(completed\)" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}"
+after=$(cd "$sweep" && md5sum */summary.json && stat -c '%n %Y' */summary.json && grep -c '^==== dtbench sweep' ./*.log)
+[[ "$before" == "$after" ]] || fail "the second sweep re-ran something: $before vs $after"
+[[ -z $(find "$sweep" -name '*.attempt-*') ]] || fail "the second sweep moved a completed run aside"
+second=$("$dtbench" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}" 2>&1)
+[[ $(grep -c 'skipped (completed)' <<<"$second") -eq 4 ]] || fail "expected 4 skipped points: $second"
+
+bad=$tmp/bad
+expect 1 "model_nosuchmodel" sweep --out "$bad" --grid model=lenet,nosuchmodel --retries 1 -- \
+  --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 --max-steps 2 \
+  --batch-size 16 --threads 1 --quiet
+grep -q '"status": *"completed"' "$bad/model_lenet/summary.json" 2>/dev/null || fail "the lenet point did not complete"
+[[ -d "$bad/model_nosuchmodel.attempt-1" && -d "$bad/model_nosuchmodel" ]] || fail "the bad point's first attempt was not kept aside"
+[[ ! -e "$bad/model_nosuchmodel.attempt-2" ]] || fail "the bad point ran more than twice"
+[[ $(grep -c '^==== dtbench sweep: model_nosuchmodel attempt' "$bad/model_nosuchmodel.log") -eq 2 ]] \
+  || fail "the log should hold two attempts of the bad point"
+grep -q "unknown model 'nosuchmodel'" "$bad/model_nosuchmodel.log" || fail "the error is not in the log"
+grep -q "^model_nosuchmodel,.*,failed,.*unknown model 'nosuchmodel'" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
+grep -q "^model_lenet,.*,completed," "$bad/jobs.csv" || fail "jobs.csv lacks the completed lenet point"
+
+expect 0 "batch8-world2 +run" sweep --dry-run --out "$tmp/dry" --grid batch=8 --grid world=1,2 -- "${small[@]}"
+expect 0 "launch -n 2 -- .*train .*--batch-size 8 --out $tmp/dry/batch8-world2" \
+  sweep --dry-run --out "$tmp/dry" --grid batch=8 --grid world=1,2 -- "${small[@]}"
+[[ ! -e "$tmp/dry" ]] || fail "--dry-run created $tmp/dry"
+expect 0 "skip \(completed\)" sweep --dry-run --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}"
+
+expect 2 "--out DIR is required" sweep --grid batch=8 -- "${small[@]}"
+expect 2 "grid key 'batch' is given twice" sweep --out "$tmp/u" --grid batch=8 --grid batch=16 -- "${small[@]}"
+expect 2 "world needs positive integers, got '0'" sweep --out "$tmp/u" --grid world=0,1 -- "${small[@]}"
+expect 2 "batch has no values" sweep --out "$tmp/u" --grid batch= -- "${small[@]}"
+expect 2 "train flag --out after -- is set by the sweep" sweep --out "$tmp/u" --grid batch=8 -- --out x
+expect 2 "train flag --batch-size after -- is also the grid key 'batch'" sweep --out "$tmp/u" --grid batch=8 -- --batch-size 4
+expect 2 "--sbatch-args is for --launcher slurm" sweep --sbatch-args "--time=5" --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "--slurm-timeout is for --launcher slurm" sweep --slurm-timeout 5 --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "--launcher must be local or slurm, got 'pbs'" sweep --launcher pbs --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "--sbatch-args has an unclosed ' quote" \
+  sweep --launcher slurm --sbatch-args "--comment='x" --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "the grid is empty|give the grid" sweep --out "$tmp/u" -- "${small[@]}"
+[[ ! -e "$tmp/u" ]] || fail "a usage error created $tmp/u"
+
+echo "sweep_local_test: $((SECONDS - start)) s, $failures failure(s)"
+[[ $failures -eq 0 ]]

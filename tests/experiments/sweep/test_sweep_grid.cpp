@@ -1,0 +1,145 @@
+#include <catch2/catch.hpp>
+
+#include "experiments/sweep/sweep_grid.h"
+#include "common/usage_error.h"
+
+using dtbench::sweep::addAxis;
+using dtbench::sweep::checkTrainFlags;
+using dtbench::sweep::expandGrid;
+using dtbench::sweep::Grid;
+using dtbench::sweep::GridAxis;
+using dtbench::sweep::parseGridAxis;
+using dtbench::sweep::parseGridText;
+using dtbench::sweep::pointName;
+using dtbench::common::UsageError;
+
+namespace {
+
+Grid gridOf(const std::vector<std::string>& axes) {
+  Grid grid;
+  for (const std::string& axis : axes) addAxis(grid, parseGridAxis(axis));
+  return grid;
+}
+
+template <typename F>
+std::string errorOf(F&& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the grid expands as the cartesian product with the last key fastest", "[sweep]") {
+  const auto points = expandGrid(gridOf({"batch=32,64", "world=1,2,4", "topology=ring"}));
+  REQUIRE(points.size() == 6);
+  std::vector<std::string> names;
+  for (const auto& point : points) names.push_back(point.name);
+  CHECK(names == std::vector<std::string>{"batch32-world1-topology_ring", "batch32-world2-topology_ring",
+                                          "batch32-world4-topology_ring", "batch64-world1-topology_ring",
+                                          "batch64-world2-topology_ring", "batch64-world4-topology_ring"});
+  CHECK(points[4].worldSize == 2);
+  CHECK(points[4].trainFlags == std::vector<std::string>{"--batch-size", "64", "--topology", "ring"});
+  CHECK(points[4].settings.size() == 3);
+}
+
+TEST_CASE("the order of the keys as given decides the order of the points", "[sweep]") {
+  const auto points = expandGrid(gridOf({"model=lenet,resnet18", "batch=8"}));
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].name == "model_lenet-batch8");
+  CHECK(points[1].name == "model_resnet18-batch8");
+  CHECK(points[1].trainFlags == std::vector<std::string>{"--model", "resnet18", "--batch-size", "8"});
+  CHECK(points[1].worldSize == 1);
+}
+
+TEST_CASE("aliases gpus and batch-size name their canonical keys", "[sweep]") {
+  const auto points = expandGrid(gridOf({"gpus=2", "batch-size=16"}));
+  REQUIRE(points.size() == 1);
+  CHECK(points[0].name == "world2-batch16");
+  CHECK(points[0].worldSize == 2);
+  CHECK(points[0].trainFlags == std::vector<std::string>{"--batch-size", "16"});
+}
+
+TEST_CASE("names keep only filesystem-safe characters", "[sweep]") {
+  CHECK(pointName({{"topology", "binary-tree-star"}, {"lr", "0.05"}}) == "topology_binary_tree_star-lr0.05");
+  CHECK(pointName({{"bucket-mb", "25"}}) == "bucket_mb25");
+  CHECK(pointName({{"model", "a/b c"}}) == "model_a_b_c");
+  CHECK(pointName({{"lr", "1e-3"}}) == "lr1e_3");
+}
+
+TEST_CASE("two values that name the same directory are refused", "[sweep]") {
+  CHECK_THAT(errorOf([] { expandGrid(gridOf({"model=a/b,a_b"})); }),
+             Catch::Matches(".*two points would share the run directory 'model_a_b'.*"));
+}
+
+TEST_CASE("values and keys are trimmed", "[sweep]") {
+  const GridAxis axis = parseGridAxis(" batch = 8 , 16 ");
+  CHECK(axis.key == "batch");
+  CHECK(axis.values == std::vector<std::string>{"8", "16"});
+}
+
+TEST_CASE("the grid file has one axis per line and hash comments", "[sweep]") {
+  const auto axes = parseGridText("# the scaling study\nbatch=32,64   # per rank\n\n  world=1,2\n", "g.txt");
+  REQUIRE(axes.size() == 2);
+  CHECK(axes[0].key == "batch");
+  CHECK(axes[0].values == std::vector<std::string>{"32", "64"});
+  CHECK(axes[1].key == "world");
+  CHECK(axes[1].values == std::vector<std::string>{"1", "2"});
+  CHECK(parseGridText("# nothing\n\n", "g.txt").empty());
+  CHECK_THAT(errorOf([] { parseGridText("batch=8\nmodel\n", "g.txt"); }),
+             Catch::Matches("g.txt:2: 'model' is not KEY=V1,V2.*"));
+}
+
+TEST_CASE("a key given twice is refused also through its alias", "[sweep]") {
+  CHECK_THAT(errorOf([] { gridOf({"batch=8", "batch=16"}); }), Catch::Matches("grid key 'batch' is given twice.*"));
+  CHECK_THAT(errorOf([] { gridOf({"world=1", "gpus=2"}); }),
+             Catch::Matches("grid key 'world' is given twice \\(gpus is another name for world\\).*"));
+}
+
+TEST_CASE("empty value lists and empty values are refused", "[sweep]") {
+  CHECK_THAT(errorOf([] { parseGridAxis("batch="); }), Catch::Matches("--grid: batch has no values.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("batch=8,,16"); }), Catch::Matches("--grid: batch has an empty value.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("batch=8,"); }), Catch::Matches("--grid: batch has an empty value.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("model=lenet,lenet"); }), Catch::Matches(".*lists 'lenet' twice.*"));
+}
+
+TEST_CASE("world and batch must be positive integers", "[sweep]") {
+  CHECK_THAT(errorOf([] { parseGridAxis("world=0"); }),
+             Catch::Matches("--grid: world needs positive integers, got '0' \\(world is the number of ranks.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("gpus=-1"); }), Catch::Matches(".*world needs positive integers, got '-1'.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("world=two"); }), Catch::Matches(".*got 'two'.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("batch=32x"); }), Catch::Matches(".*batch needs positive integers.*"));
+}
+
+TEST_CASE("malformed axes and keys the sweep owns are refused", "[sweep]") {
+  CHECK_THAT(errorOf([] { parseGridAxis("batch"); }), Catch::Matches("--grid: 'batch' is not KEY=V1,V2.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("=1,2"); }), Catch::Matches("--grid: '' is not a key.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("--model=lenet"); }), Catch::Matches("--grid: '--model' is not a key.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("out=a,b"); }), Catch::Matches(".*the sweep sets --out itself.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("world-size=2"); }), Catch::Matches(".*use world=N1,N2.*"));
+  CHECK_THAT(errorOf([] { parseGridAxis("resume=1"); }), Catch::Matches(".*sets --resume itself.*"));
+}
+
+TEST_CASE("an empty grid is refused", "[sweep]") {
+  CHECK_THAT(errorOf([] { expandGrid(Grid{}); }), Catch::Matches("the grid is empty.*"));
+}
+
+TEST_CASE("train flags the sweep controls are refused", "[sweep]") {
+  const Grid grid = gridOf({"batch=8,16", "world=1,2", "model=lenet"});
+  CHECK(errorOf([&] { checkTrainFlags(grid, {"--dataset", "synthetic", "--epochs", "2"}); }).empty());
+  CHECK_THAT(errorOf([&] { checkTrainFlags(grid, {"--out", "x"}); }),
+             Catch::Matches("train flag --out after -- is set by the sweep.*"));
+  CHECK_THAT(errorOf([&] { checkTrainFlags(grid, {"--out=x"}); }), Catch::Matches("train flag --out .*"));
+  CHECK_THAT(errorOf([&] { checkTrainFlags(grid, {"--rank", "0"}); }), Catch::Matches("train flag --rank .*"));
+  CHECK_THAT(errorOf([&] { checkTrainFlags(grid, {"--world-size", "2"}); }),
+             Catch::Matches("train flag --world-size .*grid key world.*"));
+  CHECK_THAT(errorOf([&] { checkTrainFlags(grid, {"--resume"}); }), Catch::Matches("train flag --resume .*"));
+  CHECK_THAT(errorOf([&] { checkTrainFlags(grid, {"--batch-size", "4"}); }),
+             Catch::Matches("train flag --batch-size after -- is also the grid key 'batch'.*"));
+  CHECK_THAT(errorOf([&] { checkTrainFlags(grid, {"--model", "vgg11"}); }),
+             Catch::Matches("train flag --model after -- is also the grid key 'model'.*"));
+  CHECK(errorOf([&] { checkTrainFlags(gridOf({"world=1,2"}), {"--batch-size", "4"}); }).empty());
+}

@@ -1,0 +1,119 @@
+#!/bin/bash
+# dtbench sweep --launcher slurm on a private one-node Slurm: a 2x2 grid (batch x world) of tiny
+# LeNet runs is submitted as 4 jobs through slurm/train_cpu.sbatch, waited for and reported (exit
+# 0, 4 completed points, jobs.csv, Table 1 with speedups); the same sweep again skips every point
+# and submits nothing; a failing point is resubmitted once with its first attempt kept aside (exit
+# 1); SIGTERM while the jobs run cancels them (exit 143); a missing job script or sbatch is a usage
+# error (exit 2). (SIGTERM, not SIGINT: a background job of a script ignores SIGINT.)
+#   tests/slurm/test_dtbench_sweep.sh path/to/dtbench
+set -uo pipefail
+DTBENCH=$(realpath "${1:?usage: $0 DTBENCH}")
+source "$(dirname "$0")/common.sh"
+[[ -x $DTBENCH ]] || fail "$DTBENCH is not executable"
+start_slurm
+cd "$work" || fail "cd $work"
+begin=$SECONDS
+
+train=(--model lenet --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 64 --epochs 2
+       --max-steps 3 --threads 1 --quiet)
+sweep_out=$work/runs
+# Every job slurmctld knows (it keeps ended ones for MinJobAge = 600 s).
+jobs_known() { scontrol -o show jobs 2>/dev/null | grep -c '^JobId='; }
+# run_sweep LOG ARGS...: dtbench sweep --launcher slurm ARGS, output in LOG; returns its exit code.
+run_sweep() {
+  local log=$1; shift
+  timeout 150 "$DTBENCH" sweep --launcher slurm "$@" >"$log" 2>&1
+}
+show() { echo "---- $1 ----" >&2; tail -n 40 "$1" >&2; }
+
+info "sweep 1: 4 points as 4 jobs"
+run_sweep "$work/sweep1.txt" --out "$sweep_out" --grid batch=8,16 --grid world=1,2 -- "${train[@]}"
+rc=$?
+cat "$work/sweep1.txt"
+[[ $rc == 0 ]] || { show "$sweep_out/batch8-world2.log"; fail "the sweep exited $rc, want 0"; }
+[[ $(grep -c 'submitted as job' "$work/sweep1.txt") == 4 ]] || fail "want 4 submissions"
+for name in batch8-world1 batch8-world2 batch16-world1 batch16-world2; do
+  [[ $(summary_status "$sweep_out/$name/summary.json") == completed ]] || { show "$sweep_out/$name.log"; fail "$name did not complete"; }
+  grep -q "^==== dtbench sweep: $name attempt 1 " "$sweep_out/$name.log" || fail "$name.log lacks the attempt header"
+  grep -q "dtbench-job\[.*completed" "$sweep_out/$name.log" || fail "$name.log lacks the job's own output"
+  [[ $(grep -cE "^$name +completed" "$work/sweep1.txt") == 1 ]] || fail "$name is not reported completed"
+done
+grep -q 'batch8-world2 .*submitted as job' "$work/sweep1.txt" || fail "no submission line for batch8-world2"
+rows=$(tail -n +2 "$sweep_out/jobs.csv" | grep -c ',completed,')
+[[ $rows == 4 && $(tail -n +2 "$sweep_out/jobs.csv" | wc -l) == 4 ]] || fail "jobs.csv should hold 4 completed rows: $(cat "$sweep_out/jobs.csv")"
+speedups=$(awk '/Table 1/{t=1; next} /Table 2/{t=0} t && /^\| lenet/ { split($0, f, "|"); if (f[12] ~ /[0-9]\.[0-9]/) n++ } END {print n+0}' "$work/sweep1.txt")
+[[ $speedups == 4 ]] || fail "the printed Table 1 should have 4 rows with a speedup, found $speedups"
+grep -q "Table 3" "$sweep_out/report.md" || fail "report.md lacks Table 3"
+
+info "sweep 2: the same grid again submits nothing"
+known=$(jobs_known)
+before=$(cd "$sweep_out" && md5sum ./*/summary.json)
+run_sweep "$work/sweep2.txt" --out "$sweep_out" --grid batch=8,16 --grid world=1,2 -- "${train[@]}"
+rc=$?
+cat "$work/sweep2.txt"
+[[ $rc == 0 ]] || fail "the second sweep exited $rc, want 0"
+[[ $(grep -c 'skipped (completed)' "$work/sweep2.txt") == 4 ]] || fail "want 4 skipped points"
+! grep -q 'submitted as job' "$work/sweep2.txt" || fail "the second sweep submitted a job"
+[[ $(jobs_known) == "$known" ]] || fail "Slurm knows $(jobs_known) jobs after the second sweep, $known before"
+[[ $(cd "$sweep_out" && md5sum ./*/summary.json) == "$before" ]] || fail "the second sweep changed a run"
+[[ -z $(find "$sweep_out" -name '*.attempt-*') ]] || fail "the second sweep moved a completed run aside"
+
+info "sweep 3: a failing point is resubmitted once"
+bad=$work/bad
+run_sweep "$work/sweep3.txt" --out "$bad" --grid model=lenet,nosuchmodel --retries 1 -- \
+  --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 --max-steps 2 \
+  --batch-size 16 --threads 1 --quiet
+rc=$?
+cat "$work/sweep3.txt"
+[[ $rc == 1 ]] || fail "the sweep with a bad point exited $rc, want 1"
+[[ $(grep -c '^model_nosuchmodel .*submitted as job' "$work/sweep3.txt") == 2 ]] || fail "the bad point should be submitted twice"
+[[ $(grep -c '^model_lenet .*submitted as job' "$work/sweep3.txt") == 1 ]] || fail "the good point should be submitted once"
+[[ $(summary_status "$bad/model_lenet/summary.json") == completed ]] || fail "the lenet point did not complete"
+[[ -d $bad/model_nosuchmodel.attempt-1 && -d $bad/model_nosuchmodel ]] || fail "the bad point's first attempt was not kept aside"
+[[ ! -e $bad/model_nosuchmodel.attempt-2 ]] || fail "the bad point ran more than twice"
+[[ $(grep -c '^==== dtbench sweep: model_nosuchmodel attempt' "$bad/model_nosuchmodel.log") == 2 ]] \
+  || fail "the log should hold two attempts of the bad point"
+grep -q "unknown model 'nosuchmodel'" "$bad/model_nosuchmodel.log" || fail "the error is not in the log"
+grep -q "^model_nosuchmodel,.*,failed,.*unknown model 'nosuchmodel'" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
+grep -q "model_nosuchmodel (failed: .*unknown model 'nosuchmodel'" "$work/sweep3.txt" || fail "the failed point is not listed with its error"
+
+info "sweep 4: SIGTERM while the jobs run cancels them"
+slow=(--model lenet --dataset synthetic --synthetic-train-size 65536 --synthetic-test-size 64 --epochs 50
+      --threads 1 --quiet)
+"$DTBENCH" sweep --launcher slurm --slurm-timeout 60 --out "$work/stopped" --grid batch=8 --grid world=1,2 -- \
+  "${slow[@]}" >"$work/sweep4.txt" 2>&1 &
+pid=$!
+submitted_both() { [[ $(grep -c 'submitted as job' "$work/sweep4.txt") == 2 ]] || ! kill -0 "$pid" 2>/dev/null; }
+wait_for 30 "the slow sweep to submit its jobs" submitted_both
+ids=$(sed -n 's/.*submitted as job \([0-9]*\),.*/\1/p' "$work/sweep4.txt" | paste -sd,)
+one_running() { squeue -h -j "$ids" -o %T 2>/dev/null | grep -q RUNNING || ! kill -0 "$pid" 2>/dev/null; }
+wait_for 30 "a job of $ids to run" one_running
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+cat "$work/sweep4.txt"
+[[ $rc == 143 ]] || fail "the sweep stopped by SIGTERM exited $rc, want 143"
+gone() { [[ -z $(squeue -h -j "$ids" -o %i 2>/dev/null) ]]; }
+wait_for 30 "the cancelled jobs $ids to leave the queue" gone
+for id in ${ids//,/ }; do
+  [[ $(job_state "$id") == CANCELLED ]] || fail "job $id ended $(job_state "$id"), want CANCELLED"
+done
+[[ -f $work/stopped/jobs.csv ]] || fail "no jobs.csv after SIGTERM"
+[[ $(grep -c 'interrupted' "$work/sweep4.txt") -ge 2 ]] || fail "the cancelled points are not reported interrupted"
+
+info "usage errors"
+expect2() {
+  local pattern=$1; shift
+  local output rc
+  output=$("$@" 2>&1); rc=$?
+  [[ $rc == 2 ]] && grep -qE -- "$pattern" <<<"$output" || fail "$* -> exit $rc (want 2 and /$pattern/): $output"
+}
+expect2 "--slurm-script $work/none.sbatch is not a file" \
+  "$DTBENCH" sweep --launcher slurm --slurm-script "$work/none.sbatch" --out "$work/u1" --grid batch=8 -- "${train[@]}"
+expect2 "job script $work/noslurm/train_cpu.sbatch does not exist; set DTBENCH_SLURM_DIR" \
+  env DTBENCH_SLURM_DIR="$work/noslurm" "$DTBENCH" sweep --launcher slurm --out "$work/u2" --grid batch=8 -- "${train[@]}"
+expect2 "sbatch is not in PATH" \
+  env PATH=/nonexistent "$DTBENCH" sweep --launcher slurm --out "$work/u3" --grid batch=8 -- "${train[@]}"
+[[ -z $(find "$work"/u1 "$work"/u2 "$work"/u3 -name '*.log' 2>/dev/null) ]] || fail "a usage error submitted something"
+
+echo "PASS: dtbench sweep --launcher slurm ($((SECONDS - begin)) s)"

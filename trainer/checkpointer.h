@@ -1,0 +1,60 @@
+#pragma once
+// Checkpointer: the run's side of checkpoint and resume (docs/design.md, "Signals, failures and
+// resume"), on top of the checkpoint files of trainer/checkpoint.h. Collective: every rank calls
+// write() and restore() at the same point of the run.
+//
+// write(): every rank contributes its RNG state, its StepRecords of the epoch in progress and its
+// loss scaler's state; rank 0 writes them with the model and optimizer, the run's position and the
+// recorder's state into <out>/checkpoint. Under ssgd every rank holds the same model and optimizer
+// state, so rank 0's stand for all; under pairavg they differ and every rank's travel to rank 0
+// (rank0.pt, rank1.pt, ...).
+//
+// restore() (--resume): rank 0 checks that the run exists, was not completed and was started with
+// the same result-affecting flags (resumeFields()), reads the checkpoint and reopens the run
+// directory into the recorder; then the state reaches every rank (state.json first, then the model
+// archives), and each rank puts back its model, optimizer, RNG, scaler and records. The finished
+// run equals an uninterrupted one.
+
+#include <cstdint>
+
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+
+#include "trainer/config.h"
+#include "trainer/grad_scaler.h"
+#include "trainer/run_recorder.h"
+#include "trainer/world.h"
+
+namespace dtbench::trainer {
+
+// Where the run stands: what a checkpoint records and --resume restores.
+struct RunPosition {
+  int64_t epoch = 1;       // the epoch in progress
+  int64_t stepsDone = 0;   // steps of that epoch already taken
+  int64_t globalStep = 0;  // steps taken in the whole run
+  double elapsedS = 0;     // sum of step_s so far
+};
+
+class Checkpointer {
+ public:
+  // `world` is null for one rank, `scaler` without --amp fp16; every object outlives the Checkpointer.
+  Checkpointer(const RunConfig& config, World* world, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+               GradScaler* scaler, RunRecorder& recorder);
+
+  void write(const RunPosition& position);
+
+  // Throws common::UsageError when there is nothing to resume or the flags differ from the run's.
+  RunPosition restore();
+
+ private:
+  bool root() const { return !world_ || world_->rank() == 0; }
+
+  const RunConfig& config_;
+  World* world_;
+  torch::nn::Module& model_;
+  torch::optim::Optimizer& optimizer_;
+  GradScaler* scaler_;
+  RunRecorder& recorder_;
+};
+
+}  // namespace dtbench::trainer

@@ -1,0 +1,103 @@
+#include "trainer/config_json.h"
+
+#include <cstdlib>
+
+#include <torch/cuda.h>
+
+#include "models/registry.h"
+#include "trainer/environment.h"
+#include "trainer/sync/bucketed_allreduce.h"
+
+namespace dtbench::trainer {
+
+nlohmann::json toJson(const RunConfig& config) {
+  const DataConfig& d = config.data;
+  const OptimizerConfig& o = config.optimizer;
+  const comm::BackendOptions& connection = config.comm.connection;
+  const comm::Impairment& impairment = config.impairment;
+  return {
+      {"model", config.model},
+      {"dataset", datasetNames().name(d.dataset)},
+      {"data_dir", d.dir},
+      {"synthetic_train_size", d.syntheticTrainSize},
+      {"synthetic_test_size", d.syntheticTestSize},
+      {"device", deviceNames().name(config.device)},
+      {"workers", d.workers},
+      {"data_on_device", d.onDevice},
+      {"download", d.download},
+      {"download_url", d.downloadUrl},
+      {"download_md5", d.downloadMd5},
+      {"optimizer", optimizerNames().name(o.kind)},
+      {"lr", o.lr},
+      {"momentum", o.momentum},
+      {"weight_decay", o.weightDecay},
+      {"epochs", config.epochs},
+      {"max_steps", config.maxSteps},
+      {"batch_size", d.batchSize},
+      {"test_batch_size", d.testBatchSize},
+      {"drop_last", d.dropLast},
+      {"evaluate", config.evaluate},
+      {"seed", config.seed},
+      {"threads", config.threads},
+      {"amp", ampNames().name(config.precision.amp)},
+      {"channels_last", config.precision.channelsLast},
+      {"out", config.outDir},
+      {"world_size", config.worldSize()},
+      {"backend", comm::name(connection.backend)},
+      {"topology", config.comm.topology.name()},
+      {"ranks_per_host", config.comm.ranksPerHost},
+      {"gloo_iface", connection.glooIface},
+      {"gloo_threads", connection.glooThreads},
+      {"timeout_s", connection.timeoutS},
+      {"inject_delay_ms", impairment.delayMs},
+      {"inject_rate_gbps", impairment.rateGbps},
+      {"inject_loss_pct", impairment.lossPercent},
+      {"inject_rto_ms", impairment.rtoMs},
+      {"sync", syncNames().name(config.sync.kind)},
+      {"mode", modeNames().name(config.mode)},
+      {"overlap", config.sync.overlap},
+      {"bucket_mb", config.sync.bucketMb},
+      {"local_bn_stats", config.sync.localBnStats},
+      {"check_every", config.sync.checkEvery},
+      {"timeline", config.timeline},
+      {"checkpoint_every", config.checkpointEvery},
+      {"command_line", config.commandLine},
+  };
+}
+
+const std::vector<const char*>& resumeFields() {
+  static const std::vector<const char*> fields{
+      "model",      "dataset", "batch_size", "seed",      "optimizer",           "lr",  "momentum",     "weight_decay",
+      "epochs",     "max_steps", "world_size", "sync",    "drop_last", "synthetic_train_size", "amp", "channels_last"};
+  return fields;
+}
+
+nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const models::Classifier& model,
+                           const data::DatasetSplits& data, const World* world, const GradientSync* sync) {
+  nlohmann::json json = toJson(config);
+  json["rank"] = 0;
+  json["environment"] = describeEnvironment();
+  json["environment"]["allocator"] = allocator;
+  if (const char* algorithm = std::getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm");
+      algorithm && world && config.comm.connection.backend == comm::Backend::kMpi)
+    json["environment"]["mpi_iallreduce_algorithm"] = algorithm;  // comm/backends/mpi_communicator.cpp's Note
+  json["model_parameters"] = models::parameterStats(model).parameters;
+  json["train_samples"] = data.train.size();
+  json["test_samples"] = data.test.size();
+  if (config.mode == ParallelMode::kDp) json["dp_devices"] = static_cast<int64_t>(torch::cuda::device_count());
+  if (world) {
+    json["hosts"] = world->hostNames;
+    json["hosts_emulated"] = config.comm.ranksPerHost > 0;
+    // The point-to-point topologies' pipeline segment (comm/schedule_executor.h); null for native.
+    json["segment_bytes"] =
+        world->allreduce->schedule() ? nlohmann::json(world->allreduce->segmentBytes()) : nlohmann::json(nullptr);
+    if (const auto* bucketed = dynamic_cast<const BucketedAllreduce*>(sync)) {
+      json["buckets"] = bucketed->buckets();
+      json["bucket_elements"] = bucketed->bucketElements();
+      json["bucket_dtypes"] = bucketed->bucketTypes();
+    }
+  }
+  return json;
+}
+
+}  // namespace dtbench::trainer

@@ -1,0 +1,31 @@
+#pragma once
+// config.json (docs/run-directory.md): the run's configuration by its flags' names, and what the
+// run found out when it started (environment, model size, data sizes, hosts, gradient buckets).
+// Text appears here again for every enum of RunConfig: the names the command line parsed.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/dataset.h"
+#include "models/classifier.h"
+#include "trainer/config.h"
+#include "trainer/sync/gradient_sync.h"
+#include "trainer/world.h"
+
+namespace dtbench::trainer {
+
+// Every field of `config` under its flag's name (--batch-size -> "batch_size").
+nlohmann::json toJson(const RunConfig& config);
+
+// The fields a resumed run must share with the run it continues (--resume refuses others).
+const std::vector<const char*>& resumeFields();
+
+// The whole of config.json as rank 0 writes it: toJson(config) plus "rank", "environment" (with
+// the heap policy `allocator`), the model's parameter count, the data's sizes and, with several
+// ranks, the hosts, the pipeline segment and the gradient buckets. `world` and `sync` may be null.
+nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const models::Classifier& model,
+                           const data::DatasetSplits& data, const World* world, const GradientSync* sync);
+
+}  // namespace dtbench::trainer

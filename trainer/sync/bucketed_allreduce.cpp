@@ -1,0 +1,168 @@
+#include "trainer/sync/bucketed_allreduce.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#include "comm/tensor_element_type.h"
+#include "trainer/sync/flat_tensors.h"
+
+namespace dtbench::trainer {
+
+namespace {
+
+std::string describeBucket(size_t index, const at::Tensor& flat) {
+  char text[64];
+  std::snprintf(text, sizeof text, "bucket %zu (%.2f MB)", index, static_cast<double>(flat.nbytes()) / 1e6);
+  return text;
+}
+
+}  // namespace
+
+BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicator& communicator,
+                                     comm::TopologyAllreduce& allreduce, CommWorker& worker,
+                                     const BucketedAllreduceOptions& options)
+    : communicator_(communicator), allreduce_(allreduce), worker_(worker), options_(options) {
+  for (const auto& item : model.named_parameters()) {
+    if (!item.value().requires_grad()) continue;
+    names_.push_back(item.key());
+    parameters_.push_back(item.value());
+  }
+  if (options.broadcastBuffers) buffers_ = floatingBuffers(model);
+  if (!buffers_.empty()) bufferFlat_ = at::empty({totalElements(buffers_)}, at::kFloat);
+  if (options.overlap) {
+    buckets_ = assignBuckets(parameters_, options.limits);
+  } else {
+    std::vector<size_t> all;
+    for (size_t i = parameters_.size(); i-- > 0;) all.push_back(i);
+    buckets_.push_back(all);
+  }
+  bucketOf_.assign(parameters_.size(), 0);
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    Bucket bucket;
+    bucket.parameters = buckets_[b];
+    int64_t offset = 0;
+    for (size_t p : bucket.parameters) {
+      bucketOf_[p] = b;
+      bucket.offsets.push_back(offset);
+      offset += parameters_[p].numel();
+      if (!options.overlap && parameters_[p].scalar_type() != parameters_[bucket.parameters.front()].scalar_type())
+        throw std::invalid_argument("--no-overlap fuses every gradient into one buffer, which needs one element type; "
+                                    "this model mixes them: use the bucketed (overlapped) mode");
+    }
+    const bool last = b + 1 == buckets_.size();
+    const at::Tensor& first = parameters_[bucket.parameters.front()];
+    bucket.flat = at::zeros({offset + (last ? 1 : 0)}, first.options().device(at::kCPU));
+    state_.push_back(std::move(bucket));
+  }
+  if (options.overlap) {
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      std::shared_ptr<torch::autograd::Node> accumulator = torch::autograd::impl::grad_accumulator(parameters_[i]);
+      hookKeys_.push_back(accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+          [this, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
+            gradientReady(i);
+            return outputs;
+          })));
+      accumulators_.push_back(std::move(accumulator));
+    }
+  }
+}
+
+std::vector<int64_t> BucketedAllreduce::bucketElements() const {
+  std::vector<int64_t> elements;
+  for (const Bucket& bucket : state_) elements.push_back(bucket.flat.numel());
+  return elements;
+}
+
+std::vector<std::string> BucketedAllreduce::bucketTypes() const {
+  std::vector<std::string> types;
+  for (const Bucket& bucket : state_) types.push_back(comm::name(comm::elementTypeOf(bucket.flat.scalar_type())));
+  return types;
+}
+
+BucketedAllreduce::~BucketedAllreduce() {
+  for (size_t i = 0; i < accumulators_.size(); ++i) accumulators_[i]->del_post_hook(hookKeys_[i]);
+}
+
+void BucketedAllreduce::beforeBackward(int64_t /*globalStep*/, bool stopRequested) {
+  stopFlag_ = stopRequested ? 1.0f : 0.0f;
+  stopAgreed_ = false;
+  for (Bucket& b : state_) b.pending = static_cast<int>(b.parameters.size());
+  ready_.assign(parameters_.size(), 0);
+  nextLaunch_ = 0;
+  armed_ = true;
+  if (!buffers_.empty()) worker_.submit("buffers", [this] { broadcastBuffers(); });
+}
+
+void BucketedAllreduce::gradientReady(size_t parameter) {
+  if (!armed_ || ready_[parameter]) return;  // outside a training step, or a reused parameter
+  ready_[parameter] = 1;
+  Bucket& bucket = state_[bucketOf_[parameter]];
+  --bucket.pending;
+  while (nextLaunch_ < state_.size() && state_[nextLaunch_].pending == 0) launch(nextLaunch_++);
+}
+
+void BucketedAllreduce::launch(size_t index) {
+  Bucket& bucket = state_[index];
+  const bool last = index + 1 == state_.size();
+  worker_.submit(describeBucket(index, bucket.flat), [this, &bucket, last] { reduceBucket(bucket, last); });
+}
+
+void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
+  at::NoGradGuard noGrad;
+  for (size_t k = 0; k < bucket.parameters.size(); ++k) {
+    const at::Tensor& p = parameters_[bucket.parameters[k]];
+    at::Tensor slot = bucket.flat.narrow(0, bucket.offsets[k], p.numel());
+    const at::Tensor& grad = p.grad();
+    if (grad.defined()) slot.copy_(grad.reshape({-1}));
+    else slot.zero_();
+  }
+  const int64_t gradients = bucket.flat.numel() - (carriesFlag ? 1 : 0);
+  if (carriesFlag) bucket.flat[gradients].fill_(stopFlag_);
+  allreduce_.allreduce(bucket.flat);
+  if (carriesFlag) stopAgreed_ = bucket.flat[gradients].item<float>() > 0.5f;
+  bucket.flat.narrow(0, 0, gradients).div_(communicator_.size());
+  for (size_t k = 0; k < bucket.parameters.size(); ++k) {
+    at::Tensor p = parameters_[bucket.parameters[k]];
+    at::Tensor slot = bucket.flat.narrow(0, bucket.offsets[k], p.numel()).view(p.sizes());
+    if (p.grad().defined()) p.mutable_grad().copy_(slot);
+    else p.mutable_grad() = slot.to(p.device(), /*non_blocking=*/false, /*copy=*/true);
+  }
+}
+
+// On the worker, during backward: buffers are only read (autograd keeps BatchNorm's running
+// statistics for its backward, so they must not change until backward is over).
+void BucketedAllreduce::broadcastBuffers() {
+  packInto(buffers_, bufferFlat_);
+  communicator_.broadcast(bufferFlat_, 0)->wait();
+}
+
+SyncResult BucketedAllreduce::afterBackward() {
+  armed_ = false;
+  if (!options_.overlap) {
+    for (Bucket& b : state_) b.pending = 0;
+    launch(0);
+  } else if (nextLaunch_ < state_.size()) {
+    // Every rank would wait for this bucket forever: report what is missing instead.
+    std::string missing;
+    for (size_t p : state_[nextLaunch_].parameters)
+      if (!ready_[p]) {
+        missing = names_[p];
+        break;
+      }
+    worker_.drain();  // the buckets already queued complete on every rank
+    throw std::runtime_error("parameter '" + missing + "' (bucket " + std::to_string(nextLaunch_) +
+                             ") received no gradient in backward; every parameter must take part in the loss");
+  }
+  SyncResult result;
+  result.intervals = worker_.drain();
+  result.stopAgreed = stopAgreed_;
+  // Rank 0's statistics, written only now that backward no longer needs this rank's.
+  if (!buffers_.empty()) unpackFrom(bufferFlat_, buffers_);
+  return result;
+}
+
+}  // namespace dtbench::trainer

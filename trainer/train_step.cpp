@@ -1,0 +1,118 @@
+#include "trainer/train_step.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <torch/nn/functional/loss.h>
+
+#include "compat/torch_compat.h"
+#include "dtbench/build_config.h"
+#include "trainer/precision.h"
+#include "trainer/sync/comm_worker.h"
+#if DTBENCH_TORCH_HAS_CUDA
+// Needs CUDA's headers (through ATen/cuda), which only a CUDA build of LibTorch brings.
+#include <torch/nn/parallel/data_parallel.h>
+#endif
+
+namespace dtbench::trainer {
+
+StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std::vector<TraceEvent>* trace) {
+  StepOutcome outcome;
+  StepRecord& r = outcome.record;
+  r.rank = p_.world ? p_.world->rank() : 0;
+  r.epoch = epoch;
+  r.step = step;
+  StepTimer timer(p_.device, r, p_.traceClock, trace);
+  const int64_t sentBefore = p_.world ? p_.world->recorder->bytesSent() : 0;
+  const int64_t receivedBefore = p_.world ? p_.world->recorder->bytesReceived() : 0;
+
+  const Batch host = nextBatch(epoch, step);
+  timer.end("data", &StepRecord::dataS);
+  const Batch batch = copyToDevice(host);
+  timer.end("h2d", &StepRecord::h2dS);
+  const Forward out = forward(batch);
+  timer.end("forward", &StepRecord::forwardS);
+  const bool stopRequested = p_.stopSignal.requested();
+  backward(out, globalStep, stopRequested);
+  timer.end("backward", &StepRecord::backwardS);
+  outcome.stop = synchronize(r, timer, globalStep, stopRequested, trace);
+  update();
+  timer.end("optimizer", &StepRecord::optimizerS);
+
+  r.samples = batch.labels.size(0);
+  r.loss = out.loss.item<double>();
+  r.accuracy = out.logits.argmax(1).eq(batch.labels).sum().item<double>() / static_cast<double>(r.samples);
+  if (p_.world) {
+    r.bytesSent = p_.world->recorder->bytesSent() - sentBefore;
+    r.bytesRecv = p_.world->recorder->bytesReceived() - receivedBefore;
+  }
+  timer.finish();
+  return outcome;
+}
+
+TrainStep::Batch TrainStep::nextBatch(int64_t epoch, int64_t step) {
+  std::optional<data::Batch> batch = p_.loader.next();
+  TORCH_CHECK(batch.has_value(), "the loader ran out of batches at step ", step, " of epoch ", epoch);
+  return {batch->images, batch->labels};
+}
+
+TrainStep::Batch TrainStep::copyToDevice(const Batch& batch) const {
+  return {inMemoryFormat(batch.images.to(p_.device, /*non_blocking=*/true), p_.config.precision.channelsLast),
+          batch.labels.to(p_.device, /*non_blocking=*/true)};
+}
+
+// --mode dp: LibTorch's DataParallel replicates the model onto every visible GPU on each call,
+// scatters the batch, and gathers the outputs on GPU 0; backward flows to the original parameters
+// (BatchNorm statistics updated in the replicas are lost, as in Python's DataParallel).
+// --amp: forward and loss under autocast; backward outside it (trainer/precision.h).
+TrainStep::Forward TrainStep::forward(const Batch& batch) {
+  const AutocastScope autocast(p_.device.type(), p_.ampDtype);
+#if DTBENCH_TORCH_HAS_CUDA
+  const at::Tensor logits = p_.config.mode == ParallelMode::kDp
+                                ? torch::nn::parallel::data_parallel(p_.model, batch.images)
+                                : p_.model->forward(batch.images);
+#else
+  const at::Tensor logits = p_.model->forward(batch.images);  // --mode dp was refused: no CUDA in this build
+#endif
+  return {logits, torch::nn::functional::cross_entropy(logits, batch.labels)};
+}
+
+void TrainStep::backward(const Forward& out, int64_t globalStep, bool stopRequested) {
+  if (p_.sync) p_.sync->beforeBackward(globalStep, stopRequested);
+  (p_.scaler ? p_.scaler->scale(out.loss) : out.loss).backward();  // fp16: scaled gradients, all-reduced as they are
+}
+
+// comm_total_s = the union of the step's collective intervals; comm_exposed_s = from the end of
+// backward (the timer's last end) to the completion of the last collective.
+bool TrainStep::synchronize(StepRecord& r, StepTimer& timer, int64_t globalStep, bool stopRequested,
+                            std::vector<TraceEvent>* trace) {
+  if (!p_.sync) return stopRequested;
+  const StepTimer::TimePoint backwardEnd = timer.last();
+  const SyncResult result = p_.sync->afterBackward();
+  timer.end("sync");
+  r.commTotalS = unionSeconds(result.intervals);
+  StepTimer::TimePoint lastCompletion = backwardEnd;
+  for (const CommWorker::Interval& interval : result.intervals) {
+    lastCompletion = std::max(lastCompletion, interval.completed);
+    if (trace)
+      trace->push_back({interval.name, "comm", static_cast<int>(r.rank), kCommunicationLane, p_.traceClock.us(interval.issued),
+                        std::chrono::duration<double, std::micro>(interval.completed - interval.issued).count(),
+                        {{"started_us", p_.traceClock.us(interval.started)}, {"step", globalStep}}});
+  }
+  r.commExposedS = std::chrono::duration<double>(lastCompletion - backwardEnd).count();
+  return result.stopAgreed;
+}
+
+void TrainStep::update() {
+  if (p_.scaler) {
+    // Unscaled after the all-reduce: every rank finds the same inf/NaN and skips the same steps
+    // (Note [loss scaling and the all-reduce] in trainer/grad_scaler.h).
+    p_.scaler->step(p_.optimizer);
+    p_.scaler->update();
+  } else {
+    p_.optimizer.step();
+  }
+  compat::zeroGradInPlace(p_.optimizer);
+}
+
+}  // namespace dtbench::trainer

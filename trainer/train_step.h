@@ -1,0 +1,89 @@
+#pragma once
+// TrainStep: one training step of one rank (docs/design.md, "The step"), in its six phases:
+//
+//   data         wait for the loader's next batch                          data_s
+//   copy         host-to-device copy of images and labels                   h2d_s
+//   forward      forward and loss (under autocast with --amp)               forward_s
+//   backward     backward; ssgd's buckets start all-reducing from hooks     backward_s
+//   synchronize  wait for the step's collectives (GradientSync)             comm_total_s, comm_exposed_s
+//   update       optimizer step (loss-scaled with --amp fp16), zero grads   optimizer_s
+//
+// then the bookkeeping the step's record needs (samples, loss and accuracy read back, bytes moved),
+// which step_s includes. Every phase is timed by the StepTimer (trainer/step_timer.h), which fills
+// the StepRecord and, with --timeline, the trace; the collectives' intervals go to the trace's
+// communication lane. A single rank has no GradientSync: nothing to synchronize, communication 0.
+//
+// Preemption: the step reads the stop flag before backward and carries it into the step's
+// collectives (trainer/sync/gradient_sync.h); the outcome says whether some rank asked to stop,
+// so every rank stops after the same step.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <torch/optim/optimizer.h>
+
+#include "data/prefetch_loader.h"
+#include "models/classifier.h"
+#include "trainer/chrome_trace.h"
+#include "trainer/config.h"
+#include "trainer/grad_scaler.h"
+#include "trainer/step_record.h"
+#include "trainer/step_timer.h"
+#include "trainer/stop_signal.h"
+#include "trainer/sync/gradient_sync.h"
+#include "trainer/world.h"
+
+namespace dtbench::trainer {
+
+// What a step works with; every object outlives the TrainStep. `scaler` (--amp fp16), `sync` and
+// `world` (several ranks) may be null.
+struct StepParts {
+  const RunConfig& config;
+  c10::Device device;
+  data::PrefetchLoader& loader;
+  models::ClassifierPtr model;
+  torch::optim::Optimizer& optimizer;
+  std::optional<at::ScalarType> ampDtype;
+  GradScaler* scaler;
+  GradientSync* sync;
+  World* world;
+  StopSignalHandler& stopSignal;
+  const TraceClock& traceClock;
+};
+
+struct StepOutcome {
+  StepRecord record;
+  bool stop = false;  // some rank asked to stop: every rank stops after this step
+};
+
+class TrainStep {
+ public:
+  explicit TrainStep(StepParts parts) : p_(std::move(parts)) {}
+
+  // Step `step` (1-based) of `epoch`; `globalStep` counts this step over the whole run (1-based).
+  // Trace events go to `trace` when it is not null (--timeline).
+  StepOutcome run(int64_t epoch, int64_t step, int64_t globalStep, std::vector<TraceEvent>* trace);
+
+ private:
+  struct Batch {
+    at::Tensor images;
+    at::Tensor labels;
+  };
+  struct Forward {
+    at::Tensor logits;
+    at::Tensor loss;
+  };
+
+  Batch nextBatch(int64_t epoch, int64_t step);
+  Batch copyToDevice(const Batch& batch) const;
+  Forward forward(const Batch& batch);
+  void backward(const Forward& out, int64_t globalStep, bool stopRequested);
+  bool synchronize(StepRecord& record, StepTimer& timer, int64_t globalStep, bool stopRequested,
+                   std::vector<TraceEvent>* trace);
+  void update();
+
+  StepParts p_;
+};
+
+}  // namespace dtbench::trainer
