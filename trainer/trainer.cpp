@@ -150,7 +150,9 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
     recorder->open(RunDirectory(config.outDir));
   }
   if (world) {
-    broadcastInitialState();
+    // Every rank starts from rank 0's model, except a resumed pairavg run, whose ranks each got
+    // their own back from the checkpoint.
+    if (!(config.resume && config.sync.kind == Sync::kPairavg)) broadcastInitialState();
     startSync();
   }
   step.emplace(StepParts{config, device, *trainLoader, model, *optimizer, ampDtype, scaler.get(), sync.get(),

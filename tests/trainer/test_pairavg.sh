@@ -3,8 +3,9 @@
 # and traffic.csv's counted bytes are whole models: each step a perfect matching pairs the 4 ranks
 # and every rank sends its flat model (float32 parameters; LeNet has no floating buffers) to its
 # partner once, so every rank sends and receives steps x model bytes and the total is
-# steps x 4 x model bytes. --check-every with pairavg is a usage error.
-# Usage: pairavg_test.sh path/to/dtbench
+# steps x 4 x model bytes. --check-every with pairavg is a usage error. A 2-rank run stopped by
+# SIGTERM resumes (every rank gets its own model back) and ends equal to the run without the stop.
+# Usage: tests/trainer/test_pairavg.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
 tmp=$(mktemp -d)
@@ -92,6 +93,52 @@ else
   echo "ok: exit 2: $out"
 fi
 [[ ! -e $tmp/check/summary.json ]] || fail "the refused --check-every run left a summary.json"
+
+echo "checking: a 2-rank pairavg run stopped by SIGTERM resumes and equals the run without the stop"
+resume_flags=(train --model lenet --dataset synthetic --synthetic-train-size 20000 --synthetic-test-size 0
+              --sync pairavg --batch-size 16 --epochs 1 --lr 0.05 --seed 2 --threads 1 --workers 0 --quiet --no-eval
+              --timeout 30)
+"$dtbench" launch -n 2 --grace 2 -- "$dtbench" "${resume_flags[@]}" --out "$tmp/stopped" >"$tmp/stopped.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 150); do
+  grep -qs '"status": "running"' "$tmp/stopped/summary.json" && break
+  sleep 0.2
+done
+sleep 1
+kill -TERM "$launcher"
+wait "$launcher"
+rc=$?
+if [[ $rc -ne 75 ]]; then
+  fail "the stopped pairavg run exited $rc (want 75, stopped by SIGTERM): $(tail -n 5 "$tmp/stopped.log")"
+else
+  timeout --kill-after=10 120 "$dtbench" launch -n 2 --grace 2 -- "$dtbench" "${resume_flags[@]}" --out "$tmp/stopped" \
+    --resume >"$tmp/resumed.log" 2>&1
+  rc=$?
+  timeout --kill-after=10 120 "$dtbench" launch -n 2 --grace 2 -- "$dtbench" "${resume_flags[@]}" --out "$tmp/whole" \
+    >"$tmp/whole.log" 2>&1
+  whole_rc=$?
+  if [[ $rc -ne 0 || $whole_rc -ne 0 ]]; then
+    fail "--resume exited $rc, the uninterrupted run $whole_rc: $(tail -n 5 "$tmp/resumed.log")"
+  elif result=$(/usr/bin/python3 - "$tmp/stopped" "$tmp/whole" <<'EOF'
+import json, sys
+resumed, whole = (json.load(open(f"{d}/summary.json")) for d in sys.argv[1:3])
+problems = []
+if resumed.get("status") != "completed" or not resumed.get("resumed_at"):
+    problems.append(f"the resumed run's status {resumed.get('status')!r}, resumed_at {resumed.get('resumed_at')!r}")
+if resumed.get("param_checksums") != whole.get("param_checksums"):
+    problems.append(f"every rank's parameter checksum {resumed.get('param_checksums')} differs from the "
+                    f"uninterrupted run's {whole.get('param_checksums')}")
+if problems:
+    print("; ".join(problems))
+    sys.exit(1)
+print(f"resumed; per-rank checksums equal the uninterrupted run's: {resumed['param_checksums']}")
+EOF
+  ); then
+    echo "ok: $result"
+  else
+    fail "pairavg resume: $result"
+  fi
+fi
 
 echo "pairavg_test: $failures failure(s), total $(( $(date +%s) - start_all ))s"
 exit $((failures > 0))
