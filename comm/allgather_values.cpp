@@ -1,7 +1,11 @@
 #include "comm/allgather_values.h"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <stdexcept>
+
+#include "comm/work.h"
 
 namespace dtbench::comm {
 namespace {

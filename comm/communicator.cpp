@@ -1,9 +1,12 @@
 #include "comm/communicator.h"
 
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "comm/element_type.h"
 #include "comm/tensor_element_type.h"
 #include "common/lists.h"
 

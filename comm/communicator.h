@@ -19,6 +19,7 @@
 
 #include "comm/backends/backend.h"
 #include "comm/point_to_point.h"
+#include "comm/work.h"
 
 namespace dtbench::comm {
 

@@ -1,5 +1,6 @@
 #pragma once
-// ElementType: the element types dtbench communicates (docs/design.md, "comm/", has the table). Anything else is rejected by name with the list of supported types. Which backend's own
+// ElementType: the element types dtbench communicates (docs/design.md, "comm/", has the table).
+// Anything else is rejected by name with the list of supported types. Which backend's own
 // all-reduce takes which type is comm/backends/backend.h's nativeAllreduceSupports; point-to-point
 // topologies (dtbench reduces) take all three. The mapping to and from LibTorch's scalar types is
 // in comm/tensor_element_type.h, so this header, and the report that reads element types from

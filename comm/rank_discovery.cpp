@@ -1,7 +1,9 @@
 #include "comm/rank_discovery.h"
 
 #include <cstdlib>
+#include <exception>
 #include <stdexcept>
+#include <utility>
 
 extern char** environ;
 

@@ -1,9 +1,14 @@
 #include "comm/schedule_executor.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "comm/tensor_element_type.h"
+#include "comm/work.h"
 
 namespace dtbench::comm {
 namespace {

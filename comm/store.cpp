@@ -1,6 +1,9 @@
 #include "comm/store.h"
 
+#include <cstddef>
+#include <exception>
 #include <stdexcept>
+#include <vector>
 
 #include <c10/util/Exception.h>
 

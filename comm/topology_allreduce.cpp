@@ -1,8 +1,12 @@
 #include "comm/topology_allreduce.h"
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
+#include "comm/point_to_point.h"
 #include "comm/traffic/counting_point_to_point.h"
+#include "comm/work.h"
 
 namespace dtbench::comm {
 

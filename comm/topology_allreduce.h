@@ -13,12 +13,14 @@
 // comm/element_type.h's table (others rejected by name before anything is sent); point-to-point
 // topologies take float32, float16 and bfloat16. The Communicator and TrafficRecorder outlive it.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "comm/communicator.h"
 #include "comm/impairment/impaired_point_to_point.h"
+#include "comm/impairment/impairment.h"
 #include "comm/schedule_executor.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology/registry.h"

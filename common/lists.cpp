@@ -1,5 +1,7 @@
 #include "common/lists.h"
 
+#include <cstddef>
+
 namespace dtbench::common {
 
 std::vector<std::string> splitList(const std::string& text) {

@@ -8,7 +8,8 @@
 //   no noun   "--format must be md, csv or json, got 'xml'"  (small sets read best as a sentence)
 // Both are UsageError (exit code 2). Worked example:
 //   enum class Fruit { kApple, kPear };
-//   const NamedValues<Fruit> kFruits({"fruit", "fruits"}, "--fruit", {{Fruit::kApple, "apple"}, {Fruit::kPear, "pear"}});
+//   const NamedValues<Fruit> kFruits({"fruit", "fruits"}, "--fruit",
+//                                    {{Fruit::kApple, "apple"}, {Fruit::kPear, "pear"}});
 //   kFruits.parse("pear") == Fruit::kPear; kFruits.name(Fruit::kApple) == "apple";
 //   kFruits.parse("fig") throws "unknown fruit 'fig' (--fruit); valid fruits: apple, pear".
 

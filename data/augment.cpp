@@ -1,5 +1,6 @@
 #include "data/augment.h"
 
+#include <cstddef>
 #include <sstream>
 #include <stdexcept>
 #include <string>

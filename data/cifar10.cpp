@@ -1,8 +1,10 @@
 #include "data/cifar10.h"
 
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <stdexcept>
 #include <system_error>
 

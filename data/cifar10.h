@@ -10,6 +10,7 @@
 // positive multiple of 3073 (truncated, or not a CIFAR-10 binary file) or a label byte above 9 is a
 // DataError naming the file (and the record and byte offset for a bad label).
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "data/cifar10.h"

@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <initializer_list>
+#include <system_error>
 #include <utility>
+#include <vector>
 
 #include "data/idx.h"
 

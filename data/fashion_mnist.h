@@ -13,6 +13,7 @@
 // Fashion-MNIST convention), and the test split uses the training set's values. A padded pixel
 // then normalizes to -mean/std, as the training loader's crop padding does.
 
+#include <cstdint>
 #include <string>
 
 #include "data/dataset.h"

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iosfwd>
 #include <memory>
 #include <vector>
 

@@ -1,6 +1,7 @@
 #include "data/prefetch_loader.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <utility>

@@ -1,5 +1,6 @@
 #include "data/sampler.h"
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <numeric>

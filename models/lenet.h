@@ -14,6 +14,9 @@
 
 #include "models/classifier.h"
 
+#include <memory>
+#include <vector>
+
 namespace dtbench::models {
 
 class LeNetImpl : public Classifier, public torch::nn::Cloneable<LeNetImpl> {

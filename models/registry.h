@@ -1,6 +1,7 @@
 #pragma once
 // The model registry: every model of the zoo by name, and its parameter statistics.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

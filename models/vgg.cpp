@@ -1,5 +1,6 @@
 #include "models/vgg.h"
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>

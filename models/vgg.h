@@ -11,6 +11,8 @@
 // state_dict keys. Everything is built in reset(), so clone() is an exact, independent deep copy.
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/container/sequential.h>

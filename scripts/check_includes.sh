@@ -4,25 +4,32 @@
 # <map>, <algorithm>, <cstdio> itself, not get them through LibTorch's headers or the precompiled
 # header; the same for dtbench's own headers.
 #
-#   scripts/check_includes.sh [-j JOBS] [FILE...]     (default: every .cpp of the project and tests)
+#   scripts/check_includes.sh [-j JOBS] [--fix] [--removals] [FILE...]
+#       (default: every .cpp of the project and its tests)
 #
-# It configures build-iwyu/ without precompiled headers (compile commands only: nothing is built)
-# and runs iwyu on each file with scripts/iwyu/dtbench.imp. It reports, and fails on, the headers
-# iwyu says a file should add from the standard library or from dtbench itself. Suggestions about
-# third-party headers (LibTorch, c10d, Gloo, nlohmann/json, cxxopts, Catch2) are left out: those
-# libraries declare their API in internal headers behind umbrella headers, and dtbench includes the
-# public header of each part it uses. Removals are printed with --removals, as advice only.
-# Not part of CI: it parses LibTorch's headers once per file (about 20 s each on 2 cores).
+# It configures build-iwyu/ without precompiled headers (compile commands only: nothing is built),
+# runs iwyu on each file with scripts/iwyu/dtbench.imp (iwyu's raw output: build-iwyu/iwyu.out), and
+# reports, and fails on, the headers iwyu says a file should add from the standard library (C
+# headers as their <cxxx> form) or from dtbench itself. --fix inserts them: standard headers in the
+# file's block of standard includes, dtbench's in its block of project includes, in order. Left out:
+# suggestions about third-party headers (LibTorch, c10d, Gloo, nlohmann/json, cxxopts, Catch2),
+# which declare their API in internal headers behind umbrella headers (dtbench includes the public
+# header of each part it uses), and removals (printed with --removals, as advice only). Errors that
+# iwyu meets inside LibTorch's headers when it instantiates every member of a template (TORCH_MODULE
+# holders' default constructors) are iwyu's own and are listed as notes; an error in dtbench's code
+# fails the check. Not part of CI: it parses LibTorch's headers once per file (about 15 s each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+fix=0
 removals=0
 files=()
 while (($#)); do
   case "$1" in
     -j) jobs=$2; shift 2 ;;
+    --fix) fix=1; shift ;;
     --removals) removals=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) files+=("$1"); shift ;;
   esac
 done
@@ -38,45 +45,93 @@ if ((${#files[@]} == 0)); then
   mapfile -t files < <(git ls-files '*.cpp' | grep -v '^cmake/')
 fi
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 iwyu_tool -p "$build" -j "$jobs" "${files[@]}" -- \
-  -Xiwyu --mapping_file="$PWD/scripts/iwyu/dtbench.imp" -Xiwyu --no_fwd_decls -Xiwyu --cxx17ns >"$log" 2>&1 || true
+  -Xiwyu --mapping_file="$PWD/scripts/iwyu/dtbench.imp" -Xiwyu --no_fwd_decls -Xiwyu --cxx17ns \
+  >"$build/iwyu.out" 2>&1 || true
 
-# "<file> should add these lines:" blocks, kept when the header is the standard library's (<name>
-# with no '/' and no '.', or a C header <name.h> of libc) or dtbench's own ("folder/file.h").
-/usr/bin/python3 - "$log" "$removals" <<'PY'
-import re, sys
-log, show_removals = open(sys.argv[1]).read(), sys.argv[2] == "1"
-own = re.compile(r'#include "(common|comm|compat|data|models|trainer|experiments|tests|dtbench)/')
-std = re.compile(r'#include <([a-z_0-9]+|(sys/)?[a-z_0-9]+\.h)>')
+/usr/bin/python3 - "$build/iwyu.out" "$fix" "$removals" "$PWD" <<'PY'
+import os, re, sys
+log, fix, show_removals, root = open(sys.argv[1]).read(), sys.argv[2] == "1", sys.argv[3] == "1", sys.argv[4]
+OWN = re.compile(r'^#include "((common|comm|compat|data|models|trainer|experiments|dtbench)/[^"]+|[a-z_]+\.h)"')
+STD = re.compile(r'^#include <([a-z_0-9]+|[a-z_0-9]+\.h|sys/[a-z_0-9]+\.h)>')
+C_TO_CXX = {f"{h}.h": f"c{h}" for h in ("assert", "ctype", "errno", "float", "limits", "math", "stddef", "stdint",
+                                         "stdio", "stdlib", "string", "time", "inttypes")}
+
+def wanted(line):
+    """The #include line to add, or None when the suggestion is left out."""
+    line = line.split("//")[0].strip()
+    if OWN.match(line):
+        return line
+    m = STD.match(line)
+    if not m:
+        return None
+    header = C_TO_CXX.get(m.group(1), m.group(1))
+    return f"#include <{header}>"
+
+def includes_of(path):
+    return {l.strip() for l in open(path) if l.startswith("#include")}
+
 missing, removable = {}, {}
 for block in log.split("\n\n"):
     lines = block.strip().split("\n")
     if not lines or not lines[0].endswith((" should add these lines:", " should remove these lines:")):
         continue
     path = lines[0].rsplit(" should ", 1)[0]
-    if path.startswith("/usr/") or "/build-iwyu/" in path:
+    if not path.startswith(root + "/") or "/build-iwyu/" in path:
         continue
-    adds = lines[0].endswith("add these lines:")
-    for line in lines[1:]:
-        if adds and (own.search(line) or std.search(line)):
-            missing.setdefault(path, []).append(line.strip())
-        if not adds and line.startswith("- #include"):
-            removable.setdefault(path, []).append(line[2:].strip())
+    if lines[0].endswith("add these lines:"):
+        present = includes_of(path)
+        for line in lines[1:]:
+            include = wanted(line)
+            if include and include not in present and include not in missing.get(path, []):
+                missing.setdefault(path, []).append(include)
+    else:
+        removable.setdefault(path, []).extend(l[2:].strip() for l in lines[1:] if l.startswith("- #include"))
+
+CXX_LINE = re.compile(r"#include <[a-z_0-9]+>$")
+C_LINE = re.compile(r"#include <(sys/)?[a-z_0-9]+\.h>$")
+
+def insert(path, new):
+    """Puts each include of `new` in the block of its kind, in sorted position."""
+    text = open(path).read().split("\n")
+    own = '#include "' + os.path.splitext(os.path.relpath(path, root))[0] + '.h"'
+    for include in sorted(new):
+        kind = CXX_LINE if CXX_LINE.match(include) else C_LINE if C_LINE.match(include) else None
+        if kind:
+            block = [i for i, l in enumerate(text) if kind.match(l)]
+        else:
+            block = [i for i, l in enumerate(text) if l.startswith('#include "') and l != own]
+        if block:
+            first = block[0]
+            block = [i for i in block if i - first == block.index(i)]  # the first contiguous run
+            at = next((i for i in block if text[i] > include), block[-1] + 1)
+            text.insert(at, include)
+        else:  # a block of its own after the last #include (or after #pragma once)
+            last = max([i for i, l in enumerate(text) if l.startswith("#include")] or
+                       [i for i, l in enumerate(text) if l.startswith("#pragma once")] or [0])
+            text[last + 1:last + 1] = ["", include]
+    open(path, "w").write("\n".join(text))
+
 for path, lines in sorted(missing.items()):
-    print(f"{path} should add:")
+    print(f"{os.path.relpath(path, root)} should add:")
     for line in lines:
         print(f"    {line}")
+    if fix:
+        insert(path, lines)
 if show_removals:
     for path, lines in sorted(removable.items()):
-        print(f"{path} may remove:")
+        print(f"{os.path.relpath(path, root)} may remove:")
         for line in lines:
             print(f"    {line}")
-errors = [l for l in log.split("\n") if " error: " in l]
-if errors:
-    print("check_includes: iwyu could not parse some files:\n  " + "\n  ".join(errors[:20]), file=sys.stderr)
+errors = [l.strip() for l in log.split("\n") if " error: " in l]
+ours = [e for e in errors if e.startswith(root + "/")]
+theirs = [e for e in errors if not e.startswith(root + "/")]
+if theirs:
+    print(f"check_includes: note: {len(theirs)} error(s) inside third-party headers from iwyu's own template "
+          f"instantiation (see {sys.argv[1]})", file=sys.stderr)
+if ours:
+    print("check_includes: iwyu could not parse dtbench's code:\n  " + "\n  ".join(ours[:20]), file=sys.stderr)
 n = sum(len(v) for v in missing.values())
-print(f"check_includes: {n} missing include(s) in {len(missing)} file(s)")
-sys.exit(1 if n or errors else 0)
+print(f"check_includes: {n} missing include(s) in {len(missing)} file(s)" + (" (inserted)" if fix and n else ""))
+sys.exit(1 if (n and not fix) or ours else 0)
 PY

@@ -1,11 +1,16 @@
 #include "trainer/checkpointer.h"
 
+#include <cstddef>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/allgather_values.h"
+#include "common/usage_error.h"
 #include "trainer/checkpoint.h"
 #include "trainer/config_json.h"
 #include "trainer/run_directory.h"
@@ -22,7 +27,8 @@ std::string rankFile(int rank) { return "rank" + std::to_string(rank) + ".pt"; }
 void checkResumable(const RunConfig& config) {
   const std::string& out = config.outDir;
   if (!std::filesystem::exists(out + "/config.json"))
-    throw UsageError("--resume " + out + ": no run there (config.json is missing); give the --out of "
+    throw UsageError("--resume " + out +
+                     ": no run there (config.json is missing); give the --out of "
                      "the interrupted run");
   const nlohmann::json recorded = readJsonFile(out + "/config.json");
   const nlohmann::json now = toJson(config);

@@ -1,7 +1,11 @@
 #include "trainer/chrome_trace.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <system_error>

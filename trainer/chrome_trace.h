@@ -16,6 +16,7 @@
 //   event's args when it has any. One event per line, so the file also reads well in a text editor.
 
 #include <chrono>
+#include <ratio>
 #include <string>
 #include <vector>
 

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "common/lists.h"
+#include "common/usage_error.h"
 #include "data/download.h"
 #include "data/fashion_mnist.h"
 #include "dtbench/build_config.h"
@@ -23,22 +25,24 @@ void require(bool ok, const std::string& flag, const std::string& rule, const T&
 }  // namespace
 
 const common::NamedValues<DatasetKind>& datasetNames() {
-  static const common::NamedValues<DatasetKind> names(
-      {"dataset", "datasets"}, "--dataset",
-      {{DatasetKind::kCifar10, "cifar10"}, {DatasetKind::kFashionMnist, "fashion-mnist"},
-       {DatasetKind::kSynthetic, "synthetic"}});
+  static const common::NamedValues<DatasetKind> names({"dataset", "datasets"}, "--dataset",
+                                                      {{DatasetKind::kCifar10, "cifar10"},
+                                                       {DatasetKind::kFashionMnist, "fashion-mnist"},
+                                                       {DatasetKind::kSynthetic, "synthetic"}});
   return names;
 }
 
 const common::NamedValues<DeviceKind>& deviceNames() {
-  static const common::NamedValues<DeviceKind> names("--device", {{DeviceKind::kCpu, "cpu"}, {DeviceKind::kCuda, "cuda"}});
+  static const common::NamedValues<DeviceKind> names("--device",
+                                                     {{DeviceKind::kCpu, "cpu"}, {DeviceKind::kCuda, "cuda"}});
   return names;
 }
 
 const common::NamedValues<OptimizerKind>& optimizerNames() {
-  static const common::NamedValues<OptimizerKind> names(
-      {"optimizer", "optimizers"}, "--optimizer",
-      {{OptimizerKind::kSgd, "sgd"}, {OptimizerKind::kAdam, "adam"}, {OptimizerKind::kRmsprop, "rmsprop"}});
+  static const common::NamedValues<OptimizerKind> names({"optimizer", "optimizers"}, "--optimizer",
+                                                        {{OptimizerKind::kSgd, "sgd"},
+                                                         {OptimizerKind::kAdam, "adam"},
+                                                         {OptimizerKind::kRmsprop, "rmsprop"}});
   return names;
 }
 
@@ -80,8 +84,8 @@ void validate(const RunConfig& config) {
   const OptimizerConfig& o = config.optimizer;
   const bool cuda = config.device == DeviceKind::kCuda;
   if (!models::isModelName(config.model))
-    throw UsageError("unknown model '" + config.model + "' (--model); valid models: " +
-                     common::joinList(models::modelNames()));
+    throw UsageError("unknown model '" + config.model +
+                     "' (--model); valid models: " + common::joinList(models::modelNames()));
   require(o.lr > 0, "--lr", "> 0", o.lr);
   require(o.momentum >= 0 && o.momentum < 1, "--momentum", "in [0, 1)", o.momentum);
   require(o.weightDecay >= 0, "--weight-decay", ">= 0", o.weightDecay);
@@ -94,14 +98,16 @@ void validate(const RunConfig& config) {
   require(d.syntheticTestSize >= 0, "--synthetic-test-size", ">= 0", d.syntheticTestSize);
   require(d.workers >= 0 && d.workers <= 64, "--workers", "in [0, 64] (0 = no prefetch threads)", d.workers);
   if (config.precision.amp == Amp::kFp16 && !cuda)
-    throw UsageError("--amp fp16 needs --device cuda: dtbench runs fp16 autocast on GPUs only (LibTorch 1.13 "
-                     "has none on the CPU); use --amp bf16 on the CPU, or fp16 on a GPU");
+    throw UsageError(
+        "--amp fp16 needs --device cuda: dtbench runs fp16 autocast on GPUs only (LibTorch 1.13 "
+        "has none on the CPU); use --amp bf16 on the CPU, or fp16 on a GPU");
   if (d.onDevice && !cuda)
     throw UsageError("--data-on-device needs a CUDA device: use it with --device cuda on a machine with a GPU");
   if (d.download && d.dataset != DatasetKind::kCifar10)
-    throw UsageError("--download fetches CIFAR-10 only (--dataset cifar10), got --dataset " +
-                     std::string(datasetNames().name(d.dataset)) +
-                     (d.dataset == DatasetKind::kFashionMnist ? "; install Debian's dataset-fashion-mnist instead" : ""));
+    throw UsageError(
+        "--download fetches CIFAR-10 only (--dataset cifar10), got --dataset " +
+        std::string(datasetNames().name(d.dataset)) +
+        (d.dataset == DatasetKind::kFashionMnist ? "; install Debian's dataset-fashion-mnist instead" : ""));
   const std::string& md5 = d.downloadMd5;
   require(md5.empty() || (md5.size() == 32 && md5.find_first_not_of("0123456789abcdef") == std::string::npos),
           "--download-md5", "32 lowercase hex digits", md5);
@@ -116,16 +122,18 @@ void validate(const RunConfig& config) {
   require(config.comm.connection.glooThreads >= 1, "--gloo-threads", ">= 1", config.comm.connection.glooThreads);
   if (const std::string problem = comm::checkImpairment(config.impairment); !problem.empty()) throw UsageError(problem);
   if (config.impairment.active() && config.sync.kind == Sync::kSsgd && config.comm.topology.native())
-    throw UsageError("--inject-* acts in dtbench's own point-to-point layer, and with --topology native the backend "
-                     "moves the bytes itself: pick a point-to-point topology (ring, tree, star, ...) or pairavg");
+    throw UsageError(
+        "--inject-* acts in dtbench's own point-to-point layer, and with --topology native the backend "
+        "moves the bytes itself: pick a point-to-point topology (ring, tree, star, ...) or pairavg");
   if (config.sync.checkEvery > 0 && config.sync.kind != Sync::kSsgd)
     throw UsageError("--check-every compares parameters across ranks, which only --sync ssgd keeps identical");
   if (config.mode == ParallelMode::kDp && config.worldSize() > 1)
     throw UsageError("--mode dp is one process driving every local GPU; start it once, not under a launcher with " +
                      std::to_string(config.worldSize()) + " ranks");
   if (config.mode == ParallelMode::kDp && !DTBENCH_TORCH_HAS_CUDA)
-    throw UsageError("--mode dp (single-process DataParallel over local GPUs): this build of LibTorch has no CUDA; "
-                     "build dtbench against a CUDA LibTorch, or use one process per rank (dtbench launch)");
+    throw UsageError(
+        "--mode dp (single-process DataParallel over local GPUs): this build of LibTorch has no CUDA; "
+        "build dtbench against a CUDA LibTorch, or use one process per rank (dtbench launch)");
   if (config.mode == ParallelMode::kDp && !cuda)
     throw UsageError("--mode dp (single-process DataParallel) needs --device cuda and a CUDA build of LibTorch");
 }

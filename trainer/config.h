@@ -42,11 +42,11 @@ struct DataConfig {
   int64_t testBatchSize = 100;
   bool dropLast = false;
   // Loading (data/prefetch_loader.h, data/download.h).
-  int64_t workers = 2;       // prefetch threads; 0 = batches built on the training thread
-  bool onDevice = false;     // keep the uint8 dataset on the GPU and augment there
-  bool download = false;     // cifar10: fetch, verify and extract the archive when missing
-  std::string downloadUrl;   // "" = the official URL (resolveDefaults)
-  std::string downloadMd5;   // "" = the official archive's MD5 (resolveDefaults)
+  int64_t workers = 2;      // prefetch threads; 0 = batches built on the training thread
+  bool onDevice = false;    // keep the uint8 dataset on the GPU and augment there
+  bool download = false;    // cifar10: fetch, verify and extract the archive when missing
+  std::string downloadUrl;  // "" = the official URL (resolveDefaults)
+  std::string downloadMd5;  // "" = the official archive's MD5 (resolveDefaults)
 };
 
 struct OptimizerConfig {
@@ -72,10 +72,10 @@ struct CommConfig {
 
 struct SyncConfig {
   Sync kind = Sync::kSsgd;
-  bool overlap = true;         // ssgd: bucketed all-reduce launched during backward
-  double bucketMb = 25;        // ssgd bucket cap (MiB); the first bucket is capped at 1 MiB
-  bool localBnStats = false;   // keep BatchNorm running statistics local (no broadcast from rank 0)
-  int64_t checkEvery = 0;      // ssgd: compare a parameter checksum across ranks every K steps
+  bool overlap = true;        // ssgd: bucketed all-reduce launched during backward
+  double bucketMb = 25;       // ssgd bucket cap (MiB); the first bucket is capped at 1 MiB
+  bool localBnStats = false;  // keep BatchNorm running statistics local (no broadcast from rank 0)
+  int64_t checkEvery = 0;     // ssgd: compare a parameter checksum across ranks every K steps
 };
 
 struct RunConfig {

@@ -1,9 +1,18 @@
 #include "trainer/config_json.h"
 
+#include <cstdint>
 #include <cstdlib>
+#include <memory>
+#include <optional>
 
 #include <torch/cuda.h>
 
+#include "comm/backends/backend.h"
+#include "comm/backends/make_communicator.h"
+#include "comm/impairment/impairment.h"
+#include "comm/topology/registry.h"
+#include "comm/topology_allreduce.h"
+#include "common/named_values.h"
 #include "models/registry.h"
 #include "trainer/environment.h"
 #include "trainer/sync/bucketed_allreduce.h"
@@ -67,8 +76,9 @@ nlohmann::json toJson(const RunConfig& config) {
 
 const std::vector<const char*>& resumeFields() {
   static const std::vector<const char*> fields{
-      "model",      "dataset", "batch_size", "seed",      "optimizer",           "lr",  "momentum",     "weight_decay",
-      "epochs",     "max_steps", "world_size", "sync",    "drop_last", "synthetic_train_size", "amp", "channels_last"};
+      "model",        "dataset",      "batch_size", "seed",       "optimizer", "lr",        "momentum",
+      "weight_decay", "epochs",       "max_steps",  "world_size", "sync",      "drop_last", "synthetic_train_size",
+      "amp",          "channels_last"};
   return fields;
 }
 

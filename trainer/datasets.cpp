@@ -1,7 +1,9 @@
 #include "trainer/datasets.h"
 
+#include <initializer_list>
 #include <iostream>
 #include <stdexcept>
+#include <string>
 
 #include "data/cifar10.h"
 #include "data/download.h"

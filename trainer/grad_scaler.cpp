@@ -2,6 +2,7 @@
 
 #include <cfloat>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>

@@ -16,7 +16,8 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const RunConfig& config,
       return std::make_unique<torch::optim::SGD>(
           parameters, torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weightDecay));
     case OptimizerKind::kAdam:
-      return std::make_unique<torch::optim::Adam>(parameters, torch::optim::AdamOptions(o.lr).weight_decay(o.weightDecay));
+      return std::make_unique<torch::optim::Adam>(parameters,
+                                                  torch::optim::AdamOptions(o.lr).weight_decay(o.weightDecay));
     case OptimizerKind::kRmsprop:
       return std::make_unique<torch::optim::RMSprop>(
           parameters, torch::optim::RMSpropOptions(o.lr).momentum(o.momentum).weight_decay(o.weightDecay));

@@ -1,6 +1,7 @@
 #include "trainer/precision.h"
 
 #include <stdexcept>
+#include <vector>
 
 #include <ATen/autocast_mode.h>
 #include <ATen/core/grad_mode.h>

@@ -1,10 +1,16 @@
 #include "trainer/run_directory.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <stdexcept>
 #include <system_error>
+#include <utility>
+#include <vector>
+
+#include "comm/traffic/traffic_recorder.h"
 
 namespace dtbench::trainer {
 namespace fs = std::filesystem;

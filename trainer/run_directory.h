@@ -9,6 +9,7 @@
 // per epoch); JSON files are written to a temporary name and renamed, so a reader never sees a
 // half-written file. A directory that already holds a run is refused, never overwritten.
 
+#include <cstdint>
 #include <fstream>
 #include <string>
 

@@ -1,10 +1,15 @@
 #include "trainer/run_recorder.h"
 
+#include <algorithm>
+#include <exception>
+#include <initializer_list>
+#include <memory>
 #include <utility>
 
 #include "comm/allgather_values.h"
 #include "comm/traffic/traffic_exchange.h"
 #include "common/clock.h"
+#include "common/named_values.h"
 
 namespace dtbench::trainer {
 
@@ -38,8 +43,8 @@ void RunRecorder::addStep(const StepRecord& r, int64_t globalStep) {
   epochRecords_.push_back(r);
   if (!dir_) return;
   const int world = world_ ? world_->size() : 1;
-  dir_->appendHistory({common::unixSeconds(), "Batch", r.epoch, globalStep, r.loss, r.accuracy,
-                       r.samples * world / r.stepS});
+  dir_->appendHistory(
+      {common::unixSeconds(), "Batch", r.epoch, globalStep, r.loss, r.accuracy, r.samples * world / r.stepS});
 }
 
 EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {

@@ -13,6 +13,7 @@
 // Other ranks only collect and send. A checkpoint keeps what the recorder holds (rankState,
 // runState) so that --resume continues the same files (restoreRank, restoreRun).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -2,6 +2,8 @@
 
 #include <torch/cuda.h>
 
+#include <ratio>
+
 namespace dtbench::trainer {
 
 StepTimer::StepTimer(c10::Device device, StepRecord& record, const TraceClock& clock, std::vector<TraceEvent>* trace)
@@ -27,7 +29,11 @@ void StepTimer::finish() {
   if (trace_ == nullptr) return;
   TimePoint from = start_;
   for (const auto& [name, until] : ends_) {
-    trace_->push_back({name, "step", static_cast<int>(record_.rank), kComputeLane, clock_.us(from),
+    trace_->push_back({name,
+                       "step",
+                       static_cast<int>(record_.rank),
+                       kComputeLane,
+                       clock_.us(from),
                        std::chrono::duration<double, std::micro>(until - from).count(),
                        {{"epoch", record_.epoch}, {"step", record_.step}}});
     from = until;

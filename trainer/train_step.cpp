@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <ratio>
 
 #include <torch/nn/functional/loss.h>
 
+#include "comm/traffic/traffic_recorder.h"
 #include "compat/torch_compat.h"
+#include "data/loader.h"
 #include "dtbench/build_config.h"
 #include "trainer/precision.h"
 #include "trainer/sync/comm_worker.h"
@@ -95,7 +99,11 @@ bool TrainStep::synchronize(StepRecord& r, StepTimer& timer, int64_t globalStep,
   for (const CommWorker::Interval& interval : result.intervals) {
     lastCompletion = std::max(lastCompletion, interval.completed);
     if (trace)
-      trace->push_back({interval.name, "comm", static_cast<int>(r.rank), kCommunicationLane, p_.traceClock.us(interval.issued),
+      trace->push_back({interval.name,
+                        "comm",
+                        static_cast<int>(r.rank),
+                        kCommunicationLane,
+                        p_.traceClock.us(interval.issued),
                         std::chrono::duration<double, std::micro>(interval.completed - interval.issued).count(),
                         {{"started_us", p_.traceClock.us(interval.started)}, {"step", globalStep}}});
   }

@@ -1,6 +1,8 @@
 #include "trainer/trainer.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,14 +10,23 @@
 #include <torch/cuda.h>
 #include <torch/utils.h>
 
+#include "comm/backends/backend.h"
+#include "comm/backends/make_communicator.h"
+#include "comm/communicator.h"
+#include "comm/work.h"
 #include "common/clock.h"
+#include "common/usage_error.h"
+#include "data/dataset.h"
+#include "data/loader.h"
 #include "data/prefetch_loader.h"
+#include "models/classifier.h"
 #include "models/registry.h"
 #include "trainer/checkpointer.h"
 #include "trainer/chrome_trace.h"
 #include "trainer/config_json.h"
 #include "trainer/datasets.h"
 #include "trainer/environment.h"
+#include "trainer/epoch_stats.h"
 #include "trainer/grad_scaler.h"
 #include "trainer/memory_policy.h"
 #include "trainer/optimizer.h"
@@ -24,10 +35,13 @@
 #include "trainer/progress.h"
 #include "trainer/run_directory.h"
 #include "trainer/run_recorder.h"
+#include "trainer/step_record.h"
 #include "trainer/stop_signal.h"
+#include "trainer/sync/bucket_assignment.h"
 #include "trainer/sync/bucketed_allreduce.h"
 #include "trainer/sync/comm_worker.h"
 #include "trainer/sync/flat_tensors.h"
+#include "trainer/sync/gradient_sync.h"
 #include "trainer/sync/pair_averaging.h"
 #include "trainer/train_step.h"
 #include "trainer/world.h"

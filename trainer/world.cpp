@@ -3,6 +3,7 @@
 #include "comm/allgather_values.h"
 #include "comm/backends/make_communicator.h"
 #include "comm/failure/peer_table.h"
+#include "comm/impairment/impairment.h"
 
 namespace dtbench::trainer {
 
@@ -14,9 +15,10 @@ World joinWorld(const RunConfig& config) {
                                              : comm::hostsFromNames(world.hostNames);
   world.recorder = std::make_unique<comm::TrafficRecorder>(world.rank(), world.size());
   // Pair averaging moves its own bytes (trainer/sync/pair_averaging.h), impaired there.
-  world.allreduce = std::make_unique<comm::TopologyAllreduce>(
-      *world.communicator, config.comm.topology, world.hosts, *world.recorder,
-      config.sync.kind == Sync::kSsgd ? config.impairment : comm::Impairment{});
+  world.allreduce =
+      std::make_unique<comm::TopologyAllreduce>(*world.communicator, config.comm.topology, world.hosts, *world.recorder,
+                                                config.sync.kind == Sync::kSsgd ? config.impairment
+                                                                                : comm::Impairment{});
   return world;
 }
 

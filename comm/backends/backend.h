@@ -12,8 +12,10 @@
 //   mpi native    yes      no       no (Open MPI has no 16-bit float type)
 //   nccl native   yes      yes      yes
 
-#include "common/named_values.h"
 #include "comm/element_type.h"
+#include "common/named_values.h"
+
+#include <vector>
 
 namespace dtbench::comm {
 

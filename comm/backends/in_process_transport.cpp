@@ -1,6 +1,10 @@
 #include "comm/backends/in_process_transport.h"
 
+#include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
 
 namespace dtbench::comm {
 namespace {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "comm/point_to_point.h"
+#include "comm/work.h"
 
 namespace dtbench::comm {
 

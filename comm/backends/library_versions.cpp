@@ -4,6 +4,8 @@
 
 #if DTBENCH_HAVE_MPI
 #include <mpi.h>
+
+#include <cstddef>
 #endif
 
 namespace dtbench::comm {

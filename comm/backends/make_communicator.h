@@ -9,6 +9,7 @@
 //   nccl  rejected (backend.h says why).
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -23,10 +24,10 @@ struct BackendOptions {
   int worldSize = 1;
   std::string masterAddr;  // gloo over TCPStore
   int masterPort = 0;
-  std::string storePath;   // gloo over FileStore instead (shared filesystem)
-  std::string glooIface;   // --gloo-iface, else GLOO_SOCKET_IFNAME (read by the caller)
+  std::string storePath;  // gloo over FileStore instead (shared filesystem)
+  std::string glooIface;  // --gloo-iface, else GLOO_SOCKET_IFNAME (read by the caller)
   int glooThreads = 2;
-  double timeoutS = 60;    // --timeout: the deadline of every collective and of the rendezvous
+  double timeoutS = 60;  // --timeout: the deadline of every collective and of the rendezvous
 
   std::chrono::milliseconds timeout() const {
     return std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000.0));

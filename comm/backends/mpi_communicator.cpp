@@ -5,11 +5,16 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+
+#include "comm/point_to_point.h"
 
 namespace dtbench::comm {
 namespace {

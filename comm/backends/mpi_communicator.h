@@ -22,7 +22,9 @@
 #include <chrono>
 #include <memory>
 
+#include "comm/backends/backend.h"
 #include "comm/communicator.h"
+#include "comm/work.h"
 
 namespace dtbench::comm {
 

@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/failure/socket_endpoints.h"

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -9,7 +10,9 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
+#include <utility>
 
 namespace dtbench::comm {
 namespace {

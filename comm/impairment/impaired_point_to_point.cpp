@@ -1,6 +1,7 @@
 #include "comm/impairment/impaired_point_to_point.h"
 
 #include <chrono>
+#include <cstdint>
 #include <thread>
 
 namespace dtbench::comm {

@@ -6,10 +6,12 @@
 // impaired this way.
 // Contract: PointToPoint's; the inner object outlives this one. Keeps the total time it held sends.
 
+#include <cstdint>
 #include <random>
 
 #include "comm/impairment/impairment.h"
 #include "comm/point_to_point.h"
+#include "comm/work.h"
 
 namespace dtbench::comm {
 

@@ -1,5 +1,9 @@
 #include "comm/topology/clique.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace dtbench::comm {
 
 Schedule cliqueSchedule(int worldSize) {

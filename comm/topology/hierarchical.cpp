@@ -1,6 +1,10 @@
 #include "comm/topology/hierarchical.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "comm/topology/ring.h"
 

@@ -4,6 +4,7 @@
 // [0, K) on host 0, [K, 2K) on host 1, ...; when K does not divide the world the last host is
 // smaller). Hosts are ordered by their lowest rank; a host's leader is its lowest rank.
 
+#include <memory>
 #include <string>
 #include <vector>
 

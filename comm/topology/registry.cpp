@@ -49,8 +49,8 @@ Topology::Topology() : row_(&rows().front()) {}
 Topology Topology::parse(const std::string& name) {
   for (const TopologyRow& row : rows())
     if (row.name == name) return Topology(&row);
-  throw common::UsageError("unknown topology '" + name + "' (--topology); valid topologies: " +
-                           common::joinList(topologyNames()));
+  throw common::UsageError("unknown topology '" + name +
+                           "' (--topology); valid topologies: " + common::joinList(topologyNames()));
 }
 
 std::vector<Topology> Topology::all() {
@@ -65,8 +65,7 @@ bool Topology::native() const { return row_->generate == nullptr; }
 int64_t Topology::defaultSegmentBytes() const { return row_->defaultSegmentBytes; }
 
 Schedule Topology::schedule(const HostLayout& hosts) const {
-  if (native())
-    throw std::invalid_argument("topology 'native' is the backend's own all-reduce and has no schedule");
+  if (native()) throw std::invalid_argument("topology 'native' is the backend's own all-reduce and has no schedule");
   if (hosts.worldSize() < 1) throw std::invalid_argument("a topology needs at least one rank");
   return row_->generate(hosts);
 }

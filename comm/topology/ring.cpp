@@ -1,5 +1,8 @@
 #include "comm/topology/ring.h"
 
+#include <string>
+#include <utility>
+
 namespace dtbench::comm {
 
 std::vector<Step> ringSteps(const std::vector<int>& members) {

@@ -1,6 +1,8 @@
 #include "comm/topology/schedule.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <memory>
 #include <set>
 
 namespace dtbench::comm {

@@ -1,7 +1,10 @@
 #include "comm/topology/tree.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 
 namespace dtbench::comm {
 

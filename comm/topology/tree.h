@@ -22,6 +22,7 @@
 // form a tree: no cycles, one root); a star has exactly one hub touching every edge;
 // verifySchedule holds.
 
+#include <string>
 #include <vector>
 
 #include "comm/topology/hosts.h"

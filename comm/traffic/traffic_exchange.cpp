@@ -1,6 +1,9 @@
 #include "comm/traffic/traffic_exchange.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <tuple>
 
 #include "comm/allgather_values.h"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <type_traits>
 
 #include "comm/topology/ring.h"
 

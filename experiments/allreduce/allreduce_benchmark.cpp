@@ -4,16 +4,22 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "comm/allgather_values.h"
+#include "comm/backends/backend.h"
 #include "comm/failure/peer_table.h"
+#include "comm/impairment/impairment.h"
 #include "comm/tensor_element_type.h"
+#include "comm/topology/hosts.h"
 #include "comm/topology/ring.h"
 #include "comm/topology_allreduce.h"
 #include "comm/traffic/traffic_exchange.h"
+#include "comm/traffic/traffic_recorder.h"
+#include "comm/work.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
 
@@ -45,8 +51,8 @@ double maxOverRanks(comm::Communicator& c, double value) {
   return all.max().item<double>();
 }
 
-Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const AllreduceSettings& s,
-            at::ScalarType type, int64_t count) {
+Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const AllreduceSettings& s, at::ScalarType type,
+            int64_t count) {
   Row row;
   row.topology = algorithm.topology().name();
   row.dtype = comm::name(comm::elementTypeOf(type));
@@ -96,9 +102,16 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
   if (!s.jsonPath.empty()) {
     nlohmann::json out = nlohmann::json::array();
     for (const Row& r : rows)
-      out.push_back({{"backend", backend}, {"topology", r.topology}, {"world_size", world}, {"size", r.bytes},
-                     {"count", r.count}, {"type", r.dtype}, {"time_us", r.timeUs}, {"algbw_gbps", r.algbw},
-                     {"busbw_gbps", r.busbw}, {"wrong", r.wrong >= 0 ? nlohmann::json(r.wrong) : nlohmann::json()}});
+      out.push_back({{"backend", backend},
+                     {"topology", r.topology},
+                     {"world_size", world},
+                     {"size", r.bytes},
+                     {"count", r.count},
+                     {"type", r.dtype},
+                     {"time_us", r.timeUs},
+                     {"algbw_gbps", r.algbw},
+                     {"busbw_gbps", r.busbw},
+                     {"wrong", r.wrong >= 0 ? nlohmann::json(r.wrong) : nlohmann::json()}});
     std::ofstream json(s.jsonPath);
     json << out.dump(2) << '\n';
     if (!json) throw std::runtime_error("cannot write --json " + s.jsonPath);
@@ -156,11 +169,12 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
   for (comm::ElementType t : s.dtypes) dtypeNames.push_back(comm::name(t));
   const std::string dtypes = common::joinList(dtypeNames, ",");
   if (root)
-    std::printf("# dtbench allreduce: backend %s, %d ranks on %zu host(s)%s, %s, %d warm-up + %d timed iterations, "
-                "%d intra-op thread(s) per rank, timeout %.1f s, point-to-point segments: %s\n",
-                backend.c_str(), c.size(), hosts.hosts.size(), ranksPerHost > 0 ? " (emulated)" : "", dtypes.c_str(),
-                s.warmupIters, s.iters, s.threads, timeoutS,
-                s.segmentBytes ? (std::to_string(*s.segmentBytes) + " bytes").c_str() : "each topology's default");
+    std::printf(
+        "# dtbench allreduce: backend %s, %d ranks on %zu host(s)%s, %s, %d warm-up + %d timed iterations, "
+        "%d intra-op thread(s) per rank, timeout %.1f s, point-to-point segments: %s\n",
+        backend.c_str(), c.size(), hosts.hosts.size(), ranksPerHost > 0 ? " (emulated)" : "", dtypes.c_str(),
+        s.warmupIters, s.iters, s.threads, timeoutS,
+        s.segmentBytes ? (std::to_string(*s.segmentBytes) + " bytes").c_str() : "each topology's default");
   std::vector<Row> rows;
   for (comm::ElementType elementType : s.dtypes) {
     const std::string dtype = comm::name(elementType);

@@ -3,12 +3,19 @@
 
 #include <ATen/Parallel.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "comm/backends/make_communicator.h"
+#include "comm/communicator.h"
+#include "comm/rank_discovery.h"
 #include "experiments/allreduce/allreduce_benchmark.h"
 #include "experiments/cli/allreduce_options.h"
 #include "experiments/cli/commands.h"
+#include "experiments/cli/rank_options.h"
 
 namespace dtbench::experiments {
 
@@ -22,7 +29,8 @@ int runAllreduceCommand(const std::vector<std::string>& args) {
   const std::unique_ptr<comm::Communicator> c = comm::makeCommunicator(o.ranks.connection);
   const int64_t wrong = runAllreduceBenchmark(*c, o.ranks.ranksPerHost, o.settings, o.ranks.connection.timeoutS);
   if (wrong > 0) {
-    std::fprintf(stderr, "dtbench allreduce: %lld element(s) differ from the exact sum\n", static_cast<long long>(wrong));
+    std::fprintf(stderr, "dtbench allreduce: %lld element(s) differ from the exact sum\n",
+                 static_cast<long long>(wrong));
     return 1;
   }
   return 0;

@@ -3,9 +3,18 @@
 #include <cxxopts.hpp>
 
 #include "comm/backends/backend.h"
+#include "comm/element_type.h"
+#include "comm/topology/registry.h"
 #include "common/lists.h"
+#include "common/named_values.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 
 namespace dtbench::experiments {
 
@@ -21,11 +30,16 @@ int64_t parseBytes(const std::string& flag, const std::string& text) {
   }
   double scale = 1;
   const std::string suffix = text.substr(used);
-  if (suffix == "K" || suffix == "k") scale = 1024;
-  else if (suffix == "M") scale = 1024.0 * 1024;
-  else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
-  else if (!suffix.empty()) used = 0;
-  if (used == 0 || value < 0) throw UsageError(flag + " takes a byte count like 4096, 4K, 64M or 1G, got '" + text + "'");
+  if (suffix == "K" || suffix == "k")
+    scale = 1024;
+  else if (suffix == "M")
+    scale = 1024.0 * 1024;
+  else if (suffix == "G")
+    scale = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty())
+    used = 0;
+  if (used == 0 || value < 0)
+    throw UsageError(flag + " takes a byte count like 4096, 4K, 64M or 1G, got '" + text + "'");
   return static_cast<int64_t>(value * scale);
 }
 
@@ -81,7 +95,8 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     comm::checkBackendAvailable(backend);
     const std::string topology = p["topology"].as<std::string>();
     s.topologies.clear();
-    if (topology == "all") s.topologies = comm::Topology::all();
+    if (topology == "all")
+      s.topologies = comm::Topology::all();
     else
       for (const std::string& t : common::splitList(topology)) s.topologies.push_back(comm::Topology::parse(t));
     if (s.topologies.empty()) throw UsageError("--topology needs at least one name");

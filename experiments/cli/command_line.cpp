@@ -25,8 +25,8 @@ ParsedOptions parseOptions(cxxopts::Options& options, const std::string& subcomm
     return parsed;
   }
   if (!parsed.result.unmatched().empty())
-    throwUsage(subcommand, "unexpected argument '" + parsed.result.unmatched().front() + "'" +
-                               (hint.empty() ? "" : "; " + hint));
+    throwUsage(subcommand,
+               "unexpected argument '" + parsed.result.unmatched().front() + "'" + (hint.empty() ? "" : "; " + hint));
   return parsed;
 }
 

@@ -1,9 +1,11 @@
 #include <cstdio>
+#include <exception>
 #include <string>
+#include <vector>
 
+#include "experiments/cli/command_line.h"
 #include "experiments/cli/commands.h"
 #include "experiments/launch/launch_supervisor.h"
-#include "experiments/cli/command_line.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -26,8 +28,7 @@ int parsePositive(const std::string& flag, const std::string& value) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != value.size() || parsed < 1)
-    throwUsage("launch", flag + " needs a positive integer, got '" + value + "'");
+  if (used != value.size() || parsed < 1) throwUsage("launch", flag + " needs a positive integer, got '" + value + "'");
   return parsed;
 }
 
@@ -45,11 +46,16 @@ int runLaunchCommand(const std::vector<std::string>& args) {
     }
     if (i + 1 >= args.size() || args[i + 1] == "--") throwUsage("launch", flag + " needs a value");
     const std::string& value = args[++i];
-    if (flag == "-n" || flag == "--nproc") options.worldSize = parsePositive(flag, value);
-    else if (flag == "--ranks-per-host") options.ranksPerHost = parsePositive(flag, value);
-    else if (flag == "--master-port") options.masterPort = parsePositive(flag, value);
-    else if (flag == "--grace") options.grace = std::chrono::milliseconds(parsePositive(flag, value) * 1000);
-    else throwUsage("launch", "unknown option '" + flag + "'");
+    if (flag == "-n" || flag == "--nproc")
+      options.worldSize = parsePositive(flag, value);
+    else if (flag == "--ranks-per-host")
+      options.ranksPerHost = parsePositive(flag, value);
+    else if (flag == "--master-port")
+      options.masterPort = parsePositive(flag, value);
+    else if (flag == "--grace")
+      options.grace = std::chrono::milliseconds(parsePositive(flag, value) * 1000);
+    else
+      throwUsage("launch", "unknown option '" + flag + "'");
   }
   if (options.worldSize < 1) throwUsage("launch", "dtbench launch needs -n N (the number of ranks)");
   if (i + 1 >= args.size())

@@ -1,8 +1,12 @@
 #include "experiments/cli/rank_options.h"
 
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "common/usage_error.h"
 
@@ -39,8 +43,10 @@ RankOptions readRankOptions(const cxxopts::ParseResult& parsed, const comm::Envi
   comm::BackendOptions& c = o.connection;
   c.backend = backend;
   if (parsed.count("store-path")) c.storePath = parsed["store-path"].as<std::string>();
-  if (parsed.count("gloo-iface")) c.glooIface = parsed["gloo-iface"].as<std::string>();
-  else if (auto it = env.find("GLOO_SOCKET_IFNAME"); it != env.end()) c.glooIface = it->second;
+  if (parsed.count("gloo-iface"))
+    c.glooIface = parsed["gloo-iface"].as<std::string>();
+  else if (auto it = env.find("GLOO_SOCKET_IFNAME"); it != env.end())
+    c.glooIface = it->second;
   c.glooThreads = parsed["gloo-threads"].as<int>();
   if (c.glooThreads < 1) throw UsageError("--gloo-threads must be at least 1");
   if (parsed.count("ranks-per-host")) {

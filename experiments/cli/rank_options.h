@@ -7,6 +7,7 @@
 
 #include <cxxopts.hpp>
 
+#include "comm/backends/backend.h"
 #include "comm/backends/make_communicator.h"
 #include "comm/rank_discovery.h"
 

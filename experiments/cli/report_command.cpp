@@ -1,14 +1,21 @@
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "common/usage_error.h"
 #include "dtbench/build_config.h"
 #include "experiments/cli/commands.h"
 #include "experiments/cli/report_options.h"
+#include "experiments/report/ceiling.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report.h"
+#include "experiments/report/report_table.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -54,7 +61,7 @@ int runReportCommand(const std::vector<std::string>& args) {
     std::printf("%s%s", o.tables.empty() ? r.preamble().c_str() : "", report::renderMarkdown(shown).c_str());
   } else if (o.format == ReportFormat::kCsv) {
     std::printf("%s", shown.size() == 1 && !o.tables.empty() ? report::renderCsv(shown[0]).c_str()
-                                                               : report::renderCsvAll(shown).c_str());
+                                                             : report::renderCsvAll(shown).c_str());
   } else {
     std::printf("%s\n", report::renderJson(shown).dump(1).c_str());
   }

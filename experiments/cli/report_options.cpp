@@ -6,13 +6,16 @@
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
 
+#include <memory>
+
 namespace dtbench::experiments {
 
 using common::UsageError;
 
 const common::NamedValues<ReportFormat>& reportFormatNames() {
-  static const common::NamedValues<ReportFormat> names(
-      "--format", {{ReportFormat::kMarkdown, "md"}, {ReportFormat::kCsv, "csv"}, {ReportFormat::kJson, "json"}});
+  static const common::NamedValues<ReportFormat> names("--format", {{ReportFormat::kMarkdown, "md"},
+                                                                    {ReportFormat::kCsv, "csv"},
+                                                                    {ReportFormat::kJson, "json"}});
   return names;
 }
 
@@ -51,8 +54,7 @@ ReportOptions parseReportOptions(const std::vector<std::string>& args) {
     return o;
   }
   const cxxopts::ParseResult& parsed = result.result;
-  if (!parsed.count("directories"))
-    throwUsage("report", "name at least one run directory, e.g. dtbench report runs/");
+  if (!parsed.count("directories")) throwUsage("report", "name at least one run directory, e.g. dtbench report runs/");
   o.directories = parsed["directories"].as<std::vector<std::string>>();
   o.format = reportFormatNames().parse(parsed["format"].as<std::string>());
   if (parsed.count("table")) {

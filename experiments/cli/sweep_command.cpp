@@ -6,15 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "common/named_values.h"
 #include "dtbench/build_config.h"
 #include "experiments/cli/commands.h"
+#include "experiments/cli/sweep_options.h"
 #include "experiments/sweep/local_launcher.h"
 #include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_launcher.h"
 #include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_report.h"
 #include "experiments/sweep/sweep_runner.h"
-#include "experiments/cli/sweep_options.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -40,11 +41,11 @@ int dryRun(const std::vector<sweep::GridPoint>& points, const sweep::SweepSettin
   for (const sweep::GridPoint& point : points) {
     const std::string path = (std::filesystem::path(settings.outDir) / point.name).string();
     const std::string state = sweep::directoryState(path);
-    const std::string action = state == "completed"                        ? "skip (completed)"
-                               : state.empty()                             ? (slurm ? "submit" : "run")
-                               : slurm && sweep::resumesRun(path, state)   ? "submit, continuing its checkpoint"
-                                                                           : "move the " + state + " attempt aside, " +
-                                                                               (slurm ? "submit" : "run") + " again";
+    const std::string action = state == "completed" ? "skip (completed)"
+                               : state.empty()      ? (slurm ? "submit" : "run")
+                               : slurm && sweep::resumesRun(path, state)
+                                   ? "submit, continuing its checkpoint"
+                                   : "move the " + state + " attempt aside, " + (slurm ? "submit" : "run") + " again";
     std::printf("%-40s %s\n  %s\n", point.name.c_str(), action.c_str(), commandLine(point, settings, slurm).c_str());
   }
   return 0;
@@ -75,10 +76,12 @@ int runSweepCommand(const std::vector<std::string>& args) {
   int stopSignal = 0;
   {
     std::unique_ptr<sweep::SweepRunner> runner;
-    if (slurm) runner = std::make_unique<sweep::SlurmLauncher>(settings);
-    else runner = std::make_unique<sweep::LocalLauncher>(settings);
-    std::printf("dtbench sweep: %zu points in %s, launcher %s (logs: <name>.log)\n", points.size(),
-                o.outDir.c_str(), launcherNames().name(o.launcher));
+    if (slurm)
+      runner = std::make_unique<sweep::SlurmLauncher>(settings);
+    else
+      runner = std::make_unique<sweep::LocalLauncher>(settings);
+    std::printf("dtbench sweep: %zu points in %s, launcher %s (logs: <name>.log)\n", points.size(), o.outDir.c_str(),
+                launcherNames().name(o.launcher));
     std::fflush(stdout);
     outcomes = runner->run(points, stdout);
     stopSignal = runner->stopSignal();

@@ -1,6 +1,9 @@
 #include "experiments/cli/sweep_options.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <memory>
+#include <utility>
 
 #include <cxxopts.hpp>
 
@@ -20,16 +23,17 @@ const common::NamedValues<Launcher>& launcherNames() {
 
 SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   SweepOptions o;
-  cxxopts::Options options("dtbench sweep",
-                           "Runs dtbench train once per point of a grid (the cartesian product of the --grid\n"
-                           "values; the last key varies fastest), each into DIR/<name> (e.g. batch32-world2),\n"
-                           "on this machine or as Slurm jobs, skipping points already completed and retrying\n"
-                           "failed ones; then writes DIR/jobs.csv and DIR/report.md and prints Tables 1-3.\n"
-                           "docs/sweep.md has the details.\n\n"
-                           "Usage: dtbench sweep --out DIR --grid KEY=V1,V2 [--grid ...] [OPTIONS] -- TRAIN FLAGS\n"
-                           "Example: dtbench sweep --out runs/s --grid batch=32,64 --grid world=1,2 -- \\\n"
-                           "           --model resnet18 --dataset synthetic --epochs 2 --max-steps 4\n"
-                           "On Slurm: dtbench sweep --launcher slurm --sbatch-args \"--time=30 -p cpu\" --out runs/s ...");
+  cxxopts::Options options(
+      "dtbench sweep",
+      "Runs dtbench train once per point of a grid (the cartesian product of the --grid\n"
+      "values; the last key varies fastest), each into DIR/<name> (e.g. batch32-world2),\n"
+      "on this machine or as Slurm jobs, skipping points already completed and retrying\n"
+      "failed ones; then writes DIR/jobs.csv and DIR/report.md and prints Tables 1-3.\n"
+      "docs/sweep.md has the details.\n\n"
+      "Usage: dtbench sweep --out DIR --grid KEY=V1,V2 [--grid ...] [OPTIONS] -- TRAIN FLAGS\n"
+      "Example: dtbench sweep --out runs/s --grid batch=32,64 --grid world=1,2 -- \\\n"
+      "           --model resnet18 --dataset synthetic --epochs 2 --max-steps 4\n"
+      "On Slurm: dtbench sweep --launcher slurm --sbatch-args \"--time=30 -p cpu\" --out runs/s ...");
   options.set_width(100);
   // clang-format off
   options.add_options()
@@ -55,8 +59,8 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   // clang-format on
   const auto split = std::find(args.begin(), args.end(), "--");
   if (split != args.end()) o.trainFlags.assign(split + 1, args.end());
-  const ParsedOptions result =
-      parseOptions(options, "sweep", std::vector<std::string>(args.begin(), split), "dtbench train flags go after '--'");
+  const ParsedOptions result = parseOptions(options, "sweep", std::vector<std::string>(args.begin(), split),
+                                            "dtbench train flags go after '--'");
   if (result.help) {
     o.help = true;
     o.helpText = result.helpText;
@@ -72,8 +76,7 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   if (parsed.count("sbatch-args")) o.sbatchArgs = sweep::splitWords(parsed["sbatch-args"].as<std::string>());
   o.slurmTimeout = parsed["slurm-timeout"].as<double>();
   if (!(o.slurmTimeout >= 0))
-    throw UsageError("--slurm-timeout must be >= 0 seconds (0: no limit), got " +
-                              std::to_string(o.slurmTimeout));
+    throw UsageError("--slurm-timeout must be >= 0 seconds (0: no limit), got " + std::to_string(o.slurmTimeout));
   if (!parsed.count("out")) throw UsageError("--out DIR is required: the directory that holds the sweep's runs");
   o.outDir = parsed["out"].as<std::string>();
   if (o.outDir.empty()) throw UsageError("--out needs a directory name");

@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <memory>
 
 #include <cxxopts.hpp>
 
+#include "comm/backends/backend.h"
+#include "comm/backends/make_communicator.h"
+#include "comm/impairment/impairment.h"
+#include "comm/topology/registry.h"
 #include "common/lists.h"
+#include "common/named_values.h"
 #include "common/usage_error.h"
 #include "data/download.h"
 #include "data/fashion_mnist.h"
@@ -18,7 +25,9 @@ namespace dtbench::experiments {
 TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const comm::Environment& env) {
   using namespace trainer;
   const RunConfig d;  // defaults
-  cxxopts::Options options("dtbench train", "Train one model, one process per rank (data-parallel), and write a run directory (rank 0 writes it).");
+  cxxopts::Options options(
+      "dtbench train",
+      "Train one model, one process per rank (data-parallel), and write a run directory (rank 0 writes it).");
   options.set_width(100);
   // clang-format off
   options.add_options("Model and data")
@@ -35,10 +44,12 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
      cxxopts::value<int64_t>()->default_value(std::to_string(d.data.syntheticTrainSize)))
     ("synthetic-test-size", "Test images of --dataset synthetic",
      cxxopts::value<int64_t>()->default_value(std::to_string(d.data.syntheticTestSize)))
-    ("device", deviceNames().joined(", ", " or "), cxxopts::value<std::string>()->default_value(deviceNames().name(d.device)));
+    ("device", deviceNames().joined(", ", " or "),
+     cxxopts::value<std::string>()->default_value(deviceNames().name(d.device)));
   options.add_options("Data loading")
     ("workers", "Threads that build batches ahead of the training step (0: built on the training thread); "
-     "batches are bit-identical for any count", cxxopts::value<int64_t>()->default_value(std::to_string(d.data.workers)))
+     "batches are bit-identical for any count",
+     cxxopts::value<int64_t>()->default_value(std::to_string(d.data.workers)))
     ("data-on-device", "Keep the uint8 dataset on the GPU and augment batches there (needs --device cuda)")
     ("download", "cifar10: download, MD5-check and extract cifar-10-binary.tar.gz into --data-dir when missing")
     ("download-url", "Mirror of cifar-10-binary.tar.gz for --download",
@@ -54,8 +65,10 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
     ("epochs", "Epochs", cxxopts::value<int64_t>()->default_value(std::to_string(d.epochs)))
     ("max-steps", "Steps per epoch at most (0: the whole epoch); a cut epoch is reported as extrapolated",
      cxxopts::value<int64_t>()->default_value("0"))
-    ("batch-size", "Training batch size (per rank)", cxxopts::value<int64_t>()->default_value(std::to_string(d.data.batchSize)))
-    ("test-batch-size", "Evaluation batch size", cxxopts::value<int64_t>()->default_value(std::to_string(d.data.testBatchSize)))
+    ("batch-size", "Training batch size (per rank)",
+     cxxopts::value<int64_t>()->default_value(std::to_string(d.data.batchSize)))
+    ("test-batch-size", "Evaluation batch size",
+     cxxopts::value<int64_t>()->default_value(std::to_string(d.data.testBatchSize)))
     ("drop-last", "Drop the last incomplete training batch")
     ("no-eval", "Skip the test-set evaluation at each epoch end")
     ("seed", "Seed of initialization, shuffle and augmentation", cxxopts::value<uint64_t>()->default_value("0"))

@@ -12,9 +12,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace dtbench::experiments {
 namespace {

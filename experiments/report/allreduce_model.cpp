@@ -1,5 +1,7 @@
 #include "experiments/report/allreduce_model.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 
 #include "comm/element_type.h"

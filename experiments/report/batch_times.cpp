@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <iosfwd>
 #include <numeric>
 #include <stdexcept>
 

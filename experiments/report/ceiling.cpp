@@ -1,7 +1,10 @@
 #include "experiments/report/ceiling.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <stdexcept>
 

@@ -1,8 +1,16 @@
 #include "experiments/report/cost_tables.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "experiments/report/batch_times.h"
+#include "experiments/report/configuration.h"
+#include "experiments/report/run_data.h"
+#include "experiments/report/run_epoch.h"
+#include "experiments/report/run_selection.h"
 
 namespace dtbench::report {
 namespace {

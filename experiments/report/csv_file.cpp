@@ -1,8 +1,12 @@
 #include "experiments/report/csv_file.h"
 
 #include <cmath>
+#include <cstdio>
+#include <exception>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 
 namespace dtbench::report {
 namespace {

@@ -4,6 +4,7 @@
 // quoting is needed for what dtbench writes); a quoted field is still read correctly. Every error
 // names the file, the line and the column, so a hand-edited or truncated file says what to fix.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -4,13 +4,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <stdexcept>
+#include <system_error>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "comm/traffic/traffic_recorder.h"
+#include "experiments/report/configuration.h"
+#include "experiments/report/run_epoch.h"
 #include "experiments/report/run_tables.h"
 #include "experiments/report/traffic_tables.h"
 

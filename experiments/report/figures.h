@@ -4,11 +4,13 @@
 // built into dtbench and written next to it as DIR/plots.py so the figures can be redrawn or
 // restyled without dtbench.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "experiments/report/run_data.h"
 #include "experiments/report/run_selection.h"
 #include "experiments/report/scaling_tables.h"
 

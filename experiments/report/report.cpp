@@ -1,6 +1,8 @@
 #include "experiments/report/report.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "experiments/report/cost_tables.h"
 #include "experiments/report/run_tables.h"

@@ -1,10 +1,14 @@
 #include "experiments/report/run_data.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
+#include <system_error>
 
 #include "experiments/report/csv_file.h"
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <type_traits>
+#include <utility>
 
 namespace dtbench::report {
 namespace {

@@ -6,7 +6,9 @@
 // (0.5, 0.1) x4 -> T_0 = 1.6; rank 1 (0.6, 0.1) x4 -> T_1 = 2.0. T(N) = max = 2.0, critical rank 1,
 // extrapolated T = 2.0 * 2 = 4.0.
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,7 +1,9 @@
 #include "experiments/report/run_selection.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
+#include <utility>
 
 namespace dtbench::report {
 

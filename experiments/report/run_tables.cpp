@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "experiments/report/batch_times.h"
 #include "experiments/report/configuration.h"
+#include "experiments/report/run_epoch.h"
 
 namespace dtbench::report {
 namespace {

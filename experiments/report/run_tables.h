@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiments/report/report_table.h"
+#include "experiments/report/run_data.h"
 #include "experiments/report/run_selection.h"
 
 namespace dtbench::report {

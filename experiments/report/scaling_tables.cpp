@@ -2,12 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "comm/topology/ring.h"
 #include "experiments/report/allreduce_model.h"
+#include "experiments/report/run_data.h"
 
 namespace dtbench::report {
 namespace {

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "experiments/report/ceiling.h"
+#include "experiments/report/configuration.h"
 #include "experiments/report/report_table.h"
+#include "experiments/report/run_epoch.h"
 #include "experiments/report/run_selection.h"
 
 namespace dtbench::report {

@@ -1,9 +1,16 @@
 #include "experiments/report/traffic_tables.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
 #include <map>
+#include <memory>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 #include "comm/traffic/traffic_recorder.h"
 #include "experiments/report/allreduce_model.h"

@@ -3,6 +3,8 @@
 // traffic.csv, a summary row (kind, flows, totals vs model size and vs the byte model, per-link
 // throughput from traffic_timeline.csv) and its source x destination byte matrix.
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "experiments/report/report_table.h"

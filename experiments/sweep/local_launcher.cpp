@@ -1,15 +1,19 @@
 #include "experiments/sweep/local_launcher.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iosfwd>
 #include <stdexcept>
+#include <utility>
 
 #include "common/clock.h"
 #include "experiments/sweep/point_attempts.h"

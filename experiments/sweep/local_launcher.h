@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_runner.h"
 #include "experiments/sweep/sweep_session.h"
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_runner.h"
 
 namespace dtbench::sweep {

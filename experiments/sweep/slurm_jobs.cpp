@@ -1,5 +1,6 @@
 #include "experiments/sweep/slurm_jobs.h"
 
+#include <cstddef>
 #include <set>
 #include <sstream>
 

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <stdexcept>
+#include <system_error>
+#include <type_traits>
 
 #include "common/clock.h"
 #include "common/lists.h"
@@ -184,7 +188,8 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
         ended.emplace_back(job, state == states.end() ? "" : state->second);
     }
     for (const auto& [job, state] : ended) {
-      active_.erase(std::find_if(active_.begin(), active_.end(), [&](const Job& j) { return j.id == job.id; }));
+      const auto id = job.id;  // a lambda may not capture a structured binding before C++20
+      active_.erase(std::find_if(active_.begin(), active_.end(), [&](const Job& j) { return j.id == id; }));
       finish(job, state);
     }
   }

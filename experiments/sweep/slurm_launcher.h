@@ -27,10 +27,12 @@
 //    missing `sbatch` when there is something to submit.
 
 #include <cstdio>
+#include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_runner.h"
 #include "experiments/sweep/sweep_session.h"
 

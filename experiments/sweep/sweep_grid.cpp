@@ -1,8 +1,12 @@
 #include "experiments/sweep/sweep_grid.h"
 
+#include <cstddef>
+#include <exception>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
+#include <type_traits>
 
 #include "common/usage_error.h"
 

@@ -1,11 +1,13 @@
 #include "experiments/sweep/sweep_report.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
 
 #include "experiments/report/report.h"
+#include "experiments/report/report_table.h"
 
 namespace dtbench::sweep {
 namespace fs = std::filesystem;

@@ -1,10 +1,14 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "common/named_values.h"
 
 #include "comm/backends/backend.h"
 #include "comm/backends/library_versions.h"
 #include "comm/element_type.h"
 #include "comm/tensor_element_type.h"
 #include "dtbench/build_config.h"
+
+#include <string>
+#include <vector>
 
 using namespace dtbench::comm;
 

@@ -1,8 +1,13 @@
 // Rank discovery as pure functions over environment maps: each launcher's variables, precedence,
 // disagreements, Slurm node lists and ports.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "comm/rank_discovery.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 using namespace dtbench::comm;
 

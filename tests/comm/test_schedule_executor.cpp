@@ -3,10 +3,23 @@
 // for lengths 0, 1, prime, not divisible by the world, and ~1M, whole and cut into segments
 // (pipelined, Note [Pipelined schedules]); counted traffic equals the schedule's own bytes; a
 // missing peer times out naming it.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "comm/backends/in_process_transport.h"
+#include "comm/point_to_point.h"
+#include "comm/topology/hosts.h"
+#include "comm/topology/schedule.h"
+#include "comm/traffic/traffic_recorder.h"
+#include "comm/work.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <sstream>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "comm/traffic/counting_point_to_point.h"
 #include "comm/schedule_executor.h"

@@ -2,6 +2,9 @@
 
 #include "common/lists.h"
 
+#include <string>
+#include <vector>
+
 using dtbench::common::joinList;
 using dtbench::common::splitList;
 

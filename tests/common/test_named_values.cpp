@@ -1,8 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "common/named_values.h"
+#include "common/usage_error.h"
 
 using dtbench::common::NamedValues;
 using dtbench::common::UsageError;

@@ -13,15 +13,19 @@
 // repeat is bit-identical to Loader::batch(epoch, 0) computed without workers.
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
+#include "data/dataset.h"
 #include "data/loader.h"
 #include "data/prefetch_loader.h"
 #include "data/synthetic.h"

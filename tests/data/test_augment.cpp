@@ -2,14 +2,17 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <iostream>
+#include <ratio>
 #include <stdexcept>
 #include <vector>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "data/augment.h"
 

@@ -1,10 +1,15 @@
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "data/dataset.h"
 
 #include "data/cifar10.h"
 #include "temp_dir.h"

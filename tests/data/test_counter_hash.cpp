@@ -1,9 +1,11 @@
 #include <array>
 #include <bitset>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <set>
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "data/counter_hash.h"
 #include "data/split_mix64.h"

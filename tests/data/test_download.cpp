@@ -4,12 +4,13 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "data/dataset.h"
 #include "data/download.h"

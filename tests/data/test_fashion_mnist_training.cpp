@@ -4,10 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <random>
 #include <string>
+#include <system_error>
+#include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "trainer/config.h"
 
 #include "data/fashion_mnist.h"
 #include "trainer/trainer.h"

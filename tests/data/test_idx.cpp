@@ -8,7 +8,7 @@
 #include <vector>
 
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "data/dataset.h"
 #include "data/fashion_mnist.h"

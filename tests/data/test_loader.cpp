@@ -1,13 +1,20 @@
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "data/dataset.h"
 
 #include "data/augment.h"
 #include "data/loader.h"

@@ -3,11 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "data/dataset.h"
 #include "data/md5.h"

@@ -2,13 +2,19 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "data/dataset.h"
 
 #include "data/loader.h"
 #include "data/prefetch_loader.h"

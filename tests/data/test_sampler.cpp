@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <numeric>
 #include <set>
@@ -8,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "data/sampler.h"
 

@@ -1,12 +1,15 @@
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <iostream>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "data/dataset.h"
 
 #include "data/synthetic.h"
 

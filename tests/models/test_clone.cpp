@@ -2,8 +2,11 @@
 // parameters and buffers in new storage, same outputs, and changes to it do not reach the
 // original.
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "models/classifier.h"
 
+#include <cstddef>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>

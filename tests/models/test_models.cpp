@@ -1,8 +1,13 @@
 // The registry and the shape of every model: parameter counts against docs/reference.md, outputs for
 // 3- and 1-channel input, gradients reaching every parameter, and the errors of makeModel.
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "models/classifier.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>

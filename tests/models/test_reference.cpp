@@ -5,12 +5,16 @@
 // The expected files are written by generate_expected.py from Python reference definitions;
 // regenerate them with: /usr/bin/python3 tests/models/generate_expected.py
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "models/classifier.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>

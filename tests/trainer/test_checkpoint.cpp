@@ -1,7 +1,13 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "models/classifier.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>

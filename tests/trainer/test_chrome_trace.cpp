@@ -1,8 +1,12 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>

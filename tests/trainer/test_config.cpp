@@ -1,7 +1,12 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "common/named_values.h"
+#include "common/usage_error.h"
 
 #include "trainer/config.h"
 #include "trainer/config_json.h"
+
+#include <string>
+#include <vector>
 
 using dtbench::trainer::RunConfig;
 using namespace dtbench::trainer;

@@ -1,6 +1,10 @@
 #include <cmath>
+#include <initializer_list>
+#include <memory>
+#include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "trainer/step_record.h"
 
 #include "trainer/epoch_stats.h"
 

@@ -3,9 +3,18 @@
 // growth interval; unscaling by a power of two is exact. And across ranks: one rank's overflow
 // reaches every rank through the all-reduce of the scaled gradients, so all of them skip the same
 // step and keep the same scale (Note [loss scaling and the all-reduce]).
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "comm/communicator.h"
+#include "comm/traffic/traffic_recorder.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/sgd.h>

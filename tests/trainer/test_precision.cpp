@@ -2,15 +2,26 @@
 // scope only (convolutions run in bf16 inside, fp32 outside, the previous state comes back, the
 // cast cache does not outlive the scope), and toChannelsLast converts a model in place without
 // changing what it computes.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "common/named_values.h"
+#include "models/classifier.h"
+#include "trainer/config.h"
 
 #include <torch/nn/functional/loss.h>
+#include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 
 #include "compat/torch_compat.h"
 #include "models/registry.h"
 #include "trainer/precision.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <vector>
 
 using dtbench::trainer::AutocastScope;
 

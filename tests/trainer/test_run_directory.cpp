@@ -1,9 +1,14 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "trainer/step_record.h"
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "temp_dir.h"
 #include "trainer/run_directory.h"

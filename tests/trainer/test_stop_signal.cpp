@@ -1,6 +1,7 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <csignal>
+#include <initializer_list>
 #include <stdexcept>
 
 #include "trainer/stop_signal.h"

@@ -1,10 +1,22 @@
 // Short real training runs through the Trainer: it learns, it writes the run directory of the
 // contract, and it is reproducible from its seed.
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "common/named_values.h"
+#include "models/classifier.h"
+#include "trainer/config.h"
 
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <fstream>
+#include <initializer_list>
+#include <memory>
 #include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <ATen/Parallel.h>
 

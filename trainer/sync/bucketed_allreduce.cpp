@@ -2,12 +2,15 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
+#include "comm/element_type.h"
 #include "comm/tensor_element_type.h"
+#include "comm/work.h"
 #include "trainer/sync/flat_tensors.h"
 
 namespace dtbench::trainer {

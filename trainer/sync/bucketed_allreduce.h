@@ -26,6 +26,8 @@
 // float32, float16 or bfloat16 (the topologies' types); gradients stay in .grad (copied in and out
 // of the bucket buffers), so zero_grad may drop or zero them.
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +37,7 @@
 #include "comm/communicator.h"
 #include "comm/topology_allreduce.h"
 #include "trainer/sync/bucket_assignment.h"
+#include "trainer/sync/comm_worker.h"
 #include "trainer/sync/gradient_sync.h"
 
 namespace torch::autograd {

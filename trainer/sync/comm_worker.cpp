@@ -1,6 +1,9 @@
 #include "trainer/sync/comm_worker.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <utility>
 
 namespace dtbench::trainer {
 

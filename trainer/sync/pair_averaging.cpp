@@ -1,8 +1,12 @@
 #include "trainer/sync/pair_averaging.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 
+#include "comm/point_to_point.h"
 #include "comm/traffic/counting_point_to_point.h"
+#include "comm/work.h"
 #include "trainer/sync/flat_tensors.h"
 #include "trainer/sync/pair_matching.h"
 

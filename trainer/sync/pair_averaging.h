@@ -12,6 +12,7 @@
 // flag needs every rank, so it travels in a one-element all-reduce of its own (recorded as
 // modelled traffic).
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -19,7 +20,9 @@
 
 #include "comm/communicator.h"
 #include "comm/impairment/impaired_point_to_point.h"
+#include "comm/impairment/impairment.h"
 #include "comm/traffic/traffic_recorder.h"
+#include "trainer/sync/comm_worker.h"
 #include "trainer/sync/gradient_sync.h"
 
 namespace dtbench::trainer {

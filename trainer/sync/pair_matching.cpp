@@ -1,5 +1,6 @@
 #include "trainer/sync/pair_matching.h"
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 

@@ -2,13 +2,24 @@
 // (docs/reference.md, "LibTorch, Gloo and Open MPI"). Checks the Communicator contract (sum,
 // average, broadcast, all-gather, barrier, send/recv), the element-type table, and a topology over
 // Gloo's point-to-point.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "comm/communicator.h"
+#include "comm/element_type.h"
+#include "comm/store.h"
+#include "comm/topology/hosts.h"
+#include "comm/topology/schedule.h"
+#include "comm/work.h"
 
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "comm/allgather_values.h"
 #include "comm/backends/gloo_communicator.h"

@@ -2,10 +2,18 @@
 // address; byte-swapped ports), the notes added to Gloo's messages (IPv4, IPv6, unknown addresses,
 // several addresses, ambiguity), the exchange through a store, and describeGone's early answer when
 // no rank shares this host.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "comm/failure/socket_endpoints.h"
+#include "comm/store.h"
+#include "comm/work.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "comm/in_process_fixture.h"
 #include "comm/failure/peer_table.h"

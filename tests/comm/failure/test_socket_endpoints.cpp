@@ -1,6 +1,6 @@
 // Socket endpoints: /proc/net/tcp and tcp6 rows from fixture text, socket inodes from fd links, this
 // process's own sockets read from the real /proc, and the addresses found in Gloo's messages.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,8 +9,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "comm/failure/socket_endpoints.h"
 

@@ -1,6 +1,14 @@
 #include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "comm/point_to_point.h"
+#include "comm/topology/schedule.h"
+#include "comm/work.h"
 
 #include "comm/impairment/impaired_point_to_point.h"
 #include "comm/impairment/impairment.h"

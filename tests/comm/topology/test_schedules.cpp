@@ -4,13 +4,23 @@
 // only leaders cross hosts).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "comm/topology/clique.h"
 #include "comm/topology/hierarchical.h"
+#include "comm/topology/hosts.h"
 #include "comm/topology/ring.h"
 #include "comm/topology/registry.h"
+#include "comm/topology/schedule.h"
 #include "comm/topology/tree.h"
 
 using namespace dtbench::comm;

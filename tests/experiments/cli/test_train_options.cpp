@@ -1,6 +1,11 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "common/usage_error.h"
+#include "trainer/config.h"
 
 #include "experiments/cli/train_options.h"
+
+#include <string>
+#include <vector>
 
 using dtbench::experiments::parseTrainOptions;
 using dtbench::common::UsageError;

@@ -3,6 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include "experiments/report/configuration.h"
+#include "experiments/report/run_data.h"
+
+#include <initializer_list>
+#include <string>
+#include <tuple>
 
 using dtbench::report::Configuration;
 using dtbench::report::configurationOf;

@@ -3,6 +3,11 @@
 #include "experiments/sweep/slurm_jobs.h"
 #include "common/usage_error.h"
 
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
 using dtbench::sweep::jobHasEnded;
 using dtbench::sweep::parsableJobId;
 using dtbench::sweep::parseSqueue;

@@ -3,6 +3,11 @@
 #include "experiments/sweep/sweep_grid.h"
 #include "common/usage_error.h"
 
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
 using dtbench::sweep::addAxis;
 using dtbench::sweep::checkTrainFlags;
 using dtbench::sweep::expandGrid;

@@ -1,7 +1,11 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "models/classifier.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>

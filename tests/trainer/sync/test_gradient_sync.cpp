@@ -2,9 +2,20 @@
 // N ranks, each with its shard of one batch, end up with the gradient of the whole batch on one
 // model, for every topology, bucketed and fused; the stop flag reaches every rank; pair averaging
 // averages exactly with its partner and moves bytes only between pairs.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "comm/communicator.h"
+#include "comm/traffic/traffic_recorder.h"
+#include "models/classifier.h"
+#include "trainer/sync/bucket_assignment.h"
+#include "trainer/sync/gradient_sync.h"
 
 #include <torch/nn/functional/loss.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/pooling.h>
 
 #include "comm/topology/hosts.h"
 #include "comm/topology/registry.h"
@@ -16,6 +27,13 @@
 #include "trainer/sync/flat_tensors.h"
 #include "trainer/sync/pair_averaging.h"
 #include "trainer/sync/pair_matching.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
 
 using namespace dtbench;
 

@@ -1,9 +1,12 @@
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
