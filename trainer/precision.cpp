@@ -40,7 +40,7 @@ AutocastScope::~AutocastScope() {
 
 void toChannelsLast(torch::nn::Module& model) {
   at::NoGradGuard noGrad;
-  auto convert = [](at::Tensor t) {
+  auto convert = [](const at::Tensor& t) {
     if (t.dim() == 4) t.set_data(t.contiguous(at::MemoryFormat::ChannelsLast));
   };
   for (const at::Tensor& p : model.parameters()) convert(p);

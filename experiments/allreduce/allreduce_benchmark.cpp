@@ -123,14 +123,16 @@ void reportTraffic(comm::Communicator& c, const comm::TrafficRecorder& recorder,
   const comm::MergedTraffic merged = comm::gatherTraffic(c, recorder);
   if (c.rank() != 0) return;
   const int n = c.size();
-  std::vector<int64_t> sent(static_cast<size_t>(n * n), 0);
-  for (const comm::TrafficRow& row : merged.traffic) sent[static_cast<size_t>(row.src * n + row.dst)] += row.bytes;
+  std::vector<int64_t> sent(static_cast<size_t>(n) * static_cast<size_t>(n), 0);
+  for (const comm::TrafficRow& row : merged.traffic)
+    sent[static_cast<size_t>(row.src) * static_cast<size_t>(n) + static_cast<size_t>(row.dst)] += row.bytes;
   std::printf("# traffic matrix, bytes sent (rows: src, columns: dst; counted + modelled):\n#%6s", "src");
   for (int d = 0; d < n; ++d) std::printf(" %14d", d);
   std::printf("\n");
   for (int src = 0; src < n; ++src) {
     std::printf("#%6d", src);
-    for (int d = 0; d < n; ++d) std::printf(" %14lld", static_cast<long long>(sent[static_cast<size_t>(src * n + d)]));
+    for (int d = 0; d < n; ++d)
+      std::printf(" %14lld", static_cast<long long>(sent[static_cast<size_t>(src) * static_cast<size_t>(n) + d]));
     std::printf("\n");
   }
   if (!s.trafficPath.empty()) {

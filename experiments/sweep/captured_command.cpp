@@ -88,7 +88,7 @@ std::string findInPath(const std::string& name) {
     size_t end = directories.find(':', start);
     if (end == std::string::npos) end = directories.size();
     const std::string directory = end > start ? directories.substr(start, end - start) : ".";
-    const std::string candidate = (std::filesystem::path(directory) / name).string();
+    std::string candidate = (std::filesystem::path(directory) / name).string();
     if (access(candidate.c_str(), X_OK) == 0 && !std::filesystem::is_directory(candidate)) return candidate;
     start = end + 1;
   }

@@ -42,7 +42,7 @@ std::vector<std::string> splitWords(const std::string& text) {
 std::string parsableJobId(const std::string& output) {
   std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) {
-    const std::string id = line.substr(0, line.find(';'));
+    std::string id = line.substr(0, line.find(';'));
     if (!id.empty() && id.find_first_not_of("0123456789_") == std::string::npos) return id;
   }
   return "";

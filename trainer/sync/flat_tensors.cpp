@@ -27,7 +27,7 @@ void packInto(const std::vector<at::Tensor>& tensors, const at::Tensor& flat) {
 void unpackFrom(const at::Tensor& flat, const std::vector<at::Tensor>& tensors) {
   at::NoGradGuard noGrad;
   int64_t offset = 0;
-  for (at::Tensor t : tensors) {
+  for (const at::Tensor& t : tensors) {
     t.copy_(flat.narrow(0, offset, t.numel()).view(t.sizes()));
     offset += t.numel();
   }
