@@ -7,13 +7,15 @@ Two benchmarks of docs/benchmarks.md, each side by side with its reference in th
                left out), and PyTorch eager in Python on the same LibTorch;
   all-reduce   busbw of `dtbench allreduce --topology all` over gloo (dtbench launch) and mpi
                (mpirun --bind-to none) at 2 ranks, float32, 4 KB .. 64 MB (x4), and raw
-               MPI_Allreduce (scripts/mpi_allreduce_reference.c).
+               MPI_Allreduce (scripts/mpi_allreduce_reference.c);
+  distributed  rank 0's median step time of a two-rank S-SGD run (scripts/bench_distributed.sh: gloo and
+               mpi, with and without overlap, one repeat per call), and PyTorch DistributedDataParallel.
 Each repeat runs A, B and the reference in turn, the order reversed every other repeat. The tables
 give the median (min-max) of each side, B/A of the medians, and whether each median lies within
 the other side's min-max ("same": the difference is inside the run-to-run spread).
 
 Usage: /usr/bin/python3 scripts/bench_ab.py --a BASE/dtbench --b NEW/dtbench [--repeats 5]
-       [--skip-single-rank] [--skip-allreduce] [--json FILE]
+       [--skip-single-rank] [--skip-allreduce] [--skip-distributed] [--json FILE]
 """
 import argparse
 import csv
@@ -56,6 +58,19 @@ def raw_mpi_rows(binary, world):
     return {("raw MPI_Allreduce", int(r["size"])): float(r["busbw_gbps"]) for r in csv.DictReader(io.StringIO(text))}
 
 
+DISTRIBUTED_CONFIGS = "gloo mpi gloo-nolap mpi-nolap"
+
+
+def distributed_rows(build_dir, configs, out):
+    """{(model, config): (step_s, step_s - data_s)} of one scripts/bench_distributed.sh repeat."""
+    env = dict(os.environ, CONFIGS=configs)
+    subprocess.run([os.path.join(HERE, "bench_distributed.sh"), build_dir, "1", out], check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "summary.json")) as f:
+        runs = json.load(f)["runs"]
+    return {tuple(key.split("/")): (r[0]["step"], r[0]["compute"]) for key, r in runs.items() if r[0]}
+
+
 def spread(values):
     return f"{statistics.median(values):.3g} ({min(values):.3g}–{max(values):.3g})" if values else "-"
 
@@ -78,10 +93,11 @@ def main():
     parser.add_argument("--world", type=int, default=2)
     parser.add_argument("--skip-single-rank", action="store_true")
     parser.add_argument("--skip-allreduce", action="store_true")
+    parser.add_argument("--skip-distributed", action="store_true")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M:%S")
-    single, allreduce = {}, {}
+    single, allreduce, distributed = {}, {}, {}
 
     with tempfile.TemporaryDirectory() as tmp:
         raw = os.path.join(tmp, "mpi_allreduce_reference")
@@ -115,6 +131,16 @@ def main():
                                                  {"A": [], "B": [], "reference": []})[side].append(value)
                 print(f"repeat {repeat + 1}: all-reduce sweeps done; load average "
                       f"{open('/proc/loadavg').read().split()[:3]}", file=sys.stderr)
+            if not args.skip_distributed:
+                for side in order:
+                    build_dir = os.path.dirname(os.path.abspath(binary.get(side, args.a)))
+                    configs = "ddp" if side == "reference" else DISTRIBUTED_CONFIGS
+                    out = os.path.join(tmp, f"distributed-{side}-{repeat}")
+                    for (model, config), figures in distributed_rows(build_dir, configs, out).items():
+                        r = distributed.setdefault((model, config), {"A": [], "B": [], "reference": []})
+                        r[side].append(figures)
+                print(f"repeat {repeat + 1}: distributed runs done; load average "
+                      f"{open('/proc/loadavg').read().split()[:3]}", file=sys.stderr)
 
     print(f"\nA = {args.a}, B = {args.b}; {args.repeats} alternating repeats, started {started}; "
           f"{args.threads} threads for training, {args.world} ranks for all-reduce.")
@@ -135,10 +161,30 @@ def main():
                 continue
             ratio, word = verdict(r["A"], r["B"])
             print(f"| {series} | {size >> 10} KB | {spread(r['A'])} | {spread(r['B'])} | {ratio} | {word} |")
+    if distributed:
+        print("\n| model | run | A step ms | B step ms | B/A | B vs A | A step − data ms | B step − data ms | B/A | B vs A |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for (model, config), r in sorted(distributed.items()):
+            ms = lambda side, i: [f[i] * 1e3 for f in r[side]]
+            if config == "ddp":
+                print(f"| {model} | DDP (Python), gloo | {spread(ms('reference', 0))} | | | reference | | | | |")
+                continue
+            cells = []
+            for i in (0, 1):
+                if r["A"] and r["B"]:
+                    a, b = ms("A", i), ms("B", i)  # times: less is faster, so the verdict's sides swap
+                    cells += [spread(a), spread(b), f"{statistics.median(b) / statistics.median(a):.3f}",
+                              verdict(b, a)[1]]
+                else:
+                    cells += [spread(ms("A", i)), spread(ms("B", i)), "-", "failed runs"]
+            print(f"| {model} | dtbench {config} | " + " | ".join(cells) + " |")
+        print("\nDistributed: times, so B/A < 1 is faster; 'B vs A' says which side is faster when the ranges "
+              "do not overlap.")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"started": started, "a": args.a, "b": args.b, "single_rank": single,
-                       "allreduce": {f"{k[0]}@{k[1]}": v for k, v in allreduce.items()}}, f, indent=1)
+                       "allreduce": {f"{k[0]}@{k[1]}": v for k, v in allreduce.items()},
+                       "distributed": {f"{k[0]}/{k[1]}": v for k, v in distributed.items()}}, f, indent=1)
 
 
 if __name__ == "__main__":
