@@ -6,11 +6,17 @@
 #include <stdexcept>
 #include <string>
 
+#include <ATen/Config.h>
+#include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
 #include <torch/optim/optimizer.h>
 #include <torch/version.h>
+
+#if AT_PARALLEL_OPENMP
+#include <dlfcn.h>
+#endif
 
 namespace dtbench::compat {
 
@@ -97,6 +103,34 @@ inline void setAutocastDtype(c10::DeviceType device, at::ScalarType dtype) {
 #else
   if (device == c10::DeviceType::CPU) at::autocast::set_autocast_cpu_dtype(dtype);
   else at::autocast::set_autocast_gpu_dtype(dtype);
+#endif
+}
+
+// Note [One intra-op thread off the training thread]
+// at::set_num_threads(n) on the training thread does two things in an OpenMP build of LibTorch
+// (Debian's 1.13, and the Linux wheels of 2.x): it sets that thread's OpenMP team size, and it
+// stores n as the value every *other* thread adopts the first time it runs a parallel ATen op. A
+// helper thread (a loader worker building batches, the communication thread packing buckets)
+// therefore gets its own OpenMP team of n threads: on a machine with n cores that is more threads
+// than cores, and libgomp then stops letting idle team threads spin between parallel regions, for
+// the training thread's team too, so each of the thousands of small parallel regions of a step
+// pays a wake-up (measured on 2 cores: --workers 2 cost MobileNetV2 13% of its compute, and
+// nothing with this call; docs/benchmarks.md, "Loader workers and the training thread's cores"). Helper threads call useOneIntraOpThread() first: it lets
+// ATen adopt its value for this thread, then sets this thread's OpenMP team to 1, so their ops
+// run on the thread itself and no team is ever created. omp_set_num_threads is looked up at run
+// time because the OpenMP runtime is LibTorch's dependency, not dtbench's (2.x wheels ship their
+// own copy; linking the system's would set the wrong one). In a build with LibTorch's native
+// thread pool (AT_PARALLEL_NATIVE) there are no per-thread teams: helper threads' ops share the
+// one intra-op pool and there is nothing to set. at::get_num_threads() on the helper thread
+// reports the result.
+inline void useOneIntraOpThread() {
+#if AT_PARALLEL_OPENMP
+  (void)at::get_num_threads();  // ATen's per-thread initialisation happens now, not at the next op
+  using SetThreads = void (*)(int);
+  static const auto setThreads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  if (setThreads == nullptr)
+    throw std::runtime_error("LibTorch is built with OpenMP but omp_set_num_threads is not loaded");
+  setThreads(1);
 #endif
 }
 

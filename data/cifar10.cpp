@@ -67,7 +67,7 @@ Dataset readCifar10Files(const std::vector<std::string>& files, const std::strin
       throw DataError("CIFAR-10 file " + file + " has " + std::to_string(size) +
                       " bytes, which is not a positive multiple of the record size " +
                       std::to_string(kCifar10RecordBytes) + " (official files have " +
-                      std::to_string(kCifar10RecordsPerFile * kCifar10RecordBytes) +
+                      std::to_string(kCifar10FileBytes) +
                       "): it is truncated or not a CIFAR-10 binary file; download and extract "
                       "cifar-10-binary.tar.gz again");
     }

@@ -21,6 +21,7 @@ namespace dtbench::data {
 inline constexpr int64_t kCifar10RecordBytes = 3073;
 inline constexpr int64_t kCifar10ImageBytes = 3072;
 inline constexpr int64_t kCifar10RecordsPerFile = 10000;
+inline constexpr int64_t kCifar10FileBytes = kCifar10RecordsPerFile * kCifar10RecordBytes;  // official
 inline constexpr const char* kCifar10Folder = "cifar-10-batches-bin";
 
 // The records of `files`, in order, as one Dataset named `name`: images uint8 [N, 3, 32, 32],

@@ -1,7 +1,9 @@
 #include "data/download.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,11 +35,25 @@ const std::vector<std::string> kCifar10Files = {
     "data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
     "data_batch_5.bin", "test_batch.bin",   "batches.meta.txt"};
 
-// The first file of the official layout missing from `folder`, or "" when it is complete.
-std::string firstMissing(const fs::path& folder) {
+// The six record files; the official ones each hold exactly kCifar10FileBytes.
+bool isBatch(const std::string& name) { return fs::path(name).extension() == ".bin"; }
+
+// What keeps `folder` from being the official layout, relative to it: the first file missing, or
+// the first batch whose size is not the official one ("" when it is complete). A batch of the
+// right length can still be corrupt, but never one cut short by a full disk or a foreign archive.
+std::string whyIncomplete(const fs::path& folder) {
   std::error_code error;
   for (const auto& name : kCifar10Files) {
-    if (!fs::is_regular_file(folder / name, error)) return (folder / name).string();
+    const fs::path file = folder / name;
+    if (!fs::is_regular_file(file, error)) return name + " is missing";
+    if (!isBatch(name)) continue;
+    const auto size = fs::file_size(file, error);
+    if (error) return "cannot read the size of " + name + " (" + error.message() + ")";
+    if (static_cast<int64_t>(size) != kCifar10FileBytes) {
+      return name + " has " + std::to_string(size) + " bytes, not the " +
+             std::to_string(kCifar10FileBytes) + " (" + std::to_string(kCifar10RecordsPerFile) +
+             " records of " + std::to_string(kCifar10RecordBytes) + " bytes) of the official file";
+    }
   }
   return "";
 }
@@ -47,6 +63,23 @@ void say(const DownloadOptions& options, const std::string& line) {
 }
 
 #if DTBENCH_HAVE_DOWNLOAD
+
+// The space the extracted batches take, for messages about a full disk.
+std::string extractedSize() {
+  const auto batches = std::count_if(kCifar10Files.begin(), kCifar10Files.end(), &isBatch);
+  return std::to_string(batches * kCifar10FileBytes / 1000000) + " MB";
+}
+
+bool cancelled(const DownloadOptions& options) { return options.cancelled && options.cancelled(); }
+
+[[noreturn]] void throwInterrupted(const std::string& what, const fs::path& dir) {
+  throw DownloadInterrupted(what + " was interrupted (SIGINT or SIGTERM); nothing partial was left in " +
+                            dir.string() + "; run again with --download to start over");
+}
+
+void stopIfCancelled(const DownloadOptions& options, const std::string& what, const fs::path& dir) {
+  if (cancelled(options)) throwInterrupted(what, dir);
+}
 
 std::string uniqueSuffix() {
   std::random_device random;
@@ -85,8 +118,16 @@ size_t writeToFile(char* data, size_t size, size_t count, void* user) {
   return bytes;
 }
 
-// Fetches `url` into `target` (created here). Throws DataError with curl's message.
-void fetch(const std::string& url, const fs::path& target) {
+// libcurl's progress callback: called often while data flow and about once a second while the
+// server sends nothing, so a stalled transfer still notices a cancellation within a second.
+int abortIfCancelled(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return cancelled(*static_cast<const DownloadOptions*>(user)) ? 1 : 0;  // 1: CURLE_ABORTED_BY_CALLBACK
+}
+
+// Fetches options.url into `target` (created here). Throws DataError with curl's message, or
+// DownloadInterrupted; the caller removes `target`.
+void fetch(const DownloadOptions& options, const fs::path& target) {
+  const std::string& url = options.url;
   std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(target.c_str(), "wb"), &std::fclose);
   if (!file) {
     throw DataError("cannot write " + target.string() + ": " + std::strerror(errno) +
@@ -99,6 +140,9 @@ void fetch(const std::string& url, const fs::path& target) {
   curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, &writeToFile);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(curl.get(), CURLOPT_XFERINFOFUNCTION, &abortIfCancelled);
+  curl_easy_setopt(curl.get(), CURLOPT_XFERINFODATA, &options);
+  curl_easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 0L);  // enables the callback above
   curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, message);
   curl_easy_setopt(curl.get(), CURLOPT_FAILONERROR, 1L);  // HTTP >= 400 is an error
   curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
@@ -107,6 +151,7 @@ void fetch(const std::string& url, const fs::path& target) {
   curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_LIMIT, 1024L);  // give up below 1 KB/s ...
   curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_TIME, 60L);     // ... for a minute
   const CURLcode code = curl_easy_perform(curl.get());
+  if (code == CURLE_ABORTED_BY_CALLBACK) throwInterrupted("the download of " + url, target.parent_path());
   if (code == CURLE_WRITE_ERROR && sink.error != 0) {
     throw DataError("cannot write " + target.string() + " while downloading " + url + ": " +
                     std::strerror(sink.error) + "; free some space or choose another --data-dir");
@@ -117,7 +162,7 @@ void fetch(const std::string& url, const fs::path& target) {
                     "; check the network (and https_proxy), or give a reachable mirror with "
                     "--download-url, or put the extracted cifar-10-batches-bin/ into --data-dir");
   }
-  if (std::fflush(file.get()) != 0 || std::fclose(file.release()) != 0) {
+  if (std::fflush(file.get()) != 0 || ::fsync(::fileno(file.get())) != 0 || std::fclose(file.release()) != 0) {
     throw DataError("cannot write " + target.string() + ": " + std::strerror(errno) +
                     "; free some space or choose another --data-dir");
   }
@@ -135,28 +180,47 @@ bool safeMemberName(const std::string& name) {
   return true;
 }
 
-// Extracts the regular files and folders of `archiveFile` under `folder`.
-void extract(const fs::path& archiveFile, const fs::path& folder) {
+// Closes a descriptor on scope exit unless close() was already called (and checked) by hand.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int get() const { return fd_; }
+  int close() {
+    const int status = ::close(fd_);
+    fd_ = -1;
+    return status;
+  }
+
+ private:
+  int fd_;
+};
+
+// Extracts the regular files and folders of `archiveFile` under `folder`. The files are written
+// here rather than by libarchive's disk writer, which reports a failed write(2) as a mere
+// warning and then extends the file to its announced length: a full disk would leave
+// full-length, zero-filled files. Here every write(2), fsync(2) and close(2) is checked.
+void extract(const fs::path& archiveFile, const fs::path& folder, const DownloadOptions& options) {
+  const fs::path dir = folder.parent_path();
   ReadArchive in(archive_read_new(), &archive_read_free);
-  ReadArchive out(archive_write_disk_new(), &archive_write_free);
   archive_read_support_filter_gzip(in.get());
   archive_read_support_format_tar(in.get());
-  // Only regular files and folders are written, so the archive cannot plant a link to follow;
-  // links above the data directory are the user's own and must keep working.
-  archive_write_disk_set_options(out.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT);
-  auto fail = [&](struct archive* which, const std::string& what) {
+  auto failRead = [&](const std::string& what) {
     throw DataError("cannot extract " + archiveFile.string() + " (" + what + ": " +
-                    (archive_error_string(which) ? archive_error_string(which) : "unknown error") +
-                    "); remove it and run again with --download, or check the space in --data-dir");
+                    (archive_error_string(in.get()) ? archive_error_string(in.get()) : "unknown error") +
+                    "): it is corrupt; remove it and run again with --download");
   };
-  if (archive_read_open_filename(in.get(), archiveFile.c_str(), 1 << 20) != ARCHIVE_OK) {
-    fail(in.get(), "open");
-  }
+  if (archive_read_open_filename(in.get(), archiveFile.c_str(), 1 << 20) != ARCHIVE_OK) failRead("open");
+  std::vector<char> buffer(1 << 20);
   while (true) {
     struct archive_entry* entry = nullptr;
     const int status = archive_read_next_header(in.get(), &entry);
     if (status == ARCHIVE_EOF) break;
-    if (status < ARCHIVE_WARN) fail(in.get(), "read");
+    if (status < ARCHIVE_WARN) failRead("read");
     const std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     const auto type = archive_entry_filetype(entry);
     const bool wanted = (type == AE_IFREG || type == AE_IFDIR) && archive_entry_hardlink(entry) == nullptr;
@@ -164,19 +228,48 @@ void extract(const fs::path& archiveFile, const fs::path& folder) {
       archive_read_data_skip(in.get());
       continue;
     }
-    archive_entry_set_pathname(entry, (folder / name).c_str());
-    if (archive_write_header(out.get(), entry) < ARCHIVE_WARN) fail(out.get(), "write " + name);
-    const void* block = nullptr;
-    size_t size = 0;
-    la_int64_t offset = 0;
-    int readStatus = ARCHIVE_OK;
-    while ((readStatus = archive_read_data_block(in.get(), &block, &size, &offset)) == ARCHIVE_OK) {
-      if (archive_write_data_block(out.get(), block, size, offset) < ARCHIVE_WARN) {
-        fail(out.get(), "write " + name);
+    const fs::path path = folder / name;
+    const std::string member = name + " of " + archiveFile.string();
+    auto failWrite = [&](int error, const std::string& detail) {
+      throw DataError("cannot write " + member + " into " + dir.string() + detail + ": " +
+                      std::strerror(error) + "; free some space (CIFAR-10 takes about " + extractedSize() +
+                      ") or choose another --data-dir, and run again; nothing was kept");
+    };
+    std::error_code error;
+    fs::create_directories(type == AE_IFDIR ? path : path.parent_path(), error);
+    if (error) failWrite(error.value(), " (creating its folder)");
+    if (type == AE_IFDIR) continue;
+
+    Descriptor out(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (out.get() < 0) failWrite(errno, " (creating it)");
+    int64_t written = 0;
+    while (true) {
+      stopIfCancelled(options, "extracting " + archiveFile.string(), dir);
+      // archive_read_data gives the data in order, holes of sparse members as zeros.
+      const la_ssize_t got = archive_read_data(in.get(), buffer.data(), buffer.size());
+      if (got < 0) failRead("read " + name);
+      if (got == 0) break;
+      for (la_ssize_t done = 0; done < got;) {
+        // A short write is retried for the rest; the retry returns the cause (ENOSPC, EFBIG).
+        const ssize_t n = ::write(out.get(), buffer.data() + done, static_cast<size_t>(got - done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          failWrite(n < 0 ? errno : EIO,
+                    " (after " + std::to_string(written + done) + " of " +
+                        std::to_string(archive_entry_size(entry)) + " bytes)");
+        }
+        done += n;
       }
+      written += got;
     }
-    if (readStatus != ARCHIVE_EOF) fail(in.get(), "read " + name);
-    if (archive_write_finish_entry(out.get()) < ARCHIVE_WARN) fail(out.get(), "write " + name);
+    // A delayed-allocation or network filesystem may report a full disk only here.
+    if (::fsync(out.get()) != 0) failWrite(errno, " (syncing it)");
+    if (out.close() != 0) failWrite(errno, " (closing it)");
+    if (archive_entry_size_is_set(entry) && written != archive_entry_size(entry)) {
+      throw DataError("cannot extract " + member + ": it holds " + std::to_string(written) +
+                      " bytes but its header announces " + std::to_string(archive_entry_size(entry)) +
+                      "; the archive is corrupt: remove it and run again with --download");
+    }
   }
 }
 
@@ -190,13 +283,14 @@ void ensureCifar10(const std::string& dataDir, const DownloadOptions& options) {
   const fs::path dir(dataDir);
   const fs::path target = dir / kCifar10Folder;
   std::error_code error;
-  if (firstMissing(target).empty()) {
+  const std::string problem = whyIncomplete(target);
+  if (problem.empty()) {
     say(options, "CIFAR-10 is already complete in " + target.string() + ": nothing to download");
     return;
   }
   if (fs::exists(target, error)) {
-    throw DataError(target.string() + " exists but is incomplete (" + firstMissing(target) +
-                    " is missing): remove it and run again with --download");
+    throw DataError(target.string() + " exists but is not complete: " + problem +
+                    "; delete the folder " + target.string() + " and run again with --download");
   }
   if (!downloadSupported()) {
     throw DataError(
@@ -224,8 +318,10 @@ void ensureCifar10(const std::string& dataDir, const DownloadOptions& options) {
   if (!fs::exists(archiveFile, error)) {
     const fs::path part = dir / (std::string(kCifar10Archive) + ".part-" + uniqueSuffix());
     RemoveOnExit removePart(part);
+    stopIfCancelled(options, "the download of " + options.url, dir);
     say(options, "downloading " + options.url + " into " + part.string());
-    fetch(options.url, part);
+    fetch(options, part);
+    stopIfCancelled(options, "the download of " + options.url, dir);
     const std::string sum = md5OfFile(part.string());
     if (sum != options.md5) {
       throw DataError("the download from " + options.url + " has MD5 " + sum + " but " +
@@ -234,6 +330,7 @@ void ensureCifar10(const std::string& dataDir, const DownloadOptions& options) {
                       "removed; run again (a transfer error), or give the mirror's checksum with "
                       "--download-md5 if --download-url points at a different file");
     }
+    stopIfCancelled(options, "the download of " + options.url, dir);
     fs::rename(part, archiveFile, error);
     if (error) {
       throw DataError("cannot rename " + part.string() + " to " + archiveFile.string() + ": " +
@@ -251,13 +348,15 @@ void ensureCifar10(const std::string& dataDir, const DownloadOptions& options) {
                     "; choose a writable --data-dir");
   }
   say(options, "extracting " + archiveFile.string());
-  extract(archiveFile, scratch);
-  const std::string missing = firstMissing(scratch / kCifar10Folder);
-  if (!missing.empty()) {
+  extract(archiveFile, scratch, options);
+  const std::string wrong = whyIncomplete(scratch / kCifar10Folder);
+  if (!wrong.empty()) {
     throw DataError(archiveFile.string() + " does not hold the CIFAR-10 binary layout (" +
-                    fs::path(missing).lexically_relative(scratch).string() +
-                    " is missing): remove it and run again with --download, or check --download-url");
+                    std::string(kCifar10Folder) + "/" + wrong +
+                    "): nothing was kept; delete " + archiveFile.string() +
+                    " and run again with --download, or check --download-url and --download-md5");
   }
+  stopIfCancelled(options, "extracting " + archiveFile.string(), dir);
   fs::rename(scratch / kCifar10Folder, target, error);
   if (error) {
     throw DataError("cannot move the extracted files to " + target.string() + ": " +

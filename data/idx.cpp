@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iosfwd>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -114,7 +115,6 @@ std::vector<int64_t> readHeader(const std::vector<uint8_t>& bytes, const std::st
                     "-byte header; " + kGetItAgain);
   }
   std::vector<int64_t> sizes;
-  int64_t expected = 1;
   for (size_t d = 0; d < dims; ++d) {
     sizes.push_back(bigEndian32(bytes, 4 * (d + 1)));
     if (sizes.back() < 1 || sizes.back() > (int64_t{1} << 30)) {
@@ -122,15 +122,31 @@ std::vector<int64_t> readHeader(const std::vector<uint8_t>& bytes, const std::st
                       std::to_string(sizes.back()) + " (byte offset " + std::to_string(4 * (d + 1)) +
                       "); the header is corrupt; " + kGetItAgain);
     }
-    expected *= sizes.back();
   }
+  // The product of the dimensions is checked for overflow factor by factor, so a header like
+  // 2^30 x 2^30 x 16 (2^64 bytes) cannot wrap around in int64 and match the bytes present.
   const auto available = static_cast<int64_t>(bytes.size() - headerBytes);
-  if (available != expected) {
-    throw DataError("IDX " + std::string(what) + " file " + file + " announces " +
-                    std::to_string(expected) + " data bytes from byte offset " +
-                    std::to_string(headerBytes) + " (" + std::to_string(sizes[0]) + " " + what +
-                    "s), but its data end at byte offset " + std::to_string(bytes.size()) +
-                    (available < expected ? ": the file is truncated; " : ": the file has extra bytes; ") +
+  int64_t expected = 1;
+  bool beyond = false;  // the product does not fit in int64: far more than any file holds
+  for (const int64_t size : sizes) {
+    if (expected > std::numeric_limits<int64_t>::max() / size) {
+      beyond = true;
+      break;
+    }
+    expected *= size;
+  }
+  if (beyond || available != expected) {
+    std::string shape;
+    for (const int64_t size : sizes) shape += (shape.empty() ? "" : " x ") + std::to_string(size);
+    const std::string announced =
+        beyond ? "more data bytes than 64 bits can count, far more than the " + std::to_string(available) +
+                     " data bytes it holds from byte offset "
+               : std::to_string(expected) + " data bytes from byte offset ";
+    throw DataError("IDX " + std::string(what) + " file " + file + " announces " + shape + " " + what +
+                    "s in its header: " + announced + std::to_string(headerBytes) +
+                    ", but its data end at byte offset " + std::to_string(bytes.size()) +
+                    (beyond || available < expected ? ": the file is truncated or its header is corrupt; "
+                                                    : ": the file has extra bytes; ") +
                     kGetItAgain);
   }
   return sizes;

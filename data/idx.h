@@ -9,8 +9,10 @@
 // training images).
 //
 // Checks, each a DataError that names the file and says what to do: the magic; every dimension
-// >= 1; exactly the announced number of data bytes (a short file reports the byte offset, in
-// the uncompressed stream, where the data end; extra bytes are an error too); every label below
+// >= 1; exactly the announced number of data bytes (a short file reports the header's dimensions
+// and the byte offset, in the uncompressed stream, where the data end; extra bytes are an error
+// too; the dimensions' product is compared with the bytes present without overflowing, so a
+// header of 2^30 x 2^30 x 16 is a truncated file, not a 2^64-byte tensor); every label below
 // numClasses (the message gives the item and its byte offset). A build without zlib reads plain
 // files only and says so for a gzipped one.
 

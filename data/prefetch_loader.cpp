@@ -13,6 +13,8 @@
 
 #include <torch/cuda.h>
 
+#include "compat/torch_compat.h"
+
 namespace dtbench::data {
 
 namespace {
@@ -99,6 +101,7 @@ Batch PrefetchLoader::build(int64_t epoch, int64_t batchIndex) const {
 }
 
 void PrefetchLoader::work() {
+  compat::useOneIntraOpThread();  // Note [One intra-op thread off the training thread] (compat/)
 #ifdef __linux__
   // Note [Workers never preempt the training thread]
   sched_param param{};

@@ -22,7 +22,10 @@
 // preempt the one that woke it, so on a busy machine the training thread would sit out the
 // worker's whole batch (on 2 cores: ~0.8 ms of data_s in a third of LeNet's steps, with the batch
 // ready all along). Workers therefore run under SCHED_BATCH, which removes wakeup preemption but
-// keeps their normal share of the CPU; they are ahead by `depth` batches anyway.
+// keeps their normal share of the CPU; they are ahead by `depth` batches anyway. And each worker
+// runs its ATen ops with one intra-op thread (compat/torch_compat.h, Note [One intra-op thread off
+// the training thread]): with the training thread's count, every worker would bring an OpenMP team
+// of its own, and the oversubscribed cores would slow every parallel op of the step.
 //
 // Errors: an exception thrown while building batch b is stored in b's slot and rethrown by the
 // next() that reaches b, with its own type and message, after batches 0..b-1 were handed out;

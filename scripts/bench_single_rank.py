@@ -8,11 +8,14 @@ CIFAR-shaped inputs, each in a fresh process, alternating which goes first, repe
 Compared: images/s of the training step without data loading, i.e. samples / sum(step_s - data_s)
 from dtbench's batches.csv, against samples / sum(step time) of a Python loop over pre-built
 batches (forward, cross-entropy, backward, SGD step, zero_grad, loss and accuracy read back, the
-same work dtbench's step does). dtbench's full rate including its loader is reported beside it,
+same work dtbench's step does). dtbench runs twice per repeat: with its default flags (the loader's
+prefetching workers on) and with `--workers 0` (batches built on the training thread), so that
+what the workers cost the step shows beside the comparison. dtbench's full rate including its
+loader is reported beside it,
 and so is Python run under dtbench's heap policy (trainer/memory_policy.h: glibc keeps freed
 memory for reuse), which tells how much of the difference is the allocator and how much the rest.
 
-Usage: /usr/bin/python3 scripts/bench_single_rank.py --dtbench build/dtbench [--repeats 3]
+Usage: /usr/bin/python3 scripts/bench_single_rank.py --dtbench build/dtbench [--repeats 5]
 Prints a Markdown table and writes the raw figures as JSON (--json).
 """
 import argparse
@@ -44,13 +47,13 @@ print(json.dumps({"threads": torch.get_num_threads(), "step_s": times[warmup:]})
 """
 
 
-def run_dtbench(dtbench, model, batch, threads, warmup, steps):
+def run_dtbench(dtbench, model, batch, threads, warmup, steps, extra=()):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "run")
         cmd = [dtbench, "train", "--model", model, "--dataset", "synthetic",
                "--synthetic-train-size", str(batch * (warmup + steps)), "--synthetic-test-size", "0",
                "--batch-size", str(batch), "--epochs", "1", "--max-steps", str(warmup + steps),
-               "--lr", "0.02", "--threads", str(threads), "--no-eval", "--quiet", "--out", out]
+               "--lr", "0.02", "--threads", str(threads), "--no-eval", "--quiet", "--out", out, *extra]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(os.path.join(out, "batches.csv")) as f:
             rows = list(csv.DictReader(f))[warmup:]
@@ -77,6 +80,10 @@ def run_python(model, batch, threads, warmup, steps, same_allocator=False):
     return batch * len(figures["step_s"]) / sum(figures["step_s"])
 
 
+SIDES = ("dtbench", "dtbench_with_data", "dtbench_workers0", "dtbench_workers0_with_data", "pytorch",
+         "pytorch_same_allocator")
+
+
 def spread(values):
     return f"{statistics.median(values):.1f} ({min(values):.1f}–{max(values):.1f})"
 
@@ -89,7 +96,7 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--images", type=int, default=768, help="images timed per run (after warm-up)")
     parser.add_argument("--warmup", type=int, default=2, help="steps left out at the start of each run")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", default="")
     args = parser.parse_args()
 
@@ -99,34 +106,39 @@ def main():
         for model in args.models.split(","):
             for batch in (int(b) for b in args.batches.split(",")):
                 steps = max(4, args.images // batch)
-                r = results.setdefault(f"{model}/{batch}", {"dtbench": [], "dtbench_with_data": [], "pytorch": [],
-                                                          "pytorch_same_allocator": []})
-                order = ["dtbench", "pytorch", "pytorch_same_allocator"]
+                r = results.setdefault(f"{model}/{batch}", {side: [] for side in SIDES})
+                order = ["dtbench", "dtbench_workers0", "pytorch", "pytorch_same_allocator"]
                 if repeat % 2 == 1:
                     order.reverse()
                 for side in order:
-                    if side == "dtbench":
+                    if side.startswith("dtbench"):
+                        extra = ("--workers", "0") if side == "dtbench_workers0" else ()
                         compute_rate, total_rate = run_dtbench(args.dtbench, model, batch, args.threads,
-                                                               args.warmup, steps)
-                        r["dtbench"].append(compute_rate)
-                        r["dtbench_with_data"].append(total_rate)
+                                                               args.warmup, steps, extra)
+                        r[side].append(compute_rate)
+                        r[side + "_with_data"].append(total_rate)
                     else:
                         r[side].append(run_python(model, batch, args.threads, args.warmup, steps,
                                                   same_allocator=side == "pytorch_same_allocator"))
                 print(f"repeat {repeat + 1}/{args.repeats} {model} batch {batch}: dtbench {r['dtbench'][-1]:.1f}, "
-                      f"pytorch {r['pytorch'][-1]:.1f} images/s", file=sys.stderr)
+                      f"--workers 0 {r['dtbench_workers0'][-1]:.1f}, pytorch {r['pytorch'][-1]:.1f} images/s",
+                      file=sys.stderr)
 
     print(f"\nSingle-rank training images/s, {args.threads} threads, median (min–max) of {args.repeats} runs, "
           f"started {started}\n")
-    print("| model | batch | dtbench (step − data) | PyTorch eager (Python) | ratio | "
-          "PyTorch, dtbench's heap policy | ratio | dtbench incl. data |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| model | batch | dtbench, default flags (step − data) | dtbench --workers 0 | default / --workers 0 | "
+          "PyTorch eager (Python) | ratio (default) | PyTorch, dtbench's heap policy | ratio | "
+          "dtbench incl. data (default) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for key, r in results.items():
         model, batch = key.split("/")
-        ratio = statistics.median(r["dtbench"]) / statistics.median(r["pytorch"])
-        ratio_same = statistics.median(r["dtbench"]) / statistics.median(r["pytorch_same_allocator"])
-        print(f"| {model} | {batch} | {spread(r['dtbench'])} | {spread(r['pytorch'])} | {ratio:.3f} | "
-              f"{spread(r['pytorch_same_allocator'])} | {ratio_same:.3f} | {spread(r['dtbench_with_data'])} |")
+        default = statistics.median(r["dtbench"])
+        workers_effect = default / statistics.median(r["dtbench_workers0"])
+        ratio = default / statistics.median(r["pytorch"])
+        ratio_same = default / statistics.median(r["pytorch_same_allocator"])
+        print(f"| {model} | {batch} | {spread(r['dtbench'])} | {spread(r['dtbench_workers0'])} | {workers_effect:.3f} | "
+              f"{spread(r['pytorch'])} | {ratio:.3f} | {spread(r['pytorch_same_allocator'])} | {ratio_same:.3f} | "
+              f"{spread(r['dtbench_with_data'])} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"started": started, "threads": args.threads, "repeats": args.repeats, "results": results}, f,

@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-declare -A budget=([unit]=300 [train]=600 [python]=120 [mpi]=360 [slurm]=300)
+declare -A budget=([unit]=400 [train]=600 [python]=120 [mpi]=480 [slurm]=300)
 order=(unit train python mpi slurm)
 
 passed=0 failed=0 status=0

@@ -1,8 +1,10 @@
 #include "trainer/checkpoint.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -62,9 +64,26 @@ void renameDirectory(const fs::path& from, const fs::path& to) {
 
 void writeFile(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::out | std::ios::binary | std::ios::trunc);
+  errno = 0;
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.flush();
-  if (!out) throw std::runtime_error("cannot write " + path.string() + ": is the disk full or the directory gone?");
+  if (!out) {
+    throw std::runtime_error("cannot write " + path.string() + " (" + (errno ? std::strerror(errno) : "write failed") +
+                             "): is the disk full or the directory gone?");
+  }
+}
+
+// Writes the checkpoint's files into `partial`, state.json last.
+void writePartial(const fs::path& partial, const std::map<std::string, std::string>& files,
+                  const nlohmann::json& state) {
+  std::error_code error;
+  fs::create_directories(partial, error);
+  if (error) {
+    throw std::runtime_error("cannot create " + partial.string() + ": " + error.message() +
+                             "; is the run directory writable?");
+  }
+  for (const auto& [name, bytes] : files) writeFile(partial / name, bytes);
+  writeJsonAtomically((partial / kStateFile).string(), state);
 }
 
 std::string readFile(const fs::path& path) {
@@ -135,6 +154,33 @@ std::runtime_error cannotLoad(const std::string& source, const c10::Error& error
                             "; resume with the same --model, --optimizer and options as the run that saved it");
 }
 
+std::runtime_error unreadableArchive(const std::string& source, const std::string& bytes, const std::string& why) {
+  return std::runtime_error(source + " is truncated or unreadable (" + std::to_string(bytes.size()) + " bytes; " + why +
+                            "): the checkpoint is damaged; restore the file, or start a new run with a new --out");
+}
+
+// The archive's "model" and "optimizer" parts; std::runtime_error saying the bytes are damaged when
+// they are not an archive of serializeTrainingState (empty, cut short, overwritten).
+struct TrainingArchive {
+  torch::serialize::InputArchive model;
+  torch::serialize::InputArchive optimizer;
+};
+
+TrainingArchive openTrainingArchive(const std::string& bytes, torch::Device device, const std::string& source) {
+  if (bytes.empty()) throw unreadableArchive(source, bytes, "the file is empty");
+  TrainingArchive parts;
+  try {
+    torch::serialize::InputArchive archive = fromBytes(bytes, device);
+    archive.read("model", parts.model);
+    archive.read("optimizer", parts.optimizer);
+  } catch (const c10::Error& e) {
+    std::string why = e.what_without_backtrace();
+    why = why.substr(0, why.find('\n'));
+    throw unreadableArchive(source, bytes, why);
+  }
+  return parts;
+}
+
 }  // namespace
 
 std::string checkpointDirectory(const std::string& runDir) { return (fs::path(runDir) / "checkpoint").string(); }
@@ -149,20 +195,32 @@ void saveCheckpoint(const std::string& runDir, const std::map<std::string, std::
   const fs::path old = oldDirectory(runDir);
 
   removeAll(partial);
-  std::error_code error;
-  fs::create_directories(partial, error);
-  if (error) {
-    throw std::runtime_error("cannot create " + partial.string() + ": " + error.message() +
-                             "; is the run directory writable?");
+  try {
+    writePartial(partial, files, state);
+  } catch (const std::exception& e) {
+    // A full disk is the usual cause: the partial files go first, so that the space they took is
+    // free again for summary.json's "failed"; the earlier checkpoint was never touched.
+    std::error_code ignored;
+    fs::remove_all(partial, ignored);
+    throw std::runtime_error(std::string(e.what()) + "; checkpoint not written (" +
+                             (hasCheckpoint(runDir)
+                                  ? "the previous one in " + checkpointDirectory(runDir) + " is intact"
+                                  : "there is no earlier one") +
+                             ")");
   }
-  for (const auto& [name, bytes] : files) writeFile(partial / name, bytes);
-  writeJsonAtomically((partial / kStateFile).string(), state);
 
   if (fs::exists(current)) {
     removeAll(old);  // left by a crash after the second rename: current is newer and complete
     renameDirectory(current, old);
   }
-  renameDirectory(partial, current);
+  try {
+    renameDirectory(partial, current);
+  } catch (const std::exception&) {
+    std::error_code ignored;
+    if (fs::exists(old, ignored)) fs::rename(old, current, ignored);  // the previous checkpoint back in place
+    fs::remove_all(partial, ignored);
+    throw;
+  }
   removeAll(old);
 }
 
@@ -178,6 +236,10 @@ LoadedCheckpoint loadCheckpoint(const std::string& runDir) {
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("cannot read " + statePath.string() + ": " + e.what() +
                              "; the checkpoint is damaged, start a new run");
+  }
+  if (!loaded.state.is_object()) {
+    throw std::runtime_error(statePath.string() + " holds " + std::string(loaded.state.type_name()) +
+                             ", not an object; the checkpoint is damaged, start a new run");
   }
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(*dir, error)) {
@@ -201,17 +263,17 @@ std::string serializeTrainingState(torch::nn::Module& model, torch::optim::Optim
 
 void deserializeTrainingState(const std::string& bytes, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                               const std::string& source) {
+  TrainingArchive archive = openTrainingArchive(bytes, deviceOf(model), source);
   try {
-    torch::serialize::InputArchive archive = fromBytes(bytes, deviceOf(model));
-    torch::serialize::InputArchive modelArchive;
-    archive.read("model", modelArchive);
-    loadInPlace(model, modelArchive, "");
-    torch::serialize::InputArchive optimizerArchive;
-    archive.read("optimizer", optimizerArchive);
-    optimizer.load(optimizerArchive);
+    loadInPlace(model, archive.model, "");
+    optimizer.load(archive.optimizer);
   } catch (const c10::Error& e) {
     throw cannotLoad(source, e);
   }
+}
+
+void checkTrainingStateReadable(const std::string& bytes, const std::string& source) {
+  openTrainingArchive(bytes, torch::kCPU, source);
 }
 
 namespace {
@@ -297,7 +359,11 @@ std::string captureRngState() {
   return out;
 }
 
-void restoreRngState(const std::string& encoded) {
+namespace {
+
+// The generators `encoded` sets and their new states; throws std::invalid_argument (changing nothing)
+// when it is malformed or does not fit this LibTorch's generators.
+std::vector<std::pair<at::Generator, torch::Tensor>> rngUpdates(const std::string& encoded) {
   const std::vector<RngField> fields = parseRngState(encoded);
   const int cudaDevices = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
   std::vector<std::pair<at::Generator, torch::Tensor>> updates;
@@ -320,7 +386,15 @@ void restoreRngState(const std::string& encoded) {
     std::copy(field.bytes.begin(), field.bytes.end(), state.data_ptr<uint8_t>());
     updates.emplace_back(generator, std::move(state));
   }
-  for (auto& [generator, state] : updates) {
+  return updates;
+}
+
+}  // namespace
+
+void checkRngState(const std::string& encoded) { rngUpdates(encoded); }
+
+void restoreRngState(const std::string& encoded) {
+  for (auto& [generator, state] : rngUpdates(encoded)) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     generator.set_state(state);
   }

@@ -23,7 +23,11 @@
 //   with the run's options and restores any schedule from state.json.
 // - Model and optimizer must be built as when saving (same model, parameter order and optimizer
 //   type). A mismatch, or a missing or unreadable checkpoint, throws std::runtime_error naming
-//   the path and what to do.
+//   the path and what to do; bytes that are no archive at all (an empty or cut-short file) are
+//   named as damaged, not blamed on the flags.
+// - A save that fails (a full disk: ENOSPC, or EFBIG past RLIMIT_FSIZE) removes its partial files
+//   before it throws, so the space is free again for the run to record its failure, and leaves
+//   the previous checkpoint as it was.
 //
 // Random number generators:
 // - captureRngState encodes the state of the CPU default generator and, when CUDA is available,
@@ -66,9 +70,14 @@ LoadedCheckpoint loadCheckpoint(const std::string& runDir);
 std::string serializeTrainingState(torch::nn::Module& model, torch::optim::Optimizer& optimizer);
 void deserializeTrainingState(const std::string& bytes, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                               const std::string& source = "the checkpoint");
+// Throws the std::runtime_error deserializeTrainingState would when `bytes` are not a readable
+// archive of serializeTrainingState (without a model to load them into).
+void checkTrainingStateReadable(const std::string& bytes, const std::string& source);
 
 std::string captureRngState();
 
 void restoreRngState(const std::string& encoded);
+// Throws the std::invalid_argument restoreRngState would, and changes no generator.
+void checkRngState(const std::string& encoded);
 
 }  // namespace dtbench::trainer

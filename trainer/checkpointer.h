@@ -9,11 +9,15 @@
 // state, so rank 0's stand for all; under pairavg they differ and every rank's travel to rank 0
 // (rank0.pt, rank1.pt, ...).
 //
-// restore() (--resume): rank 0 checks that the run exists, was not completed and was started with
-// the same result-affecting flags (resumeFields()), reads the checkpoint and reopens the run
-// directory into the recorder; then the state reaches every rank (state.json first, then the model
-// archives), and each rank puts back its model, optimizer, RNG, scaler and records. The finished
-// run equals an uninterrupted one.
+// restore() (--resume): rank 0 takes the run directory's lock (a run still writing it is refused
+// before anything is read), checks that the run exists, was not completed and was started with
+// the same result-affecting flags (sharedSettings()), reads the checkpoint and checks every field
+// of state.json against the run (types, ranges, the finished epochs' steps, the CSV logs' sizes at
+// row boundaries holding exactly the rows of the steps taken) and that every model file it needs
+// is there and readable, loads its own model, and only then reopens the run directory into the
+// recorder, which cuts the logs back: a refused --resume changes nothing. Then the state reaches
+// every rank (state.json first, then the model archives), and each rank puts back its model,
+// optimizer, RNG, scaler and records. The finished run equals an uninterrupted one.
 
 #include <cstdint>
 
@@ -43,7 +47,9 @@ class Checkpointer {
 
   void write(const RunPosition& position);
 
-  // Throws common::UsageError when there is nothing to resume or the flags differ from the run's.
+  // Throws common::UsageError when there is nothing to resume or the flags differ from the run's,
+  // std::runtime_error naming the file (and the key of state.json) when the directory is in use by
+  // another process or the checkpoint is incomplete, damaged or does not fit the run.
   RunPosition restore();
 
  private:

@@ -1,6 +1,8 @@
 #include "trainer/config.h"
 
+#include <cmath>
 #include <sstream>
+#include <string>
 
 #include "common/lists.h"
 #include "common/usage_error.h"
@@ -8,6 +10,7 @@
 #include "data/fashion_mnist.h"
 #include "dtbench/build_config.h"
 #include "models/registry.h"
+#include "trainer/environment.h"
 
 namespace dtbench::trainer {
 namespace {
@@ -86,14 +89,18 @@ void validate(const RunConfig& config) {
   if (!models::isModelName(config.model))
     throw UsageError("unknown model '" + config.model +
                      "' (--model); valid models: " + common::joinList(models::modelNames()));
-  require(o.lr > 0, "--lr", "> 0", o.lr);
+  // NaN fails every comparison and inf passes "> 0": both are refused by name.
+  require(o.lr > 0 && std::isfinite(o.lr), "--lr", "a finite number > 0", o.lr);
   require(o.momentum >= 0 && o.momentum < 1, "--momentum", "in [0, 1)", o.momentum);
-  require(o.weightDecay >= 0, "--weight-decay", ">= 0", o.weightDecay);
+  require(o.weightDecay >= 0 && std::isfinite(o.weightDecay), "--weight-decay", "a finite number >= 0", o.weightDecay);
   require(config.epochs >= 1, "--epochs", ">= 1", config.epochs);
   require(config.maxSteps >= 0, "--max-steps", ">= 0 (0 = whole epoch)", config.maxSteps);
   require(d.batchSize >= 1, "--batch-size", ">= 1", d.batchSize);
   require(d.testBatchSize >= 1, "--test-batch-size", ">= 1", d.testBatchSize);
-  require(config.threads >= 0, "--threads", ">= 0 (0 = every available core)", config.threads);
+  // More intra-op threads than cores only contend for them; 100000 would hang starting them.
+  const int cores = availableCores();
+  require(config.threads >= 0 && config.threads <= cores, "--threads",
+          "in [0, " + std::to_string(cores) + "], the cores this process may run on (0 = all of them)", config.threads);
   require(d.syntheticTrainSize >= 1, "--synthetic-train-size", ">= 1", d.syntheticTrainSize);
   require(d.syntheticTestSize >= 0, "--synthetic-test-size", ">= 0", d.syntheticTestSize);
   require(d.workers >= 0 && d.workers <= 64, "--workers", "in [0, 64] (0 = no prefetch threads)", d.workers);
@@ -114,8 +121,10 @@ void validate(const RunConfig& config) {
   if (config.outDir.empty()) throw UsageError("--out is required: the run directory to write");
   require(config.worldSize() >= 1 && config.rank() >= 0 && config.rank() < config.worldSize(), "the rank",
           "in [0, world size)", std::to_string(config.rank()) + " of " + std::to_string(config.worldSize()));
-  require(config.sync.bucketMb > 0, "--bucket-mb", "> 0", config.sync.bucketMb);
-  require(config.comm.connection.timeoutS > 0, "--timeout", "> 0 seconds", config.comm.connection.timeoutS);
+  require(config.sync.bucketMb > 0 && std::isfinite(config.sync.bucketMb), "--bucket-mb", "a finite number > 0",
+          config.sync.bucketMb);
+  require(config.comm.connection.timeoutS > 0 && std::isfinite(config.comm.connection.timeoutS), "--timeout",
+          "a finite number > 0 (seconds)", config.comm.connection.timeoutS);
   require(config.sync.checkEvery >= 0, "--check-every", ">= 0 (0 = never)", config.sync.checkEvery);
   require(config.checkpointEvery >= 0, "--checkpoint-every", ">= 0 (0 = only when preempted)", config.checkpointEvery);
   require(config.comm.ranksPerHost >= 0, "--ranks-per-host", ">= 0 (0 = real host names)", config.comm.ranksPerHost);

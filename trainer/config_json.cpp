@@ -74,14 +74,6 @@ nlohmann::json toJson(const RunConfig& config) {
   };
 }
 
-const std::vector<const char*>& resumeFields() {
-  static const std::vector<const char*> fields{
-      "model",        "dataset",      "batch_size", "seed",       "optimizer", "lr",        "momentum",
-      "weight_decay", "epochs",       "max_steps",  "world_size", "sync",      "drop_last", "synthetic_train_size",
-      "amp",          "channels_last"};
-  return fields;
-}
-
 nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const models::Classifier& model,
                            const data::DatasetSplits& data, const World* world, const GradientSync* sync) {
   nlohmann::json json = toJson(config);

@@ -4,7 +4,6 @@
 // Text appears here again for every enum of RunConfig: the names the command line parsed.
 
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,9 +17,6 @@ namespace dtbench::trainer {
 
 // Every field of `config` under its flag's name (--batch-size -> "batch_size").
 nlohmann::json toJson(const RunConfig& config);
-
-// The fields a resumed run must share with the run it continues (--resume refuses others).
-const std::vector<const char*>& resumeFields();
 
 // The whole of config.json as rank 0 writes it: toJson(config) plus "rank", "environment" (with
 // the heap policy `allocator`), the model's parameter count, the data's sizes and, with several

@@ -12,7 +12,7 @@
 
 namespace dtbench::trainer {
 
-data::DatasetSplits loadDatasets(const RunConfig& config) {
+data::DatasetSplits loadDatasets(const RunConfig& config, const std::function<bool()>& cancelled) {
   const DataConfig& d = config.data;
   switch (d.dataset) {
     case DatasetKind::kCifar10:
@@ -21,6 +21,7 @@ data::DatasetSplits loadDatasets(const RunConfig& config) {
         options.url = d.downloadUrl;
         options.md5 = d.downloadMd5;
         options.log = config.quiet ? nullptr : &std::cerr;
+        options.cancelled = cancelled;
         data::ensureCifar10(d.dir, options);
       }
       return data::loadCifar10(d.dir);

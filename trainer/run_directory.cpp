@@ -1,8 +1,15 @@
 #include "trainer/run_directory.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <initializer_list>
 #include <stdexcept>
@@ -16,6 +23,25 @@ namespace dtbench::trainer {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr const char* kLockFile = "dtbench.lock";
+
+std::string thisHost() {
+  char name[256] = "";
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+// "pid N, host H" from the lock file's text "pid N host H", as its owner wrote it.
+std::string describeOwner(int fd) {
+  char text[512] = "";
+  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+  long long pid = 0;
+  char host[300] = "";
+  if (n > 0 && std::sscanf(text, "pid %lld host %299s", &pid, host) == 2)
+    return "pid " + std::to_string(pid) + ", host " + host;
+  return "pid unknown: the owner has not written " + std::string(kLockFile) + " yet";
+}
 
 std::ofstream openCsv(const fs::path& file, const char* header) {
   std::ofstream out(file, std::ios::out | std::ios::trunc);
@@ -31,39 +57,106 @@ void writeJsonAtomically(const std::string& path, const nlohmann::json& value) {
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::out | std::ios::trunc);
+    errno = 0;
     out << value.dump(2) << '\n';
     out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary + ": is the disk full or the directory gone?");
+    if (!out) {
+      const std::string reason = errno ? std::strerror(errno) : "write failed";
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      throw std::runtime_error("cannot write " + temporary + " (" + reason +
+                               "): is the disk full or the directory gone?");
+    }
   }
   std::error_code error;
   fs::rename(temporary, path, error);
   if (error) throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + error.message());
 }
 
-RunDirectory::RunDirectory(std::string path) : path_(std::move(path)) {
+RunDirectoryLock::RunDirectoryLock(std::string dir) : dir_(std::move(dir)) {
+  const std::string file = (fs::path(dir_) / kLockFile).string();
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw std::runtime_error("cannot create " + file + " (" + std::strerror(errno) +
+                             "): the run directory must be writable; choose a writable --out");
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    if (error == EWOULDBLOCK) {
+      const std::string owner = describeOwner(fd_);
+      ::close(fd_);
+      fd_ = -1;
+      throw std::runtime_error("run directory " + dir_ + " is in use by a running dtbench (" + owner +
+                               "); wait for that run to end or stop it (then continue it with --resume), or "
+                               "choose a new --out");
+    }
+    // Some network filesystems (Lustre without -o flock) have no flock: say so and go on unchecked
+    // rather than refuse every run there.
+    std::fprintf(stderr,
+                 "dtbench: warning: cannot lock %s (%s): nothing stops a second run from writing %s at "
+                 "the same time\n",
+                 file.c_str(), std::strerror(error), dir_.c_str());
+  }
+  // Ours now: record who we are for the message of a refused process (after the lock, so the
+  // text is never a loser's).
+  const std::string owner = "pid " + std::to_string(::getpid()) + " host " + thisHost() + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, owner.data(), owner.size(), 0) != static_cast<ssize_t>(owner.size())) {
+    const std::string reason = std::strerror(errno);
+    ::close(fd_);
+    fd_ = -1;
+    throw std::runtime_error("cannot write " + file + " (" + reason + "): is the disk full?");
+  }
+}
+
+RunDirectoryLock::~RunDirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays, for the next owner to reuse
+}
+
+RunDirectoryLock::RunDirectoryLock(RunDirectoryLock&& other) noexcept
+    : dir_(std::move(other.dir_)), fd_(std::exchange(other.fd_, -1)) {}
+
+RunDirectoryLock& RunDirectoryLock::operator=(RunDirectoryLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    dir_ = std::move(other.dir_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+namespace {
+
+// Creates the directory and takes its lock: a fresh run's first act, before it looks inside.
+RunDirectoryLock createAndLock(const std::string& path) {
+  std::error_code error;
+  fs::create_directories(path, error);
+  if (error) {
+    throw std::runtime_error("cannot create run directory " + path + ": " + error.message() +
+                             "; choose a writable --out");
+  }
+  return RunDirectoryLock(path);
+}
+
+}  // namespace
+
+RunDirectory::RunDirectory(std::string path) : lock_(createAndLock(path)), path_(std::move(path)) {
   const fs::path dir(path_);
   for (const char* name : {"config.json", "summary.json"}) {
     if (fs::exists(dir / name)) {
       throw std::runtime_error("run directory " + path_ + " already holds a run (" + name +
-                               "); choose a new --out or move the old run away");
+                               "); choose a new --out, or add --resume to continue it if it was interrupted");
     }
-  }
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) {
-    throw std::runtime_error("cannot create run directory " + path_ + ": " + error.message() +
-                             "; choose a writable --out");
   }
   history_ = openCsv(dir / "train_history.log", "Timestamp,Type,Epoch,Step,Loss,Accuracy,ImagesPerSec");
   batches_ = openCsv(dir / "batches.csv", batchesCsvHeader());
 }
 
-RunDirectory RunDirectory::reopen(std::string path, int64_t historyBytes, int64_t batchesBytes) {
-  return RunDirectory(std::move(path), Reopen{}, historyBytes, batchesBytes);
+RunDirectory RunDirectory::reopen(RunDirectoryLock lock, int64_t historyBytes, int64_t batchesBytes) {
+  return RunDirectory(std::move(lock), Reopen{}, historyBytes, batchesBytes);
 }
 
-RunDirectory::RunDirectory(std::string path, Reopen, int64_t historyBytes, int64_t batchesBytes)
-    : path_(std::move(path)) {
+RunDirectory::RunDirectory(RunDirectoryLock lock, Reopen, int64_t historyBytes, int64_t batchesBytes)
+    : lock_(std::move(lock)), path_(lock_.directory()) {
   const fs::path dir(path_);
   if (!fs::exists(dir / "config.json"))
     throw std::runtime_error("--resume " + path_ + ": no run there (config.json is missing); give the --out of the "
@@ -100,6 +193,33 @@ void RunDirectory::writeTraffic(const comm::MergedTraffic& traffic) const {
   std::ofstream timeline(dir / "traffic_timeline.csv");
   comm::writeTimelineCsv(timeline, traffic.timeline);
   if (!timeline) throw std::runtime_error("cannot write " + (dir / "traffic_timeline.csv").string());
+}
+
+std::string describeLogPrefixMismatch(const std::string& file, int64_t bytes, int64_t rows) {
+  std::ifstream in(file, std::ios::in | std::ios::binary);
+  if (!in) return "the file is missing or unreadable";
+  std::error_code error;
+  const auto size = static_cast<int64_t>(fs::file_size(file, error));
+  if (error) return "its size cannot be read (" + error.message() + ")";
+  if (bytes > size) return "the file holds only " + std::to_string(size) + " bytes";
+  // Count whole lines in the prefix: the header and `rows` rows, the last one ending exactly there.
+  int64_t lines = 0;
+  char last = '\n';
+  std::vector<char> buffer(1 << 16);
+  for (int64_t left = bytes; left > 0;) {
+    const auto chunk = static_cast<std::streamsize>(std::min<int64_t>(left, static_cast<int64_t>(buffer.size())));
+    in.read(buffer.data(), chunk);
+    if (in.gcount() != chunk) return "the file cannot be read";
+    lines += std::count(buffer.data(), buffer.data() + chunk, '\n');
+    last = buffer[static_cast<size_t>(chunk - 1)];
+    left -= chunk;
+  }
+  if (bytes == 0 || last != '\n') return "byte " + std::to_string(bytes) + " is not the end of a line";
+  if (lines != rows + 1) {
+    return "the first " + std::to_string(bytes) + " bytes hold the header and " + std::to_string(lines - 1) +
+           " rows, not " + std::to_string(rows);
+  }
+  return "";
 }
 
 nlohmann::json readJsonFile(const std::string& path) {

@@ -1,6 +1,7 @@
 #include "trainer/run_recorder.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <initializer_list>
 #include <memory>
@@ -121,15 +122,22 @@ void RunRecorder::finish(double paramChecksum) {
 }
 
 void RunRecorder::recordFailure(const std::string& error) {
+  // The original error is the one to report; the directory may be what failed. The rows and the
+  // status are tried apart: logs that cannot be flushed (a full disk keeps rows buffered) must not
+  // keep summary.json at "running".
   try {
     if (dir_) {
       for (size_t k = rowsWritten_; k < epochRecords_.size(); ++k)
         dir_->appendBatch(epochRecords_[k]);  // rank 0's own rows at least
       dir_->flush();
     }
+  } catch (const std::exception&) {}
+  try {
     writeSummary("failed", error);
-  } catch (const std::exception&) {
-    // The original error is the one to report; the directory may be what failed.
+  } catch (const std::exception& e) {
+    if (dir_)
+      std::fprintf(stderr, "dtbench: could not record the failure in %s/summary.json: %s\n", dir_->path().c_str(),
+                   e.what());
   }
 }
 
@@ -155,8 +163,8 @@ nlohmann::json RunRecorder::runState() {
 }
 
 void RunRecorder::restoreRun(const nlohmann::json& state) {
-  summary_ = state["summary"];
-  for (const auto& e : state["epochs"]) epochs_.push_back(epochStatsFromJson(e));
+  summary_ = state.at("summary");
+  for (const auto& e : state.at("epochs")) epochs_.push_back(epochStatsFromJson(e));
 }
 
 }  // namespace dtbench::trainer

@@ -57,8 +57,9 @@ class RunRecorder {
   void writeSummary(const char* status, const std::string& error = "");
   // Collective. `paramChecksum`: this rank's parameterChecksum().
   void finish(double paramChecksum);
-  // Rank 0 after a failure: its own rows not yet written, then status "failed" with the error.
-  // Never throws (the directory may be what failed; the original error is the one to report).
+  // Rank 0 after a failure: its own rows not yet written, then status "failed" with the error,
+  // written even when the rows cannot be (a full disk). Never throws (the directory may be what
+  // failed; the original error is the one to report): a summary it cannot write is said on stderr.
   void recordFailure(const std::string& error);
 
   // Checkpoints (trainer/checkpointer.h). This rank's steps of the epoch in progress:

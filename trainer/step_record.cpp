@@ -1,6 +1,7 @@
 #include "trainer/step_record.h"
 
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 namespace dtbench::trainer {
@@ -42,8 +43,12 @@ StepRecord stepRecordFromJson(const nlohmann::json& j) {
   r.stepS = j[11];
   r.bytesSent = j[12];
   r.bytesRecv = j[13];
-  r.loss = j[14];
-  r.accuracy = j[15];
+  // A diverged step's NaN loss is written to JSON as null (JSON has no NaN): read it back as NaN.
+  const auto numberOrNaN = [](const nlohmann::json& v) {
+    return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
+  };
+  r.loss = numberOrNaN(j[14]);
+  r.accuracy = numberOrNaN(j[15]);
   return r;
 }
 

@@ -23,6 +23,7 @@
 #include "models/registry.h"
 #include "trainer/checkpointer.h"
 #include "trainer/chrome_trace.h"
+#include "trainer/config_agreement.h"
 #include "trainer/config_json.h"
 #include "trainer/datasets.h"
 #include "trainer/environment.h"
@@ -119,10 +120,12 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
     world.emplace(joinWorld(config));
     config.comm.connection.rank = world->rank();
     config.comm.connection.worldSize = world->size();
+    // Before anything else communicates: a rank with other settings would issue other collectives.
+    checkRanksAgree(*world->communicator, config);
   }
   stopSignal.emplace();
 
-  data = loadDatasets(config);
+  data = loadDatasets(config, [this] { return stopSignal->requested(); });  // stops --download
   if (config.data.onDevice) moveToDevice(data, device);
   models::ModelOptions modelOptions;
   modelOptions.inputChannels = data.train.channels();

@@ -1,15 +1,48 @@
 #include "trainer/world.h"
 
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "comm/allgather_values.h"
 #include "comm/backends/make_communicator.h"
 #include "comm/failure/peer_table.h"
 #include "comm/impairment/impairment.h"
+#include "comm/work.h"
+#include "common/lists.h"
+#include "common/usage_error.h"
+#include "trainer/config_agreement.h"
 
 namespace dtbench::trainer {
+namespace {
+
+// The ranks compare their settings over the communicator (trainer/config_agreement.h), which a
+// rank with another backend, world size or rendezvous prevents from forming: a gloo rank then
+// waits out --timeout at the rendezvous, and an mpi rank started without mpirun finds itself rank
+// 0 of 1. So a failure to meet says what every rank must share.
+std::unique_ptr<comm::Communicator> meetTheOtherRanks(const RunConfig& config) {
+  try {
+    return comm::makeCommunicator(config.comm.connection);
+  } catch (const common::UsageError&) {
+    throw;  // this build cannot run the backend at all: nothing to do with the other ranks
+  } catch (const std::exception& e) {
+    if (config.worldSize() <= 1) throw;
+    std::vector<std::string> flags;
+    for (const SharedSetting& setting : sharedSettings()) flags.emplace_back(setting.flag);
+    throw comm::CommError(std::string(e.what()) +
+                          "; every rank must run with the same --backend, world size and rendezvous "
+                          "(--master-addr and --master-port, or --store-path) to meet the others, which then "
+                          "compare the rest of the settings every rank must share: " +
+                          common::joinList(flags));
+  }
+}
+
+}  // namespace
 
 World joinWorld(const RunConfig& config) {
   World world;
-  world.communicator = comm::makeCommunicator(config.comm.connection);
+  world.communicator = meetTheOtherRanks(config);
   world.hostNames = comm::allgatherStrings(*world.communicator, comm::thisHostName());
   world.hosts = config.comm.ranksPerHost > 0 ? comm::hostsFromRanksPerHost(world.size(), config.comm.ranksPerHost)
                                              : comm::hostsFromNames(world.hostNames);

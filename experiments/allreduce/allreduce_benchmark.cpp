@@ -1,11 +1,18 @@
 #include "experiments/allreduce/allreduce_benchmark.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -151,6 +158,18 @@ void reportTraffic(comm::Communicator& c, const comm::TrafficRecorder& recorder,
 
 std::vector<int64_t> sweepCounts(const AllreduceSettings& s, int64_t elementBytes) {
   if (!s.counts.empty()) return s.counts;
+  if (s.minBytes < 1 || !(s.factor > 1) || !std::isfinite(s.factor))
+    throw common::UsageError("a byte sweep needs --min-bytes >= 1 and a finite --factor > 1, got --min-bytes " +
+                             std::to_string(s.minBytes) + " and --factor " + std::to_string(s.factor));
+  const double sizes =
+      std::log(static_cast<double>(std::max(s.maxBytes, s.minBytes)) / static_cast<double>(s.minBytes)) /
+          std::log(s.factor) +
+      1;
+  if (sizes > kMaxSweepSizes)
+    throw common::UsageError("--min-bytes " + std::to_string(s.minBytes) + " to --max-bytes " +
+                             std::to_string(s.maxBytes) + " by --factor " + std::to_string(s.factor) + " is " +
+                             std::to_string(static_cast<long long>(std::min(sizes, 1e18))) + " sizes, more than " +
+                             std::to_string(kMaxSweepSizes) + "; raise --factor or narrow the range");
   std::vector<int64_t> counts;
   for (double bytes = static_cast<double>(s.minBytes); bytes <= static_cast<double>(s.maxBytes) * 1.0000001;
        bytes *= s.factor) {
@@ -158,6 +177,25 @@ std::vector<int64_t> sweepCounts(const AllreduceSettings& s, int64_t elementByte
     if (counts.empty() || counts.back() != count) counts.push_back(count);
   }
   return counts;
+}
+
+void checkOutputsWritable(const AllreduceSettings& s) {
+  const std::pair<const char*, const std::string*> outputs[] = {{"--csv", &s.csvPath},
+                                                                {"--json", &s.jsonPath},
+                                                                {"--traffic", &s.trafficPath},
+                                                                {"--timeline", &s.timelinePath}};
+  for (const auto& [flag, path] : outputs) {
+    if (path->empty()) continue;
+    // Opened for appending, so that an existing file keeps its contents until the rows replace
+    // them; a file made only to try is removed again.
+    const bool existed = access(path->c_str(), F_OK) == 0;
+    const int fd = open(path->c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      throw common::UsageError(std::string(flag) + " " + *path + " cannot be written (" + std::strerror(errno) +
+                               "); give a file in a directory that exists and is writable");
+    close(fd);
+    if (!existed) unlink(path->c_str());
+  }
 }
 
 int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const AllreduceSettings& s, double timeoutS) {

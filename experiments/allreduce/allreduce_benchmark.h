@@ -39,9 +39,20 @@ struct AllreduceSettings {
   std::string csvPath, jsonPath, trafficPath, timelinePath;
 };
 
+// The most sizes a byte sweep may have (nccl-tests' -b 1 -e 1G -f 2 has 31): a --factor so close to
+// 1 that the sweep would run for days is refused instead.
+constexpr int kMaxSweepSizes = 1000;
+
 // The element counts of the sweep: min, min·factor, ... up to max bytes (at least one element
-// each, duplicates dropped), or the explicit counts.
+// each, duplicates dropped), or the explicit counts. Throws common::UsageError naming the flags
+// when min bytes < 1 or factor <= 1 (the sweep would never end) or the sweep has more than
+// kMaxSweepSizes sizes.
 std::vector<int64_t> sweepCounts(const AllreduceSettings& settings, int64_t elementBytes);
+
+// Throws common::UsageError naming the flag when a file of --csv, --json, --traffic or --timeline
+// cannot be opened for writing; rank 0, which writes them, calls it before the benchmark starts.
+// An existing file is left as it is, and a missing one is not left behind.
+void checkOutputsWritable(const AllreduceSettings& settings);
 
 // Runs the benchmark on every rank of `communicator` (collective; rank 0 prints and writes). Hosts
 // are emulated as groups of `ranksPerHost` ranks, or with 0 taken from the real host names.

@@ -25,6 +25,8 @@ int runAllreduceCommand(const std::vector<std::string>& args) {
     std::printf("%s", o.helpText.c_str());
     return 0;
   }
+  // Rank 0 writes the outputs: a path it cannot write fails now, not after the whole benchmark.
+  if (o.ranks.connection.rank == 0) checkOutputsWritable(o.settings);
   at::set_num_threads(o.settings.threads);
   const std::unique_ptr<comm::Communicator> c = comm::makeCommunicator(o.ranks.connection);
   const int64_t wrong = runAllreduceBenchmark(*c, o.ranks.ranksPerHost, o.settings, o.ranks.connection.timeoutS);

@@ -9,7 +9,9 @@
 #include "common/named_values.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "trainer/environment.h"
 
+#include <cmath>
 #include <cstddef>
 #include <exception>
 #include <memory>
@@ -19,6 +21,9 @@
 namespace dtbench::experiments {
 
 using common::UsageError;
+
+// The largest byte count a flag takes: 1024G, beyond any host's memory and exact in a double.
+constexpr double kMaxBytes = 1024.0 * 1024 * 1024 * 1024;
 
 int64_t parseBytes(const std::string& flag, const std::string& text) {
   size_t used = 0;
@@ -38,10 +43,28 @@ int64_t parseBytes(const std::string& flag, const std::string& text) {
     scale = 1024.0 * 1024 * 1024;
   else if (!suffix.empty())
     used = 0;
-  if (used == 0 || value < 0)
-    throw UsageError(flag + " takes a byte count like 4096, 4K, 64M or 1G, got '" + text + "'");
-  return static_cast<int64_t>(value * scale);
+  // std::stod also reads "nan" and "inf"; a byte count is a whole number a tensor can hold.
+  const double bytes = value * scale;
+  if (used == 0 || !std::isfinite(bytes) || bytes < 0 || bytes != std::floor(bytes) || bytes > kMaxBytes)
+    throw UsageError(flag + " takes a whole byte count like 4096, 4K, 64M or 1G (at most 1024G), got '" + text + "'");
+  return static_cast<int64_t>(bytes);
 }
+
+namespace {
+
+// The items of a comma-separated flag value; an empty value or an empty item ("ring,,tree") is
+// refused rather than dropped, so that a list never falls back to the default unseen.
+std::vector<std::string> listOf(const std::string& flag, const std::string& text, const std::string& example) {
+  const std::vector<std::string> items = common::splitList(text);
+  size_t commas = 0;
+  for (char c : text) commas += c == ',' ? 1 : 0;
+  if (items.empty() || items.size() != commas + 1)
+    throw UsageError(flag + " needs a comma-separated list without empty items, e.g. " + example + ", got '" + text +
+                     "'");
+  return items;
+}
+
+}  // namespace
 
 AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, const comm::Environment& env) {
   cxxopts::Options options("dtbench allreduce",
@@ -69,7 +92,8 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     ("warmup-iters", "Untimed all-reduces per size", cxxopts::value<int>()->default_value("5"))
     ("iters", "Timed all-reduces per size", cxxopts::value<int>()->default_value("20"))
     ("check", "Verify every element of one extra all-reduce per size against the exact sum")
-    ("threads", "Intra-op threads per rank", cxxopts::value<int>()->default_value("1"))
+    ("threads", "Intra-op threads per rank (at most the cores this process may run on)",
+     cxxopts::value<int>()->default_value("1"))
     ("segment-bytes", "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks; "
      "auto: each topology's default, 1M for tree, star, binary-tree-star, hierarchical, whole chunks for ring, "
      "clique)", cxxopts::value<std::string>()->default_value("auto"));
@@ -98,26 +122,34 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     if (topology == "all")
       s.topologies = comm::Topology::all();
     else
-      for (const std::string& t : common::splitList(topology)) s.topologies.push_back(comm::Topology::parse(t));
-    if (s.topologies.empty()) throw UsageError("--topology needs at least one name");
+      for (const std::string& t : listOf("--topology", topology, "ring,tree"))
+        s.topologies.push_back(comm::Topology::parse(t));
     s.dtypes.clear();
-    for (const std::string& d : common::splitList(p["dtype"].as<std::string>()))
+    for (const std::string& d : listOf("--dtype", p["dtype"].as<std::string>(), "float32,bfloat16"))
       s.dtypes.push_back(comm::parseElementType(d));
-    if (s.dtypes.empty()) throw UsageError("--dtype needs at least one element type");
     s.minBytes = parseBytes("--min-bytes", p["min-bytes"].as<std::string>());
     s.maxBytes = parseBytes("--max-bytes", p["max-bytes"].as<std::string>());
     s.factor = p["factor"].as<double>();
     if (s.factor <= 1.0) throw UsageError("--factor must be greater than 1");
+    // A sweep starting at 0 bytes would multiply 0 forever.
+    if (s.minBytes < 1)
+      throw UsageError("--min-bytes must be at least 1 byte, got '" + p["min-bytes"].as<std::string>() +
+                       "'; for an all-reduce of no elements use --counts 0");
     if (s.maxBytes < s.minBytes) throw UsageError("--max-bytes must be at least --min-bytes");
     if (p.count("counts"))
-      for (const std::string& c : common::splitList(p["counts"].as<std::string>()))
+      for (const std::string& c : listOf("--counts", p["counts"].as<std::string>(), "0,1,13,1000003"))
         s.counts.push_back(parseBytes("--counts", c));
+    else
+      sweepCounts(s, 1);  // refuses a sweep of too many sizes now, not after the rendezvous
     s.warmupIters = p["warmup-iters"].as<int>();
     s.iters = p["iters"].as<int>();
     if (s.warmupIters < 0 || s.iters < 1) throw UsageError("--iters must be at least 1, --warmup-iters at least 0");
     s.check = p.count("check") > 0;
     s.threads = p["threads"].as<int>();
-    if (s.threads < 1) throw UsageError("--threads must be at least 1");
+    const int cores = trainer::availableCores();
+    if (s.threads < 1 || s.threads > cores)
+      throw UsageError("--threads must be in [1, " + std::to_string(cores) +
+                       "] (the cores this process may run on), got " + std::to_string(s.threads));
     if (const std::string segment = p["segment-bytes"].as<std::string>(); segment != "auto")
       s.segmentBytes = parseBytes("--segment-bytes", segment);
     if (p.count("csv")) s.csvPath = p["csv"].as<std::string>();

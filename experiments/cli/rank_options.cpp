@@ -26,7 +26,8 @@ void addRankOptions(cxxopts::Options& options, double defaultTimeoutS) {
     ("ranks-per-host", "Emulate hosts of K ranks (default: DTBENCH_RANKS_PER_HOST, else real hostnames)",
      cxxopts::value<int>())
     ("gloo-iface", "Network interface for gloo (default: GLOO_SOCKET_IFNAME)", cxxopts::value<std::string>())
-    ("gloo-threads", "Gloo worker threads", cxxopts::value<int>()->default_value("2"))
+    ("gloo-threads", "Gloo worker threads (at most " + std::to_string(kMaxGlooThreads) + ")",
+     cxxopts::value<int>()->default_value("2"))
     ("timeout", "Seconds any one collective may take before the run fails, naming the rank it waited for",
      cxxopts::value<double>()->default_value(std::to_string(static_cast<int>(defaultTimeoutS))));
   // clang-format on
@@ -48,7 +49,9 @@ RankOptions readRankOptions(const cxxopts::ParseResult& parsed, const comm::Envi
   else if (auto it = env.find("GLOO_SOCKET_IFNAME"); it != env.end())
     c.glooIface = it->second;
   c.glooThreads = parsed["gloo-threads"].as<int>();
-  if (c.glooThreads < 1) throw UsageError("--gloo-threads must be at least 1");
+  if (c.glooThreads < 1 || c.glooThreads > kMaxGlooThreads)
+    throw UsageError("--gloo-threads must be in [1, " + std::to_string(kMaxGlooThreads) + "], got " +
+                     std::to_string(c.glooThreads));
   if (parsed.count("ranks-per-host")) {
     o.ranksPerHost = parsed["ranks-per-host"].as<int>();
     if (o.ranksPerHost < 1) throw UsageError("--ranks-per-host must be at least 1");

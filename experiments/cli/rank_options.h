@@ -13,6 +13,10 @@
 
 namespace dtbench::experiments {
 
+// The most Gloo worker threads a rank may ask for. Each runs queued collectives; dtbench issues one
+// at a time, so a few suffice, and a count in the thousands would only hang the rank starting them.
+constexpr int kMaxGlooThreads = 64;
+
 struct RankOptions {
   comm::BackendOptions connection;  // backend, the discovered rank and world, rendezvous, Gloo, --timeout
   int ranksPerHost = 0;             // 0: hosts from the real host names

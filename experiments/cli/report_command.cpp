@@ -1,11 +1,16 @@
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "common/usage_error.h"
@@ -19,6 +24,34 @@
 
 namespace dtbench::experiments {
 namespace {
+
+namespace fs = std::filesystem;
+
+// Every output destination is checked (and a directory created) before the report is built, so a
+// bad --csv-dir, --job-table or --plots fails before any table is printed rather than after.
+void prepareOutputDirectory(const std::string& path, const char* flag) {
+  std::error_code error;
+  if (fs::exists(path, error) && !fs::is_directory(path, error))
+    throw common::UsageError(std::string(flag) + ": " + path +
+                             " exists and is not a directory; name a directory (it is created when missing)");
+  fs::create_directories(path, error);
+  if (error) throw common::UsageError(std::string(flag) + ": cannot create the directory " + path + ": " + error.message());
+  if (access(path.c_str(), W_OK | X_OK) != 0)
+    throw common::UsageError(std::string(flag) + ": cannot write into " + path + ": " + std::strerror(errno));
+}
+
+void checkOutputFile(const std::string& path, const char* flag) {
+  std::error_code error;
+  if (fs::is_directory(path, error))
+    throw common::UsageError(std::string(flag) + ": " + path + " is a directory; name the file to write");
+  const fs::path parent = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (!fs::is_directory(parent, error))
+    throw common::UsageError(std::string(flag) + ": the directory " + parent.string() + " of " + path +
+                             " does not exist; create it first");
+  const bool exists = fs::exists(path, error);
+  if (access(exists ? path.c_str() : parent.c_str(), exists ? W_OK : W_OK | X_OK) != 0)
+    throw common::UsageError(std::string(flag) + ": cannot write " + path + ": " + std::strerror(errno));
+}
 
 void writeFile(const std::string& path, const std::string& content, const char* flag) {
   std::ofstream out(path);
@@ -34,6 +67,9 @@ int runReportCommand(const std::vector<std::string>& args) {
     std::printf("%s\n", o.helpText.c_str());
     return 0;
   }
+  if (!o.csvDir.empty()) prepareOutputDirectory(o.csvDir, "--csv-dir");
+  if (!o.plotsDir.empty()) prepareOutputDirectory(o.plotsDir, "--plots");
+  if (!o.jobTablePath.empty()) checkOutputFile(o.jobTablePath, "--job-table");
   report::ReportSettings settings;
   settings.directories = o.directories;
   settings.epoch = o.epoch;
@@ -67,12 +103,9 @@ int runReportCommand(const std::vector<std::string>& args) {
   }
   std::fflush(stdout);
 
-  if (!o.csvDir.empty()) {
-    std::filesystem::create_directories(o.csvDir);
+  if (!o.csvDir.empty())
     for (const report::Table& table : r.tables)
-      writeFile((std::filesystem::path(o.csvDir) / (table.name + ".csv")).string(), report::renderCsv(table),
-                "--csv-dir");
-  }
+      writeFile((fs::path(o.csvDir) / (table.name + ".csv")).string(), report::renderCsv(table), "--csv-dir");
   if (!o.jobTablePath.empty()) writeFile(o.jobTablePath, report::renderCsv(r.table("jobs")), "--job-table");
   if (!o.plotsDir.empty()) {
     const nlohmann::json data = report::figureData(r.runs, r.selection, r.scaling, o.epoch);

@@ -9,6 +9,7 @@
 
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "experiments/cli/train_options.h"
 #include "experiments/sweep/slurm_jobs.h"
 
 namespace dtbench::experiments {
@@ -20,6 +21,28 @@ const common::NamedValues<Launcher>& launcherNames() {
                                                    {{Launcher::kLocal, "local"}, {Launcher::kSlurm, "slurm"}});
   return names;
 }
+
+namespace {
+
+// A grid key other than world and batch (which the grid checks itself) is a dtbench train flag that
+// takes a value; values of a numeric flag are compared as numbers.
+void checkGridKey(const sweep::GridAxis& axis) {
+  if (axis.key == "world" || axis.key == "batch") return;
+  switch (trainFlagKind(axis.key)) {
+    case ValueKind::kUnknown:
+      throw UsageError(axis.where + ": '" + axis.key + "' is not a dtbench train flag (--" + axis.key +
+                       "); keys are world, batch or a flag of dtbench train --help without its dashes");
+    case ValueKind::kSwitch:
+      throw UsageError(axis.where + ": --" + axis.key +
+                       " takes no value, so it cannot be a grid key; give it after -- to set it for every point");
+    case ValueKind::kNumber: sweep::checkNumericAxis(axis, false); return;
+    case ValueKind::kInteger:
+    case ValueKind::kCount: sweep::checkNumericAxis(axis, true); return;
+    case ValueKind::kText: return;
+  }
+}
+
+}  // namespace
 
 SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   SweepOptions o;
@@ -90,6 +113,7 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     if (argument.key() == "grid") sweep::addAxis(o.grid, sweep::parseGridAxis(argument.value()));
   if (o.grid.axes.empty())
     throw UsageError("give the grid: at least one --grid KEY=V1,V2 (e.g. --grid batch=32,64) or --grid-file");
+  for (const sweep::GridAxis& axis : o.grid.axes) checkGridKey(axis);
   sweep::checkTrainFlags(o.grid, o.trainFlags);
   return o;
 }

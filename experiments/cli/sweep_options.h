@@ -30,7 +30,8 @@ struct SweepOptions {
 };
 
 // Throws common::UsageError naming the bad flag: unknown flags, a missing --out, a bad or repeated
-// grid key, a train flag the sweep controls, --retries < 0, a --launcher other than local or slurm,
+// grid key, a grid key that is no dtbench train flag taking a value, values of a numeric train flag
+// that are not numbers or are the same number twice ("lr=0.1,0.10"), a train flag the sweep controls, --retries < 0, a --launcher other than local or slurm,
 // --slurm-timeout < 0, an unclosed quote in --sbatch-args, and the Slurm flags (--slurm-script,
 // --sbatch-args, --slurm-timeout) without --launcher slurm.
 SweepOptions parseSweepOptions(const std::vector<std::string>& args);

@@ -22,7 +22,10 @@
 
 namespace dtbench::experiments {
 
-TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const comm::Environment& env) {
+namespace {
+
+// Every flag of dtbench train, with its help and default.
+cxxopts::Options trainOptions() {
   using namespace trainer;
   const RunConfig d;  // defaults
   cxxopts::Options options(
@@ -72,7 +75,8 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
     ("drop-last", "Drop the last incomplete training batch")
     ("no-eval", "Skip the test-set evaluation at each epoch end")
     ("seed", "Seed of initialization, shuffle and augmentation", cxxopts::value<uint64_t>()->default_value("0"))
-    ("threads", "Intra-op threads (0: every core this process may run on)", cxxopts::value<int64_t>()->default_value("0"));
+    ("threads", "Intra-op threads (0: every core this process may run on; at most that many)",
+     cxxopts::value<int64_t>()->default_value("0"));
   options.add_options("Precision and memory layout")
     ("amp", "Automatic mixed precision around forward and loss: off, bf16 (CPU or GPU) or fp16 (GPU only, with "
      "dynamic loss scaling); parameters, gradients and the all-reduce stay fp32",
@@ -111,7 +115,19 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
     ("h,help", "Show this help");
   // clang-format on
   addRankOptions(options, 300);
+  return options;
+}
 
+}  // namespace
+
+ValueKind trainFlagKind(const std::string& name) {
+  cxxopts::Options options = trainOptions();
+  return valueKind(options, "--" + name);
+}
+
+TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const comm::Environment& env) {
+  using namespace trainer;
+  cxxopts::Options options = trainOptions();
   const ParsedOptions parsed = parseOptions(options, "train", args);
   TrainCommandLine result;
   if (parsed.help) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "comm/rank_discovery.h"
+#include "experiments/cli/command_line.h"
 #include "trainer/config.h"
 
 namespace dtbench::experiments {
@@ -21,5 +22,9 @@ struct TrainCommandLine {
 // discovery), GLOO_SOCKET_IFNAME and DTBENCH_RANKS_PER_HOST. Throws common::UsageError for unknown
 // flags, malformed values and values that cannot work (the message names the flag).
 TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const comm::Environment& env = {});
+
+// What the dtbench train flag --`name` takes (kUnknown when there is no such flag); dtbench sweep
+// asks it about its grid keys.
+ValueKind trainFlagKind(const std::string& name);
 
 }  // namespace dtbench::experiments

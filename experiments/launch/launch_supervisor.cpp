@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -14,9 +15,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace dtbench::experiments {
@@ -57,7 +60,19 @@ void emit(int rank, Stream& s, bool flushAll) {
   std::fflush(s.out);
 }
 
-[[noreturn]] void execRank(const LaunchOptions& o, int rank, int port, const sigset_t& oldMask, int outFd, int errFd) {
+// Note [No rank outlives its launcher]: each rank asks the kernel for SIGKILL when its parent dies
+// (PR_SET_PDEATHSIG), so a launcher killed with SIGKILL, which can forward nothing, takes its ranks
+// with it instead of leaving them to run (a long benchmark: forever). SIGKILL rather than SIGTERM:
+// with the launcher gone nobody is left to enforce a grace period on a rank that ignores SIGTERM,
+// and the graceful stop (SIGTERM to the launcher, forwarded, checkpoint, exit 75) is still there
+// for a launcher that is asked to stop. The signal is tied to the thread that forked, so
+// superviseLaunch forks on the thread that then waits for the ranks. If the launcher died between
+// fork and prctl, the rank's parent is already another process: it ends at once. The signal reaches
+// the rank's own process, not processes the rank starts (a dtbench rank starts none).
+[[noreturn]] void execRank(const LaunchOptions& o, int rank, int port, pid_t launcher, const sigset_t& oldMask,
+                           int outFd, int errFd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != launcher) raise(SIGKILL);
   setpgid(0, 0);
   sigprocmask(SIG_SETMASK, &oldMask, nullptr);
   dup2(outFd, STDOUT_FILENO);
@@ -82,6 +97,23 @@ void emit(int rank, Stream& s, bool flushAll) {
 void signalRanks(std::vector<Rank>& ranks, int signal) {
   for (Rank& r : ranks)
     if (r.running) kill(-r.pid, signal);
+}
+
+// After a failed start: kills the ranks already started (their process groups), waits for them
+// and closes their pipes, so that nothing is left running when the error is reported.
+void stopStartedRanks(std::vector<Rank>& ranks) {
+  signalRanks(ranks, SIGKILL);
+  for (Rank& r : ranks) {
+    if (r.running) {
+      while (waitpid(r.pid, nullptr, 0) < 0 && errno == EINTR) {}
+      r.running = false;
+    }
+    for (Stream& s : r.streams)
+      if (s.fd >= 0) {
+        close(s.fd);
+        s.fd = -1;
+      }
+  }
 }
 
 }  // namespace
@@ -114,16 +146,30 @@ int superviseLaunch(const LaunchOptions& o) {
   sigaddset(&mask, SIGCHLD);
   sigprocmask(SIG_BLOCK, &mask, &oldMask);
   const int signalFd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signalFd < 0) throw std::runtime_error(std::string("dtbench launch: signalfd: ") + std::strerror(errno));
+  if (signalFd < 0) {
+    const int error = errno;
+    sigprocmask(SIG_SETMASK, &oldMask, nullptr);
+    throw std::runtime_error(std::string("dtbench launch: signalfd: ") + std::strerror(error));
+  }
 
   std::vector<Rank> ranks(o.worldSize);
+  const pid_t launcher = getpid();
   for (int r = 0; r < o.worldSize; ++r) {
-    int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
-      throw std::runtime_error(std::string("dtbench launch: pipe: ") + std::strerror(errno));
-    const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error(std::string("dtbench launch: fork: ") + std::strerror(errno));
-    if (pid == 0) execRank(o, r, port, oldMask, out[1], err[1]);
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    pid_t pid = -1;
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+      const int error = errno;
+      const std::string what = out[0] < 0 || err[0] < 0 ? "pipe" : "fork";
+      for (int fd : {out[0], out[1], err[0], err[1]})
+        if (fd >= 0) close(fd);
+      stopStartedRanks(ranks);
+      close(signalFd);
+      sigprocmask(SIG_SETMASK, &oldMask, nullptr);
+      throw std::runtime_error("dtbench launch: cannot start rank " + std::to_string(r) + " of " +
+                               std::to_string(o.worldSize) + " (" + what + ": " + std::strerror(error) + ")" +
+                               (r > 0 ? "; the " + std::to_string(r) + " rank(s) already started were killed" : ""));
+    }
+    if (pid == 0) execRank(o, r, port, launcher, oldMask, out[1], err[1]);
     setpgid(pid, pid);
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     fcntl(err[0], F_SETFL, O_NONBLOCK);

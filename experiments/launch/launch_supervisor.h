@@ -15,9 +15,13 @@
 //    SIGTERM, then SIGKILL once `grace` has passed; the return value is the first failing rank's
 //    exit code (128 + signal when killed by one). Otherwise the first non-zero code (75 when the
 //    ranks were interrupted), or 0 when all ranks succeeded.
-//  - Never leaves a rank running when it returns.
-// Throws std::runtime_error when the ranks cannot be started (fork, pipe, exec failures of rank 0
-// are reported as its exit code 127 with a message).
+//  - Never leaves a rank running when it returns, and no rank outlives the launcher's process:
+//    every rank gets SIGKILL when the launcher dies, even by SIGKILL (Note [No rank outlives its
+//    launcher]). Call it on a thread that lives as long as the process (the main thread): the
+//    kernel sends that signal when the thread that forked the rank ends.
+// Throws std::runtime_error when the ranks cannot be started (no pipe or fork for rank r, e.g. out
+// of file descriptors), after killing and reaping the ranks already started. A command that cannot
+// be executed is reported as the rank's exit code 127 with a message.
 
 #include <chrono>
 #include <string>

@@ -11,20 +11,25 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/report/csv_file.h"
+#include "experiments/report/regular_file.h"
 
 namespace dtbench::report {
 
 std::vector<CeilingRow> readCeiling(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("--ceiling: cannot open " + path);
   std::stringstream text;
-  text << in.rdbuf();
+  try {
+    text << openRegularFile(path).rdbuf();
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("--ceiling: ") + e.what());
+  }
   const std::string content = text.str();
-  const size_t first = content.find_first_not_of(" \t\r\n");
+  // A UTF-8 byte order mark before the JSON's '[' (CsvFile skips it in a CSV).
+  const size_t first = content.find_first_not_of(" \t\r\n", content.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0);
   std::vector<CeilingRow> rows;
   if (first != std::string::npos && content[first] == '[') {
     try {
-      for (const nlohmann::json& r : nlohmann::json::parse(content))
+      for (const nlohmann::json& r :
+           nlohmann::json::parse(content.begin() + static_cast<std::ptrdiff_t>(first), content.end()))
         rows.push_back({r.at("backend").get<std::string>(), r.at("topology").get<std::string>(),
                         r.at("type").get<std::string>(), r.at("world_size").get<int>(), r.at("size").get<int64_t>(),
                         r.at("busbw_gbps").get<double>()});

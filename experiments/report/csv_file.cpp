@@ -8,8 +8,12 @@
 #include <stdexcept>
 #include <utility>
 
+#include "experiments/report/regular_file.h"
+
 namespace dtbench::report {
 namespace {
+
+constexpr char kUtf8ByteOrderMark[] = "\xEF\xBB\xBF";
 
 std::vector<std::string> splitFields(const std::string& line) {
   std::vector<std::string> fields(1);
@@ -39,12 +43,13 @@ std::vector<std::string> splitFields(const std::string& line) {
 }  // namespace
 
 CsvFile CsvFile::read(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
+  std::ifstream in = openRegularFile(path);
   CsvFile file;
   file.path_ = path;
   std::string line;
-  if (!std::getline(in, line) || line.empty()) throw std::runtime_error(path + " is empty (no header line)");
+  const bool hasLine = static_cast<bool>(std::getline(in, line));
+  if (line.rfind(kUtf8ByteOrderMark, 0) == 0) line.erase(0, sizeof kUtf8ByteOrderMark - 1);
+  if (!hasLine || line.empty() || line == "\r") throw std::runtime_error(path + " is empty (no header line)");
   file.header_ = splitFields(line);
   size_t lineNumber = 1;
   while (std::getline(in, line)) {
@@ -56,6 +61,7 @@ CsvFile CsvFile::read(const std::string& path) {
                                " fields, the header has " + std::to_string(file.header_.size()) +
                                (in.peek() == EOF ? " (a truncated last line?)" : ""));
     file.rows_.push_back(std::move(fields));
+    file.lines_.push_back(lineNumber);
   }
   return file;
 }
@@ -84,9 +90,7 @@ double CsvFile::number(size_t row, size_t column) const {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != field.size())
-    throw std::runtime_error(path_ + " line " + std::to_string(row + 2) + " column '" + header_.at(column) +
-                             "': '" + field + "' is not a number");
+  if (used != field.size()) fail(row, column, "'" + field + "' is not a number");
   return value;
 }
 
@@ -99,10 +103,13 @@ int64_t CsvFile::integer(size_t row, size_t column) const {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (field.empty() || used != field.size())
-    throw std::runtime_error(path_ + " line " + std::to_string(row + 2) + " column '" + header_.at(column) +
-                             "': '" + field + "' is not an integer");
+  if (field.empty() || used != field.size()) fail(row, column, "'" + field + "' is not an integer");
   return value;
+}
+
+void CsvFile::fail(size_t row, size_t column, const std::string& what) const {
+  throw std::runtime_error(path_ + " line " + std::to_string(lines_.at(row)) + " column '" + header_.at(column) +
+                           "': " + what);
 }
 
 }  // namespace dtbench::report

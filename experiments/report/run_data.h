@@ -2,6 +2,11 @@
 // RunData: one run directory (docs/run-directory.md) as dtbench report reads it. Loading never
 // throws for a damaged run: what could not be read is kept in `problems`, one sentence each, and
 // the report lists the run as left out with that reason instead of failing the whole report.
+// Damage is anything the format rules out: a file that is not a regular file, a field that is not
+// a number, a value out of its range (a NaN, infinite, negative or zero step time, a phase longer
+// than its step, a rank outside the world), a (rank, epoch, step) row written twice, a world size
+// that is not a count or disagrees with config.json's hosts. A damaged run keeps no rows, so none
+// of its numbers reaches a table beside the job table and the runs left out.
 
 #include <cstdint>
 #include <string>
@@ -57,8 +62,8 @@ struct RunData {
   std::string status() const;
   std::string model() const;
   std::string dataset() const;
-  int worldSize() const;
-  int batchSize() const;
+  int worldSize() const;  // 1 without world_size, 0 when it is not a count from 1 to INT_MAX
+  int batchSize() const;  // 0 without batch_size or when it is not a count
   // config's string field, or `fallback` when absent.
   std::string configText(const char* key, const std::string& fallback = "") const;
   double configNumber(const char* key, double fallback) const;  // numbers only, else fallback

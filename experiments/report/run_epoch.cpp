@@ -1,6 +1,8 @@
 #include "experiments/report/run_epoch.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -24,6 +26,16 @@ std::string statusReason(const RunData& run) {
   if (status == "interrupted" && run.summary.contains("interrupted_at_step"))
     reason += " at step " + run.summary["interrupted_at_step"].dump();
   return reason;
+}
+
+// The epoch object's non-negative whole number `key`, -1 when it is absent or anything else.
+int64_t integerOf(const nlohmann::json& epoch, const char* key) {
+  if (!epoch.contains(key) || !epoch[key].is_number_integer()) return -1;
+  const nlohmann::json& value = epoch[key];
+  if (value.is_number_unsigned())
+    return value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? value.get<int64_t>()
+                                                                                               : -1;
+  return std::max<int64_t>(value.get<int64_t>(), -1);
 }
 
 std::string joinRanks(const std::vector<int>& ranks) {
@@ -116,9 +128,22 @@ EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
     }
   }
   e.steps = e.ranks[0].steps;
-  e.fullSteps = summary->contains("full_epoch_steps") && (*summary)["full_epoch_steps"].is_number_integer()
-                    ? (*summary)["full_epoch_steps"].get<int64_t>()
-                    : e.steps;
+  // summary.json's `steps` counts one rank's steps of the epoch: rows per rank. More rows than steps
+  // are rows written twice or left over from an earlier attempt; fewer are rows lost.
+  const int64_t summarySteps = integerOf(*summary, "steps");
+  if (summarySteps != e.steps) {
+    selection.reason = "batches.csv has " + std::to_string(e.steps) + " epoch " + std::to_string(epoch) +
+                       " rows per rank, summary.json says the epoch had " +
+                       (summarySteps < 0 ? std::string("no valid 'steps'") : std::to_string(summarySteps) + " steps");
+    return selection;
+  }
+  e.fullSteps = summary->contains("full_epoch_steps") ? integerOf(*summary, "full_epoch_steps") : e.steps;
+  if (e.fullSteps < e.steps) {
+    selection.reason = "summary.json epoch " + std::to_string(epoch) + ": full_epoch_steps " +
+                       (*summary)["full_epoch_steps"].dump() + " is not a step count of at least its " +
+                       std::to_string(e.steps) + " steps";
+    return selection;
+  }
   if (e.fullSteps > e.steps) {
     e.extrapolated = true;
     e.scale = static_cast<double>(e.fullSteps) / static_cast<double>(e.steps);

@@ -38,8 +38,9 @@ Table leftOutTable(const RunSelection& selection) {
   table.columns = {"id", "status", "reason"};
   for (const LeftOutRun& left : selection.leftOut)
     table.rows.push_back({Cell::of(left.run->id), Cell::of(left.run->status()), Cell::of(left.reason)});
-  table.notes = {"- A run enters Tables 1–3 only when it completed and batches.csv holds the chosen epoch for every "
-                 "rank with equal step counts; partial runs are never mixed in."};
+  table.notes = {"- A run enters Tables 1–3 only when its files are intact (regular files, every value in range, no "
+                 "row twice), it completed, and batches.csv holds the chosen epoch for every rank with as many rows "
+                 "as summary.json's steps; partial or damaged runs are never mixed in."};
   return table;
 }
 
@@ -158,10 +159,11 @@ Table jobTable(const std::vector<RunData>& runs) {
       error = run.summary["error"].get<std::string>();
     else if (!run.problems.empty())
       error = run.problems.front();
-    const int gpus = run.worldSize();
+    const int gpus = run.worldSize();  // 0: config.json's world_size is not a count (the error says so)
     table.rows.push_back({Cell::of(run.id), Cell::of(run.path), Cell::of(describe(configurationOf(run))),
-                          Cell::integral(gpus), secondsOrEmpty(start), secondsOrEmpty(duration),
-                          secondsOrEmpty(gpus * duration), Cell::of(run.status()), Cell::of(error)});
+                          gpus > 0 ? Cell::integral(gpus) : Cell::empty(), secondsOrEmpty(start),
+                          secondsOrEmpty(duration), gpus > 0 ? secondsOrEmpty(gpus * duration) : Cell::empty(),
+                          Cell::of(run.status()), Cell::of(error)});
   }
   table.notes = {"- One row per run found. `gpus` = world size (one device per rank); `duration_s` = finished_at (else "
                  "the last update) − started_at from summary.json; `gpu_seconds` = gpus × duration_s."};

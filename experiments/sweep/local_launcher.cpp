@@ -101,11 +101,14 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
     appendText(logFd, attemptHeader(outcome, quoted(command)));
     const std::streamoff offset = lseek(logFd, 0, SEEK_END);
 
+    const pid_t sweepPid = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("dtbench sweep: fork: ") + std::strerror(errno));
     if (pid == 0) {
-      setpgid(0, 0);
       prctl(PR_SET_PDEATHSIG, SIGTERM);
+      // The sweep died before prctl: its death signal will never come, so the point never starts.
+      if (getppid() != sweepPid) _exit(128 + SIGTERM);
+      setpgid(0, 0);
       session_.restoreSignalMask();
       const int devNull = open("/dev/null", O_RDONLY);
       if (devNull >= 0) dup2(devNull, STDIN_FILENO);
@@ -147,6 +150,10 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
       return outcome;
     }
     outcome.state = "failed";
+    if (outcome.exitCode == kUsageErrorExitCode) {
+      printAttempt(progress, outcome, "failed (usage error)");
+      return outcome;
+    }
     printAttempt(progress, outcome, tries < settings_.retries ? "failed (retrying)" : "failed");
   }
   return outcome;

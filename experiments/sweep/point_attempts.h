@@ -6,6 +6,8 @@
 //    The attempt in DIR/<name> after K kept ones is attempt K + 1.
 //  - DIR/<name>.log collects the output of every attempt, each after a header line
 //    "==== dtbench sweep: <name> attempt K at <time>" and the command.
+//  - An attempt that exits with kUsageErrorExitCode is not retried: a usage error is a bad value
+//    in the command, which fails the same way every time.
 
 #include <cstdio>
 #include <ios>
@@ -16,6 +18,10 @@
 #include "experiments/sweep/sweep_runner.h"
 
 namespace dtbench::sweep {
+
+// The exit code of dtbench (and of dtbench launch, which passes on its rank's) for a usage error
+// (experiments/cli/main.cpp).
+constexpr int kUsageErrorExitCode = 2;
 
 // The state of a point's directory: "" when it does not exist, summary.json's status, or
 // "unknown" without a readable one.

@@ -266,8 +266,9 @@ void SlurmLauncher::finish(const Job& job, const std::string& slurmState) {
     return;
   }
   outcome.state = "failed";
-  const bool retry = outcome.attemptsRun <= settings_.retries && session_.stopSignal() == 0;
-  printAttempt(progress_, outcome, retry ? "failed (retrying)" : "failed");
+  const bool usageError = outcome.exitCode == kUsageErrorExitCode;
+  const bool retry = outcome.attemptsRun <= settings_.retries && session_.stopSignal() == 0 && !usageError;
+  printAttempt(progress_, outcome, usageError ? "failed (usage error)" : retry ? "failed (retrying)" : "failed");
   if (retry) submit(job.point, false);
 }
 

@@ -18,7 +18,8 @@
 //    shows an ended state) is finished; a requeued job (PENDING again, REQUEUED) is waited for.
 //    The point is completed when summary.json says so; a finished job that left no DIR/<name>
 //    gets an empty one, so every attempt leaves a directory. A failed point is moved aside and
-//    resubmitted while retries are left; an interrupted one is not resubmitted.
+//    resubmitted while retries are left; an interrupted one, or one whose job exited with a usage
+//    error (exit code 2), is not resubmitted.
 //  - SIGINT or SIGTERM while it runs: the sweep's jobs that are still queued or running are
 //    cancelled (`scancel`), their points end `interrupted`, no further job is submitted.
 //    `timeoutSeconds` > 0 bounds the whole run(): then the remaining jobs are cancelled and their

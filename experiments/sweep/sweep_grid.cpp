@@ -1,6 +1,9 @@
 #include "experiments/sweep/sweep_grid.h"
 
+#include <cerrno>
+#include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -76,6 +79,7 @@ GridAxis parseGridAxis(const std::string& text, const std::string& where) {
                      "name without its dashes, e.g. model, topology, lr");
   GridAxis axis;
   axis.key = canonicalKey(key);
+  axis.where = where;
   if (axis.key == "out" || axis.key == "rank" || axis.key == "world-size" || axis.key == "resume")
     throw UsageError(where + ": the sweep sets --" + axis.key + " itself; it cannot be a grid key" +
                      (axis.key == "world-size" ? " (use world=N1,N2 for the number of ranks)" : ""));
@@ -94,6 +98,7 @@ GridAxis parseGridAxis(const std::string& text, const std::string& where) {
   }
   if (list.back() == ',')
     throw UsageError(where + ": " + key + " has an empty value in '" + list + "'; separate values by single commas");
+  if (axis.key == "world" || axis.key == "batch") checkNumericAxis(axis, true);
   return axis;
 }
 
@@ -171,6 +176,25 @@ std::vector<GridPoint> expandGrid(const Grid& grid) {
     points.push_back(std::move(point));
   }
   return points;
+}
+
+void checkNumericAxis(const GridAxis& axis, bool wholeNumbers) {
+  // long double holds every 64-bit integer exactly (--seed), and strtold reads what cxxopts reads:
+  // decimal (leading zeros included), exponents, and 0x hexadecimal.
+  std::vector<long double> numbers;
+  for (const std::string& value : axis.values) {
+    char* end = nullptr;
+    errno = 0;
+    const long double number = std::strtold(value.c_str(), &end);
+    if (*end != '\0' || errno == ERANGE || !std::isfinite(number) || (wholeNumbers && number != std::floor(number)))
+      throw UsageError(axis.where + ": " + axis.key + " takes " + (wholeNumbers ? "whole numbers" : "finite numbers") +
+                       ", got '" + value + "'");
+    for (size_t i = 0; i < numbers.size(); ++i)
+      if (numbers[i] == number)
+        throw UsageError(axis.where + ": " + axis.key + " lists " + axis.values[i] + " and " + value +
+                         ", the same number; give each value once");
+    numbers.push_back(number);
+  }
 }
 
 void checkTrainFlags(const Grid& grid, const std::vector<std::string>& trainFlags) {

@@ -16,6 +16,9 @@
 //    ("batch32-world2-topology_ring"). In keys and values every character other than A-Z a-z 0-9
 //    '.' '+' becomes '_' (so "binary-tree-star" is "binary_tree_star"); `gpus` is named `world`.
 //    Two points that would share a name are refused.
+//  - A value listed twice is refused; so are two values of a numeric key that are the same number
+//    ("lr=0.1,0.10", "batch=32,032"): world and batch here, other keys by checkNumericAxis, whose
+//    caller knows which train flags take numbers.
 // Every violation throws common::UsageError with a message that says what to fix.
 
 #include <string>
@@ -27,6 +30,7 @@ namespace dtbench::sweep {
 struct GridAxis {
   std::string key;  // canonical: "world", "batch" or the train flag's name
   std::vector<std::string> values;
+  std::string where;  // where it was given, for messages: "--grid" or "FILE:LINE"
 };
 
 struct Grid {
@@ -59,6 +63,10 @@ std::vector<GridPoint> expandGrid(const Grid& grid);
 
 // The name of a point with these settings (see the contract above).
 std::string pointName(const std::vector<std::pair<std::string, std::string>>& settings);
+
+// For a key whose train flag takes a number (whole numbers with `wholeNumbers`): refuses a value
+// that is not a finite number (or not whole), and two values that are the same number.
+void checkNumericAxis(const GridAxis& axis, bool wholeNumbers);
 
 // Refuses train flags (the words after `--`) that the sweep controls: --out, --rank, --world-size,
 // --resume, and the flag of every grid key (e.g. --batch-size when `batch` is a key).

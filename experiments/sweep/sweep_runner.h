@@ -8,7 +8,8 @@
 // Contract of run():
 //  - A point whose DIR/<name>/summary.json says `completed` is skipped, never run again.
 //  - Every other point is run with `--out DIR/<name>`; a failed attempt is moved aside to
-//    DIR/<name>.attempt-K and run again, up to `retries` more times.
+//    DIR/<name>.attempt-K and run again, up to `retries` more times, unless it failed with a usage
+//    error (kUsageErrorExitCode, point_attempts.h): then the point fails at once.
 //  - It returns one outcome per point it got to, in the order of `points`; after SIGINT or SIGTERM
 //    (stopSignal() != 0) the points it did not get to are left out.
 //  - One line per finished attempt goes to `progress`.

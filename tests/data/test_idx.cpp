@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -142,6 +143,29 @@ TEST_CASE("IDX truncated and oversized files give the byte offset", "[idx]") {
   const std::string extra = writePlain(tmp / "extra", longer);
   CHECK_THROWS_WITH(dtbench::data::readIdxLabels(extra, 10), Catch::Contains(extra) && Catch::Contains("extra bytes"));
   CHECK_THROWS_WITH(dtbench::data::readIdxImages(tmp / "absent"), Catch::Contains(tmp / "absent"));
+}
+
+TEST_CASE("IDX a header whose dimensions multiply past 64 bits names the file and the dims", "[idx]") {
+  // 2^30 * 2^30 * 16 = 2^64 data bytes: the product wraps to 0 in int64, which matched the empty
+  // data of this 16-byte file and reached at::empty.
+  TempDir tmp;
+  std::vector<uint8_t> bytes;
+  putBigEndian(bytes, 2051);
+  for (uint32_t dim : {1u << 30, 1u << 30, 16u}) putBigEndian(bytes, dim);
+  const std::string huge = writePlain(tmp / "huge", bytes);
+  CHECK_THROWS_AS(dtbench::data::readIdxImages(huge), DataError);
+  CHECK_THROWS_WITH(dtbench::data::readIdxImages(huge),
+                    Catch::Contains(huge) && Catch::Contains("1073741824 x 1073741824 x 16") &&
+                        Catch::Contains("more data bytes than 64 bits can count") &&
+                        Catch::Contains("the 0 data bytes it holds") && Catch::Contains("truncated"));
+  // Each dimension within bounds, the product far beyond the data present: still the file's dims.
+  bytes.resize(4);
+  for (uint32_t dim : {1u << 30, 1u << 30, 1u << 30}) putBigEndian(bytes, dim);
+  bytes.resize(bytes.size() + 100, 7);
+  writePlain(huge, bytes);
+  CHECK_THROWS_WITH(dtbench::data::readIdxImages(huge),
+                    Catch::Contains(huge) && Catch::Contains("1073741824 x 1073741824 x 1073741824") &&
+                        Catch::Contains("the 100 data bytes it holds") && Catch::Contains("truncated"));
 }
 
 TEST_CASE("IDX a label out of range names the file and item and offset", "[idx]") {

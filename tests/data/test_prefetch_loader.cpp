@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -185,4 +186,37 @@ TEST_CASE("PrefetchLoader does not pin memory without a CUDA device", "[prefetch
   const auto batches = wholeEpoch(loader, 0);
   requireIdentical(batches, wholeEpoch(reference, 0));
   if (!at::hasCUDA()) CHECK_FALSE(batches.front().images.is_pinned());
+}
+
+// Note [One intra-op thread off the training thread] (compat/torch_compat.h): a worker that took
+// the training thread's count would run its ops on an OpenMP team of its own and oversubscribe the
+// cores the step runs on. The cause is checked here, not the speed: each worker sees one thread,
+// and the training thread keeps its own count.
+TEST_CASE("prefetch workers run their ops on one intra-op thread and the training thread keeps its count",
+          "[prefetch]") {
+  const int previous = at::get_num_threads();
+  at::set_num_threads(2);
+  std::mutex mutex;
+  std::vector<int> seen;
+  {
+    PrefetchOptions options;
+    options.workers = 2;
+    PrefetchLoader loader(
+        [&](int64_t, int64_t b) {
+          Batch batch;
+          batch.images = at::full({2, 3, 8, 8}, static_cast<float>(b));
+          batch.labels = at::zeros({2}, at::kLong);
+          std::lock_guard<std::mutex> lock(mutex);
+          seen.push_back(at::get_num_threads());
+          return batch;
+        },
+        6, options);
+    while (loader.next()) {
+    }
+  }
+  const int training = at::get_num_threads();
+  at::set_num_threads(previous);
+  REQUIRE(seen.size() == 6);
+  for (int threads : seen) CHECK(threads == 1);
+  CHECK(training == 2);
 }

@@ -58,24 +58,31 @@ cat "$work/sweep2.txt"
 [[ $(cd "$sweep_out" && md5sum ./*/summary.json) == "$before" ]] || fail "the second sweep changed a run"
 [[ -z $(find "$sweep_out" -name '*.attempt-*') ]] || fail "the second sweep moved a completed run aside"
 
-info "sweep 3: a failing point is resubmitted once"
+info "sweep 3: a failing point is resubmitted once; one failing with a usage error is not"
+# A point that fails for want of data (exit 1) may succeed another time; a usage error (exit 2) is
+# the same every time, so its point fails at once with its message.
 bad=$work/bad
-run_sweep "$work/sweep3.txt" --out "$bad" --grid model=lenet,nosuchmodel --retries 1 -- \
-  --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 --max-steps 2 \
-  --batch-size 16 --threads 1 --quiet
+run_sweep "$work/sweep3.txt" --out "$bad" --grid dataset=synthetic,cifar10 --grid model=lenet,nosuchmodel \
+  --retries 1 -- --data-dir "$work/nothing-here" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
+  --max-steps 2 --batch-size 16 --threads 1 --quiet
 rc=$?
 cat "$work/sweep3.txt"
-[[ $rc == 1 ]] || fail "the sweep with a bad point exited $rc, want 1"
-[[ $(grep -c '^model_nosuchmodel .*submitted as job' "$work/sweep3.txt") == 2 ]] || fail "the bad point should be submitted twice"
-[[ $(grep -c '^model_lenet .*submitted as job' "$work/sweep3.txt") == 1 ]] || fail "the good point should be submitted once"
-[[ $(summary_status "$bad/model_lenet/summary.json") == completed ]] || fail "the lenet point did not complete"
-[[ -d $bad/model_nosuchmodel.attempt-1 && -d $bad/model_nosuchmodel ]] || fail "the bad point's first attempt was not kept aside"
-[[ ! -e $bad/model_nosuchmodel.attempt-2 ]] || fail "the bad point ran more than twice"
-[[ $(grep -c '^==== dtbench sweep: model_nosuchmodel attempt' "$bad/model_nosuchmodel.log") == 2 ]] \
-  || fail "the log should hold two attempts of the bad point"
-grep -q "unknown model 'nosuchmodel'" "$bad/model_nosuchmodel.log" || fail "the error is not in the log"
-grep -q "^model_nosuchmodel,.*,failed,.*unknown model 'nosuchmodel'" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
-grep -q "model_nosuchmodel (failed: .*unknown model 'nosuchmodel'" "$work/sweep3.txt" || fail "the failed point is not listed with its error"
+[[ $rc == 1 ]] || fail "the sweep with failing points exited $rc, want 1"
+good=dataset_synthetic-model_lenet failing=dataset_cifar10-model_lenet
+[[ $(grep -c "^$failing .*submitted as job" "$work/sweep3.txt") == 2 ]] || fail "the failing point should be submitted twice"
+[[ $(grep -c "^$good .*submitted as job" "$work/sweep3.txt") == 1 ]] || fail "the good point should be submitted once"
+[[ $(summary_status "$bad/$good/summary.json") == completed ]] || { show "$bad/$good.log"; fail "the good point did not complete"; }
+[[ -d $bad/$failing.attempt-1 && -d $bad/$failing ]] || fail "the failing point's first attempt was not kept aside"
+[[ ! -e $bad/$failing.attempt-2 ]] || fail "the failing point ran more than twice"
+[[ $(grep -c "^==== dtbench sweep: $failing attempt" "$bad/$failing.log") == 2 ]] \
+  || fail "the log should hold two attempts of the failing point"
+grep -q "cifar-10-batches-bin" "$bad/$failing.log" || fail "the error is not in the log"
+grep -q "^$failing,.*,failed,.*cifar-10-batches-bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
+for usage in dataset_synthetic-model_nosuchmodel dataset_cifar10-model_nosuchmodel; do
+  [[ $(grep -c "^$usage .*submitted as job" "$work/sweep3.txt") == 1 ]] || fail "$usage (a usage error) was submitted again"
+  grep -q "^$usage .*failed (usage error)" "$work/sweep3.txt" || fail "$usage is not shown as a usage error"
+  grep -q "^$usage,.*,failed,.*unknown model 'nosuchmodel'" "$bad/jobs.csv" || fail "$usage's error is not in jobs.csv"
+done
 
 info "sweep 4: SIGTERM while the jobs run cancels them"
 slow=(--model lenet --dataset synthetic --synthetic-train-size 65536 --synthetic-test-size 64 --epochs 50

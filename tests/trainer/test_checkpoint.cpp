@@ -2,9 +2,13 @@
 #include "models/classifier.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -14,9 +18,11 @@
 
 #include <torch/torch.h>
 
+#include "file_size_limit.h"
 #include "models/registry.h"
 #include "temp_dir.h"
 #include "trainer/checkpoint.h"
+#include "trainer/step_record.h"
 
 using dtbench::testing::TempDir;
 using dtbench::trainer::captureRngState;
@@ -257,6 +263,55 @@ TEST_CASE("model and optimizer travel as one archive in memory", "[checkpoint]")
   CHECK_THROWS_AS(deserializeTrainingState("not an archive", *other, otherSgd), std::runtime_error);
 }
 
+TEST_CASE("a cut-short or empty archive is named as damaged, not blamed on the flags", "[checkpoint]") {
+  auto net = makeNet(1);
+  auto sgd = makeSgd(*net);
+  const std::string bytes = serializeTrainingState(*net, sgd);
+  for (const std::string& damaged : {bytes.substr(0, bytes.size() / 2), bytes.substr(0, bytes.size() - 1),
+                                     std::string(), std::string("not an archive")}) {
+    INFO(damaged.size() << " of " << bytes.size() << " bytes");
+    auto other = makeNet(2);
+    auto otherSgd = makeSgd(*other);
+    CHECK_THROWS_WITH(deserializeTrainingState(damaged, *other, otherSgd, "run/checkpoint/rank0.pt"),
+                      Catch::Contains("run/checkpoint/rank0.pt is truncated or unreadable") &&
+                          Catch::Contains("damaged") && !Catch::Contains("--model"));
+    CHECK_THROWS_WITH(dtbench::trainer::checkTrainingStateReadable(damaged, "run/checkpoint/rank0.pt"),
+                      Catch::Contains("run/checkpoint/rank0.pt is truncated or unreadable"));
+  }
+  CHECK_NOTHROW(dtbench::trainer::checkTrainingStateReadable(bytes, "rank0.pt"));
+}
+
+TEST_CASE("a save that runs out of space leaves the previous checkpoint and no partial files", "[checkpoint]") {
+  TempDir tmp;
+  const std::string run = tmp.path().string();
+  const std::map<std::string, std::string> big{{"rank0.pt", std::string(64 * 1024, 'b')}};
+  SECTION("after an earlier checkpoint") {
+    const std::map<std::string, std::string> first{{"rank0.pt", std::string(1000, 'a')}};
+    saveCheckpoint(run, first, {{"step", 1}});
+    {
+      // A file of 64 KiB cannot be written past a 16 KiB limit: EFBIG, as a full disk gives ENOSPC.
+      const dtbench::testing::FileSizeLimit limit(16 * 1024);
+      CHECK_THROWS_WITH(saveCheckpoint(run, big, {{"step", 2}}),
+                        Catch::Contains("checkpoint.partial/rank0.pt") && Catch::Contains(std::strerror(EFBIG)) &&
+                            Catch::Contains("the previous one in " + checkpointDirectory(run) + " is intact"));
+    }
+    CHECK_FALSE(fs::exists(tmp / "checkpoint.partial"));
+    CHECK_FALSE(fs::exists(tmp / "checkpoint.old"));
+    const auto loaded = dtbench::trainer::loadCheckpoint(run);
+    CHECK(loaded.state.at("step") == 1);
+    CHECK(loaded.files == first);
+  }
+  SECTION("as the first one") {
+    {
+      const dtbench::testing::FileSizeLimit limit(16 * 1024);
+      CHECK_THROWS_WITH(saveCheckpoint(run, big, {{"step", 1}}),
+                        Catch::Contains("rank0.pt") && Catch::Contains("there is no earlier one"));
+    }
+    CHECK_FALSE(hasCheckpoint(run));
+    CHECK(fs::is_empty(tmp.path()));
+  }
+}
+
 TEST_CASE("restoring the RNG state repeats the same random numbers", "[checkpoint][rng]") {
   torch::manual_seed(11);
   torch::randn({3});  // leaves a cached normal sample behind, which is state too
@@ -275,6 +330,7 @@ TEST_CASE("restoring the RNG state repeats the same random numbers", "[checkpoin
 }
 
 TEST_CASE("a malformed RNG state is refused and changes nothing", "[checkpoint][rng]") {
+  CHECK_NOTHROW(dtbench::trainer::checkRngState(captureRngState()));
   const std::string good = captureRngState();
   const std::string cpu = good.substr(0, good.find(';'));
   for (const std::string& bad : {std::string(), std::string("cpu"), std::string("cpu="), std::string("cpu=0"),
@@ -283,6 +339,24 @@ TEST_CASE("a malformed RNG state is refused and changes nothing", "[checkpoint][
                                 cpu + ";cuda99999999999=00", cpu.substr(0, cpu.size() - 2) + "g0"}) {
     INFO(bad.substr(0, 40));
     CHECK_THROWS_AS(restoreRngState(bad), std::invalid_argument);
+    CHECK_THROWS_AS(dtbench::trainer::checkRngState(bad), std::invalid_argument);
     CHECK(captureRngState() == good);
   }
+}
+
+// A diverged step's loss is NaN, which JSON writes as null: the step record a checkpoint holds
+// must read back, so that a run checkpointed after it diverged can still be resumed.
+TEST_CASE("a step record with a NaN loss survives the checkpoint's JSON", "[checkpoint]") {
+  dtbench::trainer::StepRecord r;
+  r.step = 3;
+  r.stepS = 0.25;
+  r.loss = std::numeric_limits<double>::quiet_NaN();
+  r.accuracy = 0.5;
+  const nlohmann::json text = nlohmann::json::parse(dtbench::trainer::toJson(r).dump());
+  REQUIRE(text[14].is_null());
+  const dtbench::trainer::StepRecord back = dtbench::trainer::stepRecordFromJson(text);
+  CHECK(std::isnan(back.loss));
+  CHECK(back.accuracy == 0.5);
+  CHECK(back.step == 3);
+  CHECK(back.stepS == 0.25);
 }

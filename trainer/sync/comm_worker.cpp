@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include "compat/torch_compat.h"
+
 namespace dtbench::trainer {
 
 CommWorker::CommWorker() : thread_([this] { loop(); }) {}
@@ -41,6 +43,9 @@ std::vector<CommWorker::Interval> CommWorker::drain() {
 }
 
 void CommWorker::loop() {
+  // Packing and unpacking buckets here must not bring a second OpenMP team onto the training
+  // thread's cores: Note [One intra-op thread off the training thread] (compat/torch_compat.h).
+  compat::useOneIntraOpThread();
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

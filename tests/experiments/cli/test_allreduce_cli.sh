@@ -13,6 +13,27 @@ expect 2 "unknown backend 'grpc'.*gloo, mpi, nccl" allreduce --backend grpc
 expect 2 "unknown topology 'mesh'.*binary-tree-star" allreduce --topology mesh
 expect 2 "unsupported element type 'float64'.*float32, float16, bfloat16" allreduce --dtype float64
 expect 2 "gloo's own all-reduce does not take bfloat16" allreduce --dtype bfloat16 --topology native
+# Settings that cannot work are refused before anything runs: a sweep from 0 bytes (it would never
+# end), thread counts that would hang starting threads, empty lists, non-numbers, unknown names on
+# any rank, and outputs that cannot be written (not after the whole benchmark).
+expect 2 "--min-bytes must be at least 1" allreduce -b 0 -e 8K
+expect 2 "--threads must be in \[1, $(nproc)\].*got 100000" allreduce --threads 100000
+expect 2 "--gloo-threads must be in \[1, 64\], got 100000" allreduce --gloo-threads 100000
+expect 2 "--counts needs a comma-separated list.*got ',,'" allreduce --counts ,,
+expect 2 "-f \(--factor\) takes a finite number.*got 'nan'" allreduce -f nan
+for rank in 0 1; do
+  launcher=(env RANK=$rank WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 timeout 60)
+  expect 2 "unknown backend 'foo'" allreduce --backend foo
+  expect 2 "unknown topology 'foo'" allreduce --topology ring,foo
+done
+launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT timeout 60)
+output=$("${launcher[@]}" "$dtbench" allreduce --counts 1 --iters 1 --warmup-iters 0 --csv "$tmp/missing/rows.csv" 2>&1)
+rc=$?
+if [[ $rc -ne 2 ]] || ! grep -q -- "--csv $tmp/missing/rows.csv cannot be written" <<<"$output" ||
+   grep -q "^# dtbench allreduce" <<<"$output"; then
+  echo "FAIL: an unwritable --csv -> exit $rc (want 2, refused before the benchmark starts): $output" >&2
+  failures=$((failures + 1))
+fi
 output=$(RANK=1 WORLD_SIZE=2 timeout 60 "$dtbench" allreduce --rank 0 --world-size 2 2>&1)
 rc=$?
 if [[ $rc -ne 2 ]] || ! grep -q "rank sources disagree" <<<"$output"; then

@@ -27,6 +27,27 @@ if [[ ! -e /dev/nvidia0 ]]; then  # no GPU here: --device cuda passes validation
   expect 2 "--data-on-device needs a CUDA device" train --data-on-device --device cuda --dataset synthetic --out "$tmp/a"
 fi
 
+# Bad values name their flag; empty values and thread counts beyond the cores are refused.
+expect 2 "--lr takes a finite number.*got 'nan'" train --lr nan --out "$tmp/a"
+expect 2 "--weight-decay takes a finite number.*got 'inf'" train --weight-decay inf --out "$tmp/a"
+expect 2 "--download-url needs a value" train --download-url "" --out "$tmp/a"
+expect 2 "--data-dir needs a value" train --data-dir "" --out "$tmp/a"
+cores=$(nproc)
+expect 2 "--threads must be in \[0, $cores\].*got 100000" train --threads 100000 --dataset synthetic --out "$tmp/a"
+expect 2 "--threads must be in \[0, $cores\]" train --threads $((cores + 1)) --dataset synthetic --out "$tmp/a"
+expect 2 "--gloo-threads must be in \[1, 64\], got 100000" train --gloo-threads 100000 --dataset synthetic --out "$tmp/a"
+[[ ! -e "$tmp/a" ]] || { echo "FAIL: a usage error created $tmp/a" >&2; failures=$((failures + 1)); }
+
+# An unknown --backend or --topology is refused by every rank before it meets the others (rank 1
+# would otherwise wait for rank 0 at the rendezvous) and before anything is written.
+for rank in 0 1; do
+  launcher=(env RANK=$rank WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 timeout 60)
+  expect 2 "unknown backend 'foo'" train --backend foo --dataset synthetic --out "$tmp/rank$rank"
+  expect 2 "unknown topology 'foo'" train --topology foo --dataset synthetic --out "$tmp/rank$rank"
+  [[ ! -e "$tmp/rank$rank" ]] || { echo "FAIL: rank $rank wrote $tmp/rank$rank" >&2; failures=$((failures + 1)); }
+done
+launcher=(timeout 120)
+
 small=(--model lenet --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 100 --batch-size 64
        --epochs 1 --threads 1 --quiet)
 expect 0 "status completed" train "${small[@]}" --out "$tmp/run"

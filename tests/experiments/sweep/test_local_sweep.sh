@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dtbench sweep with the local launcher, for real: a 2x2 grid (batch x world) of tiny LeNet runs
 # completes and is reported; the same sweep again skips every point and re-runs nothing; a failing
-# point is retried with its earlier attempt kept aside; --dry-run runs nothing; usage errors exit 2.
+# point is retried with its earlier attempt kept aside, one failing with a usage error is not;
+# --dry-run runs nothing; usage errors exit 2.
 # Usage: sweep_local_test.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
@@ -42,18 +43,29 @@ after=$(cd "$sweep" && md5sum */summary.json && stat -c '%n %Y' */summary.json &
 second=$("$dtbench" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}" 2>&1)
 [[ $(grep -c 'skipped (completed)' <<<"$second") -eq 4 ]] || fail "expected 4 skipped points: $second"
 
+# A point that fails for want of data (exit 1) is retried; one that fails with a usage error (exit 2,
+# the same every time) fails at once with its message.
 bad=$tmp/bad
-expect 1 "model_nosuchmodel" sweep --out "$bad" --grid model=lenet,nosuchmodel --retries 1 -- \
-  --dataset synthetic --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 --max-steps 2 \
-  --batch-size 16 --threads 1 --quiet
-grep -q '"status": *"completed"' "$bad/model_lenet/summary.json" 2>/dev/null || fail "the lenet point did not complete"
-[[ -d "$bad/model_nosuchmodel.attempt-1" && -d "$bad/model_nosuchmodel" ]] || fail "the bad point's first attempt was not kept aside"
-[[ ! -e "$bad/model_nosuchmodel.attempt-2" ]] || fail "the bad point ran more than twice"
-[[ $(grep -c '^==== dtbench sweep: model_nosuchmodel attempt' "$bad/model_nosuchmodel.log") -eq 2 ]] \
-  || fail "the log should hold two attempts of the bad point"
-grep -q "unknown model 'nosuchmodel'" "$bad/model_nosuchmodel.log" || fail "the error is not in the log"
-grep -q "^model_nosuchmodel,.*,failed,.*unknown model 'nosuchmodel'" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
-grep -q "^model_lenet,.*,completed," "$bad/jobs.csv" || fail "jobs.csv lacks the completed lenet point"
+expect 1 "dataset_cifar10" sweep --out "$bad" --grid dataset=synthetic,cifar10 --retries 1 -- \
+  --model lenet --data-dir "$tmp/nothing-here" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
+  --max-steps 2 --batch-size 16 --threads 1 --quiet
+grep -q '"status": *"completed"' "$bad/dataset_synthetic/summary.json" 2>/dev/null || fail "the synthetic point did not complete"
+[[ -d "$bad/dataset_cifar10.attempt-1" && -d "$bad/dataset_cifar10" ]] || fail "the failed point's first attempt was not kept aside"
+[[ ! -e "$bad/dataset_cifar10.attempt-2" ]] || fail "the failed point ran more than twice"
+[[ $(grep -c '^==== dtbench sweep: dataset_cifar10 attempt' "$bad/dataset_cifar10.log") -eq 2 ]] \
+  || fail "the log should hold two attempts of the failed point"
+grep -q "cifar-10-batches-bin" "$bad/dataset_cifar10.log" || fail "the error is not in the log"
+grep -q "^dataset_cifar10,.*,failed,.*cifar-10-batches-bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
+grep -q "^dataset_synthetic,.*,completed," "$bad/jobs.csv" || fail "jobs.csv lacks the completed synthetic point"
+
+usage=$tmp/usage
+expect 1 "model_nosuchmodel +failed \(usage error\)" sweep --out "$usage" --grid model=nosuchmodel --retries 2 -- \
+  --dataset synthetic --epochs 1 --max-steps 2 --threads 1 --quiet
+[[ ! -e "$usage/model_nosuchmodel.attempt-1" ]] || fail "a point that failed with a usage error was run again"
+[[ $(grep -c '^==== dtbench sweep: model_nosuchmodel attempt' "$usage/model_nosuchmodel.log") -eq 1 ]] \
+  || fail "the log should hold one attempt of the point with a usage error"
+grep -q "^model_nosuchmodel,.*,failed,.*unknown model 'nosuchmodel'" "$usage/jobs.csv" ||
+  fail "the usage error is not in jobs.csv: $(cat "$usage/jobs.csv")"
 
 expect 0 "batch8-world2 +run" sweep --dry-run --out "$tmp/dry" --grid batch=8 --grid world=1,2 -- "${small[@]}"
 expect 0 "launch -n 2 -- .*train .*--batch-size 8 --out $tmp/dry/batch8-world2" \
@@ -73,6 +85,7 @@ expect 2 "--launcher must be local or slurm, got 'pbs'" sweep --launcher pbs --o
 expect 2 "--sbatch-args has an unclosed ' quote" \
   sweep --launcher slurm --sbatch-args "--comment='x" --out "$tmp/u" --grid batch=8 -- "${small[@]}"
 expect 2 "the grid is empty|give the grid" sweep --out "$tmp/u" -- "${small[@]}"
+expect 2 "lr lists 0.1 and 0.10, the same number" sweep --out "$tmp/u" --grid lr=0.1,0.10 -- "${small[@]}"
 [[ ! -e "$tmp/u" ]] || fail "a usage error created $tmp/u"
 
 echo "sweep_local_test: $((SECONDS - start)) s, $failures failure(s)"

@@ -148,3 +148,21 @@ TEST_CASE("train flags the sweep controls are refused", "[sweep]") {
              Catch::Matches("train flag --model after -- is also the grid key 'model'.*"));
   CHECK(errorOf([&] { checkTrainFlags(gridOf({"world=1,2"}), {"--batch-size", "4"}); }).empty());
 }
+
+TEST_CASE("values of a numeric key that are the same number are refused", "[sweep]") {
+  using dtbench::sweep::checkNumericAxis;
+  CHECK_THAT(errorOf([] { parseGridAxis("batch=32,032"); }),
+             Catch::Contains("--grid: batch lists 32 and 032, the same number"));
+  CHECK_THAT(errorOf([] { parseGridAxis("world=1,2,01"); }), Catch::Contains("world lists 1 and 01"));
+  CHECK_THAT(errorOf([] { checkNumericAxis(parseGridAxis("lr=0.1,0.10"), false); }),
+             Catch::Contains("--grid: lr lists 0.1 and 0.10, the same number; give each value once"));
+  CHECK_THAT(errorOf([] { checkNumericAxis(parseGridAxis("lr=0.05,5e-2", "grid.txt:3"), false); }),
+             Catch::Contains("grid.txt:3: lr lists 0.05 and 5e-2"));
+  CHECK_THAT(errorOf([] { checkNumericAxis(parseGridAxis("lr=0.1,inf"), false); }),
+             Catch::Contains("lr takes finite numbers, got 'inf'"));
+  CHECK_THAT(errorOf([] { checkNumericAxis(parseGridAxis("epochs=1,2.5"), true); }),
+             Catch::Contains("epochs takes whole numbers, got '2.5'"));
+  // 2^64 - 1 and 2^64 - 2 differ although a double cannot tell them apart.
+  CHECK_NOTHROW(checkNumericAxis(parseGridAxis("seed=18446744073709551615,18446744073709551614"), true));
+  CHECK_NOTHROW(checkNumericAxis(parseGridAxis("lr=0.1,0.01,1e-3"), false));
+}

@@ -9,6 +9,7 @@
 #include "trainer/sync/bucket_assignment.h"
 #include "trainer/sync/gradient_sync.h"
 
+#include <ATen/Parallel.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
@@ -209,4 +210,21 @@ TEST_CASE("BatchNorm statistics are broadcast from rank 0 without disturbing bac
     for (size_t i = 0; i < outcomes[r].grads.size(); ++i) CHECK(at::equal(outcomes[r].grads[i], outcomes[0].grads[i]));
   }
   CHECK_FALSE(at::equal(outcomes[1].afterForward[0], outcomes[0].afterForward[0]));  // shards differ
+}
+
+// Note [One intra-op thread off the training thread] (compat/torch_compat.h): the communication
+// thread packs buckets with one intra-op thread, whatever the training thread's count.
+TEST_CASE("the communication thread runs its ops on one intra-op thread", "[sync]") {
+  const int previous = at::get_num_threads();
+  at::set_num_threads(2);
+  int seen = 0;
+  {
+    trainer::CommWorker worker;
+    worker.submit("threads", [&seen] { seen = at::get_num_threads(); });
+    worker.drain();  // happens-before: seen is written
+  }
+  const int training = at::get_num_threads();
+  at::set_num_threads(previous);
+  CHECK(seen == 1);
+  CHECK(training == 2);
 }

@@ -1,0 +1,113 @@
+// bench_instrumentation: what dtbench's own per-step bookkeeping costs, measured in isolation, so
+// that docs/benchmarks.md can state it beside the step times it is part of. Built by CMake, not
+// run by CTest. Usage: bench_instrumentation [--steps N] [--dir D]
+//
+// Timed, per training step of a single-rank run, with the calls the trainer makes:
+//  - timer:   StepTimer over the step's phases (construction, 5 ends, finish; no --timeline), the
+//             part that lies inside step_s;
+//  - history: RunRecorder's per-step train_history.log row (RunDirectory::appendHistory), after
+//             step_s ends;
+//  - batches: the step's batches.csv row (toCsvRow + appendBatchRows), written at the epoch's end;
+//  - flush:   RunDirectory::flush() once per `--steps-per-epoch` steps, amortized per step.
+// Prints one CSV line per part: part,steps,total_s,per_step_us. The run directory is a fresh
+// temporary one (removed at the end) unless --dir is given.
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <c10/core/Device.h>
+
+#include "common/clock.h"
+#include "trainer/chrome_trace.h"
+#include "trainer/run_directory.h"
+#include "trainer/step_record.h"
+#include "trainer/step_timer.h"
+
+namespace {
+
+using dtbench::trainer::StepRecord;
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); }
+
+void print(const char* part, int64_t steps, double total) {
+  std::printf("%s,%lld,%.6f,%.3f\n", part, static_cast<long long>(steps), total, total / static_cast<double>(steps) * 1e6);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  int64_t steps = 200000;
+  int64_t stepsPerEpoch = 391;  // CIFAR-10 at batch 128
+  std::string dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+    if (arg == "--steps") steps = std::stoll(argv[++i]);
+    else if (arg == "--steps-per-epoch") stepsPerEpoch = std::stoll(argv[++i]);
+    else if (arg == "--dir") dir = argv[++i];
+    else throw std::invalid_argument("unknown option " + arg + " (--steps N, --steps-per-epoch N, --dir D)");
+  }
+  if (steps < 1 || stepsPerEpoch < 1) throw std::invalid_argument("--steps and --steps-per-epoch must be >= 1");
+  const bool temporary = dir.empty();
+  if (temporary) dir = (std::filesystem::temp_directory_path() / ("bench_instrumentation." + std::to_string(::getpid()))).string();
+
+  std::printf("part,steps,total_s,per_step_us\n");
+  {
+    const dtbench::trainer::TraceClock clock;
+    std::vector<StepRecord> records(static_cast<size_t>(steps));
+    const Clock::time_point start = Clock::now();
+    for (StepRecord& r : records) {
+      dtbench::trainer::StepTimer timer(c10::Device(c10::kCPU), r, clock, nullptr);
+      timer.end("data", &StepRecord::dataS);
+      timer.end("h2d", &StepRecord::h2dS);
+      timer.end("forward", &StepRecord::forwardS);
+      timer.end("backward", &StepRecord::backwardS);
+      timer.end("optimizer", &StepRecord::optimizerS);
+      timer.finish();
+    }
+    print("timer", steps, seconds(start));
+  }
+  {
+    dtbench::trainer::RunDirectory run(dir);
+    StepRecord r;
+    r.samples = 128;
+    r.stepS = 0.5;
+    r.loss = 2.302585;
+    r.accuracy = 0.1015625;
+    Clock::time_point start = Clock::now();
+    for (int64_t s = 0; s < steps; ++s)
+      run.appendHistory({dtbench::common::unixSeconds(), "Batch", 0, s + 1, r.loss, r.accuracy, r.samples / r.stepS});
+    print("history", steps, seconds(start));
+    double flushTotal = 0;
+    start = Clock::now();
+    std::string rows;
+    for (int64_t s = 0; s < steps; ++s) {
+      r.step = s % stepsPerEpoch + 1;
+      r.epoch = s / stepsPerEpoch;
+      rows += dtbench::trainer::toCsvRow(r) + '\n';
+      if (r.step == stepsPerEpoch || s + 1 == steps) {
+        run.appendBatchRows(rows);
+        rows.clear();
+        const Clock::time_point flushStart = Clock::now();
+        run.flush();
+        flushTotal += seconds(flushStart);
+      }
+    }
+    print("batches", steps, seconds(start) - flushTotal);
+    print("flush", steps, flushTotal);
+  }
+  if (temporary) std::filesystem::remove_all(dir);
+  return 0;
+} catch (const std::exception& e) {
+  std::cerr << "bench_instrumentation: " << e.what() << "\n";
+  return 2;
+}

@@ -1,0 +1,116 @@
+#include "catch_torch.h"
+
+#include "trainer/config.h"
+#include "trainer/config_agreement.h"
+#include "trainer/config_json.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+using namespace dtbench::trainer;
+
+namespace {
+
+RunConfig valid() {
+  RunConfig c = resolveDefaults(RunConfig{});
+  c.outDir = "somewhere";
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("ranks with the same shared settings agree", "[config_agreement]") {
+  const nlohmann::json same = sharedSettingsJson(valid());
+  CHECK(describeDisagreement({same}).empty());
+  CHECK(describeDisagreement({same, same, same}).empty());
+  CHECK(describeDisagreement({}).empty());
+}
+
+TEST_CASE("a disagreement names each flag and the ranks with each value", "[config_agreement]") {
+  RunConfig c = valid();
+  const nlohmann::json rank0 = sharedSettingsJson(c);
+  c.optimizer.lr = 0.5;
+  c.optimizer.kind = OptimizerKind::kAdam;
+  c.model = "lenet";
+  const nlohmann::json rank1 = sharedSettingsJson(c);
+  const std::string message = describeDisagreement({rank0, rank1});
+  CHECK(message ==
+        "the ranks disagree on --model (rank 0: resnet18; rank 1: lenet), --optimizer (rank 0: sgd; rank 1: adam), "
+        "--lr (rank 0: 0.1; rank 1: 0.5); every rank must run with the same flags");
+}
+
+TEST_CASE("ranks holding the same value are listed together, in runs", "[config_agreement]") {
+  nlohmann::json a = {{"seed", 1}};
+  nlohmann::json b = {{"seed", 7}};
+  const std::string message = describeDisagreement({a, a, a, b, a, b, b});
+  CHECK(message ==
+        "the ranks disagree on --seed (ranks 0-2, 4: 1; ranks 3, 5-6: 7); every rank must run with the "
+        "same flags");
+}
+
+TEST_CASE("a key missing on a rank, or an unreadable rank, counts as a value of its own", "[config_agreement]") {
+  const nlohmann::json full = {{"seed", 1}, {"amp", "off"}};
+  const nlohmann::json partial = {{"seed", 1}};
+  CHECK(describeDisagreement({full, partial}) ==
+        "the ranks disagree on --amp (rank 0: off; rank 1: absent); every rank must run with the same flags");
+  const nlohmann::json unreadable = nlohmann::json(nlohmann::json::value_t::discarded);
+  const std::string message = describeDisagreement({full, unreadable});
+  CHECK(message.find("--seed (rank 0: 1; rank 1: absent)") != std::string::npos);
+  CHECK(message.find("--amp (rank 0: off; rank 1: absent)") != std::string::npos);
+}
+
+TEST_CASE("a flag named unlike its key shows the key with the value", "[config_agreement]") {
+  RunConfig c = valid();
+  const nlohmann::json overlapped = sharedSettingsJson(c);
+  c.sync.overlap = false;
+  CHECK(describeDisagreement({overlapped, sharedSettingsJson(c)}) ==
+        "the ranks disagree on --no-overlap (rank 0: overlap=true; rank 1: overlap=false); every rank must run with "
+        "the same flags");
+}
+
+TEST_CASE("every setting that changes the result or the collectives is shared and per-rank ones are not",
+          "[config_agreement]") {
+  const RunConfig base = valid();
+  const nlohmann::json reference = sharedSettingsJson(base);
+  auto disagreement = [&](void (*change)(RunConfig&)) {
+    RunConfig c = base;
+    change(c);
+    return describeDisagreement({reference, sharedSettingsJson(c)});
+  };
+  CHECK_THAT(disagreement([](RunConfig& c) { c.optimizer.momentum = 0.5; }), Catch::Contains("--momentum"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.optimizer.weightDecay = 0; }), Catch::Contains("--weight-decay"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.seed = 99; }), Catch::Contains("--seed"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.precision.amp = Amp::kBf16; }), Catch::Contains("--amp"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.data.batchSize = 3; }), Catch::Contains("--batch-size"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.epochs = 9; }), Catch::Contains("--epochs"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.maxSteps = 9; }), Catch::Contains("--max-steps"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.sync.kind = Sync::kPairavg; }), Catch::Contains("--sync"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.comm.topology = dtbench::comm::Topology::parse("ring"); }),
+             Catch::Contains("--topology"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.checkpointEvery = 5; }), Catch::Contains("--checkpoint-every"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.sync.bucketMb = 1; }), Catch::Contains("--bucket-mb"));
+  CHECK_THAT(disagreement([](RunConfig& c) { c.resume = true; }), Catch::Contains("--resume"));
+  // How a rank loads, computes and connects may differ.
+  CHECK(disagreement([](RunConfig& c) { c.threads = 7; }).empty());
+  CHECK(disagreement([](RunConfig& c) { c.data.workers = 0; }).empty());
+  CHECK(disagreement([](RunConfig& c) { c.data.dir = "/elsewhere"; }).empty());
+  CHECK(disagreement([](RunConfig& c) { c.comm.connection.timeoutS = 5; }).empty());
+  CHECK(disagreement([](RunConfig& c) { c.comm.connection.glooIface = "eth1"; }).empty());
+  CHECK(disagreement([](RunConfig& c) { c.outDir = "elsewhere"; }).empty());
+}
+
+TEST_CASE("the shared settings are config.json's keys under their flags", "[config_agreement]") {
+  const nlohmann::json configJson = toJson(valid());
+  std::set<std::string> keys;
+  for (const SharedSetting& setting : sharedSettings()) {
+    INFO(setting.key);
+    CHECK(keys.insert(setting.key).second);
+    CHECK(std::string(setting.flag).rfind("--", 0) == 0);
+    // --resume alone is no field of config.json; the resume check reads only fields that are.
+    CHECK((configJson.contains(setting.key) || std::string(setting.key) == "resume"));
+    if (setting.unchangedOnResume) CHECK(configJson.contains(setting.key));
+  }
+}
