@@ -17,10 +17,7 @@
 #include <vector>
 
 #include <netinet/in.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "catch_torch.h"
@@ -30,6 +27,7 @@
 #include "data/download.h"
 #include "data/md5.h"
 #include "dtbench/build_config.h"
+#include "file_size_limit.h"
 #include "temp_dir.h"
 
 #if DTBENCH_HAVE_DOWNLOAD
@@ -196,39 +194,18 @@ TEST_CASE("download: an archive whose batches have the wrong size is never moved
 TEST_CASE("download: a write that fails while extracting names the file and the cause and keeps nothing",
           "[download]") {
   // RLIMIT_FSIZE stands in for a full disk without root: past it write(2) fails with EFBIG
-  // (SIGXFSZ ignored), where a full disk gives ENOSPC. It applies to the whole process, so the
-  // extraction runs in a child that reports the error through a pipe.
+  // (SIGXFSZ ignored), where a full disk gives ENOSPC (tests/file_size_limit.h).
   TempDir dir;
   const auto o = writeArchive(dir.path(), {{"data_batch_1.bin", kCifar10FileBytes}});
-  int channel[2];
-  REQUIRE(::pipe(channel) == 0);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::close(channel[0]);
-    ::signal(SIGXFSZ, SIG_IGN);
-    const struct rlimit limit = {1 << 20, 1 << 20};
-    std::string message = "setrlimit failed";
-    if (::setrlimit(RLIMIT_FSIZE, &limit) == 0) {
-      try {
-        dtbench::data::ensureCifar10(dir.path().string(), o);
-        message = "no error";
-      } catch (const std::exception& e) {
-        message = e.what();
-      }
+  std::string message = "no error";
+  {
+    const dtbench::testing::FileSizeLimit limit(1 << 20);
+    try {
+      dtbench::data::ensureCifar10(dir.path().string(), o);
+    } catch (const std::exception& e) {
+      message = e.what();
     }
-    const ssize_t ignored = ::write(channel[1], message.data(), message.size());
-    (void)ignored;
-    ::_exit(0);
   }
-  ::close(channel[1]);
-  std::string message;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(channel[0], buffer, sizeof buffer)) > 0;) message.append(buffer, static_cast<size_t>(n));
-  ::close(channel[0]);
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  CHECK(WIFEXITED(status));
   CHECK_THAT(message, Catch::Contains("cannot write cifar-10-batches-bin/data_batch_1.bin") &&
                           Catch::Contains(dir.path().string()) && Catch::Contains(std::strerror(EFBIG)) &&
                           Catch::Contains("free some space") && Catch::Contains("nothing was kept"));

@@ -29,43 +29,7 @@ host=$(hostname)
 synthetic=(train --model lenet --dataset synthetic --synthetic-test-size 64 --threads 1 --workers 0 --quiet --no-eval
            --batch-size 8)
 
-batch_rows() {
-  if [[ -f $1/train_history.log ]]; then grep -c ',Batch,' "$1/train_history.log"; else echo 0; fi
-}
-
-# wait_rows DIR N SECONDS PID: waits until DIR has N Batch rows; fails after SECONDS or once PID ended.
-wait_rows() {
-  local n
-  for _ in $(seq 1 $(($3 * 20))); do
-    n=$(batch_rows "$1")
-    [[ ${n:-0} -ge $2 ]] && return 0
-    kill -0 "$4" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
-
-# finish PID SECONDS: waits at most SECONDS for PID and sets `rc` to its exit code ("hung" if it did not end).
-finish() {
-  if ! timeout "$2" tail --pid="$1" -f /dev/null; then
-    kill -9 "$1" 2>/dev/null
-    wait "$1" 2>/dev/null
-    rc=hung
-    return
-  fi
-  wait "$1"
-  rc=$?
-}
-
-# json FILE KEY: one top-level value of a JSON file ("" when absent or unreadable).
-json() {
-  py -c 'import json, sys
-try:
-    value = json.load(open(sys.argv[1])).get(sys.argv[2])
-except Exception:
-    value = None
-print("" if value is None else value)' "$1" "$2"
-}
+source "$(dirname "$0")/run_helpers.sh"
 
 # refused CASE PATTERN ARGS...: `dtbench ARGS` exits 1 within 30 s printing PATTERN (extended regex).
 refused() {
