@@ -58,14 +58,14 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     std::fprintf(stderr, "%s", usage().c_str());
-    return 2;
+    return dtbench::common::kUsageErrorExitCode;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
     return dispatch(argv[1], args);
   } catch (const dtbench::common::UsageError& e) {
     std::fprintf(stderr, "dtbench: usage error: %s\n", e.what());
-    return 2;
+    return dtbench::common::kUsageErrorExitCode;
   } catch (const dtbench::data::DataError& e) {
     std::fprintf(stderr, "dtbench: data error: %s\n", e.what());
     return 1;

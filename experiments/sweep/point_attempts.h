@@ -14,14 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "common/usage_error.h"
 #include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_runner.h"
 
 namespace dtbench::sweep {
 
-// The exit code of dtbench (and of dtbench launch, which passes on its rank's) for a usage error
-// (experiments/cli/main.cpp).
-constexpr int kUsageErrorExitCode = 2;
+using common::kUsageErrorExitCode;
 
 // The state of a point's directory: "" when it does not exist, summary.json's status, or
 // "unknown" without a readable one.
