@@ -4,8 +4,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-declare -A budget=([unit]=400 [train]=600 [python]=120 [mpi]=480 [slurm]=300)
-order=(unit train python mpi slurm)
+declare -A budget=([unit]=400 [train]=600 [python]=120 [mpi]=480 [slurm]=300 [cluster]=600)
+order=(unit train python mpi slurm cluster)
 
 passed=0 failed=0 status=0
 for label in "${order[@]}"; do

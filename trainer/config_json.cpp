@@ -1,23 +1,57 @@
 #include "trainer/config_json.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <torch/cuda.h>
 
 #include "comm/backends/backend.h"
 #include "comm/backends/make_communicator.h"
+#include "comm/failure/peer_table.h"
 #include "comm/impairment/impairment.h"
 #include "comm/topology/registry.h"
 #include "comm/topology_allreduce.h"
+#include "common/cluster_file.h"
 #include "common/named_values.h"
 #include "models/registry.h"
 #include "trainer/environment.h"
 #include "trainer/sync/bucketed_allreduce.h"
 
 namespace dtbench::trainer {
+namespace {
+
+// "link_rate_bps" and "cluster_file" (docs/run-directory.md): the emulated cluster's link rate of
+// each of the run's hosts, by the real host names, and the cluster.json they come from; both null
+// off the cluster (common/cluster_file.h has the rule; rank 0, which writes config.json, warns).
+void describeClusterLinks(nlohmann::json& json, const std::vector<std::string>& hostNames) {
+  const common::ClusterLinks links =
+      common::clusterLinksFromVariable(std::getenv(common::kClusterVariable), hostNames, &std::cerr);
+  json["cluster_file"] = links.file ? nlohmann::json(*links.file) : nlohmann::json(nullptr);
+  if (!links.onCluster()) {
+    json["link_rate_bps"] = nullptr;
+    return;
+  }
+  nlohmann::json rates = nlohmann::json::object();
+  for (const common::HostLink& link : links.hosts) {
+    const std::optional<double> rate = link.linkRateBps;
+    // Whole bit rates as integers (1000000000, not 1e9), as cluster.json has them.
+    if (!rate)
+      rates[link.host] = nullptr;
+    else if (*rate == std::floor(*rate) && *rate < 9e18)
+      rates[link.host] = static_cast<int64_t>(*rate);
+    else
+      rates[link.host] = *rate;
+  }
+  json["link_rate_bps"] = rates;
+}
+
+}  // namespace
 
 nlohmann::json toJson(const RunConfig& config) {
   const DataConfig& d = config.data;
@@ -87,6 +121,7 @@ nlohmann::json describeRun(const RunConfig& config, const std::string& allocator
   json["train_samples"] = data.train.size();
   json["test_samples"] = data.test.size();
   if (config.mode == ParallelMode::kDp) json["dp_devices"] = static_cast<int64_t>(torch::cuda::device_count());
+  describeClusterLinks(json, world ? world->hostNames : std::vector<std::string>{comm::thisHostName()});
   if (world) {
     json["hosts"] = world->hostNames;
     json["hosts_emulated"] = config.comm.ranksPerHost > 0;

@@ -8,9 +8,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -22,11 +25,13 @@
 #include "comm/impairment/impairment.h"
 #include "comm/tensor_element_type.h"
 #include "comm/topology/hosts.h"
+#include "comm/topology/link_bound.h"
 #include "comm/topology/ring.h"
 #include "comm/topology_allreduce.h"
 #include "comm/traffic/traffic_exchange.h"
 #include "comm/traffic/traffic_recorder.h"
 #include "comm/work.h"
+#include "common/cluster_file.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
 
@@ -42,7 +47,58 @@ struct Row {
   double algbw = 0;    // GB/s
   double busbw = 0;    // GB/s
   int64_t wrong = -1;  // -1: not checked
+  std::optional<double> boundBusbw;  // GB/s; none off the cluster, on one host, or for no bytes
+  std::optional<double> ofBound;     // busbw / boundBusbw
 };
+
+// The hosts' link rates as the bound needs them: one per host of `hosts`, or none off the cluster
+// (emulated hosts included) or when some host's link is not shaped.
+struct Links {
+  common::ClusterLinks cluster;
+  std::optional<std::vector<double>> rates;
+};
+
+Links linksOf(comm::Communicator& c, int ranksPerHost, const std::vector<std::string>& hostnames,
+              const comm::HostLayout& hosts) {
+  Links links;
+  if (ranksPerHost > 0) return links;  // emulated hosts have no link of their own
+  links.cluster = common::clusterLinksFromVariable(std::getenv(common::kClusterVariable), hostnames,
+                                                   c.rank() == 0 ? &std::cerr : nullptr);
+  if (!links.cluster.rates()) return links;
+  std::vector<double> rates;
+  for (size_t h = 0; h < hosts.hosts.size(); ++h)
+    for (const common::HostLink& link : links.cluster.hosts)
+      if (link.host == hostnames[static_cast<size_t>(hosts.leaderOf(static_cast<int>(h)))])
+        rates.push_back(*link.linkRateBps);
+  if (rates.size() == hosts.hosts.size()) links.rates = rates;
+  return links;
+}
+
+// "1 Gbit/s", "100 Mbit/s", "2.5 Gbit/s".
+std::string rateText(double bitsPerSecond) {
+  std::ostringstream out;
+  if (bitsPerSecond >= 1e9)
+    out << bitsPerSecond / 1e9 << " Gbit/s";
+  else if (bitsPerSecond >= 1e6)
+    out << bitsPerSecond / 1e6 << " Mbit/s";
+  else
+    out << bitsPerSecond << " bit/s";
+  return out.str();
+}
+
+// A rate in bit/s as a whole number when it is one (1000000000, not 1e+09).
+nlohmann::json rateJson(double bitsPerSecond) {
+  if (bitsPerSecond == std::floor(bitsPerSecond) && bitsPerSecond < 9e18) return static_cast<int64_t>(bitsPerSecond);
+  return bitsPerSecond;
+}
+
+void boundRow(Row& row, const comm::HostLayout& hosts, const Links& links, int64_t elementBytes) {
+  if (!links.rates || hosts.hosts.size() < 2) return;
+  const comm::LinkBound bound = comm::topologyLinkBound(row.topology, hosts, row.count, elementBytes, *links.rates);
+  if (bound.busbwBytesPerSecond <= 0) return;
+  row.boundBusbw = bound.busbwBytesPerSecond / 1e9;
+  row.ofBound = row.busbw / *row.boundBusbw;
+}
 
 at::Tensor checkInput(int64_t count, int rank, at::ScalarType type) {
   return ((at::arange(count, at::kLong) % 7 + 1) * (rank + 1)).to(type);
@@ -91,19 +147,31 @@ Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const All
 void printRow(const Row& r) {
   char wrong[32] = "N/A";
   if (r.wrong >= 0) std::snprintf(wrong, sizeof wrong, "%lld", static_cast<long long>(r.wrong));
-  std::printf("%12lld %12lld %9s %12.1f %9.3f %9.3f %7s\n", static_cast<long long>(r.bytes),
-              static_cast<long long>(r.count), r.dtype.c_str(), r.timeUs, r.algbw, r.busbw, wrong);
+  char bound[32] = "-", ofBound[32] = "-";
+  if (r.boundBusbw) std::snprintf(bound, sizeof bound, "%.3f", *r.boundBusbw);
+  if (r.ofBound) std::snprintf(ofBound, sizeof ofBound, "%.3f", *r.ofBound);
+  std::printf("%12lld %12lld %9s %12.1f %9.3f %9.3f %9s %8s %7s\n", static_cast<long long>(r.bytes),
+              static_cast<long long>(r.count), r.dtype.c_str(), r.timeUs, r.algbw, r.busbw, bound, ofBound, wrong);
   std::fflush(stdout);
 }
 
-void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int world, const std::string& backend) {
+void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int world, const std::string& backend,
+                  std::optional<double> linkRate) {
+  const nlohmann::json rate = linkRate ? rateJson(*linkRate) : nlohmann::json();
+  const auto optional = [](std::optional<double> value) { return value ? nlohmann::json(*value) : nlohmann::json(); };
   if (!s.csvPath.empty()) {
     std::ofstream csv(s.csvPath);
-    csv << "backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong\n";
+    csv << "backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,"
+           "bound_busbw_gbps,of_bound\n";
+    const auto cell = [](std::optional<double> value) {
+      std::ostringstream out;
+      if (value) out << *value;
+      return out.str();
+    };
     for (const Row& r : rows)
       csv << backend << ',' << r.topology << ',' << world << ',' << r.bytes << ',' << r.count << ',' << r.dtype << ','
-          << r.timeUs << ',' << r.algbw << ',' << r.busbw << ',' << (r.wrong >= 0 ? std::to_string(r.wrong) : "")
-          << '\n';
+          << r.timeUs << ',' << r.algbw << ',' << r.busbw << ',' << (r.wrong >= 0 ? std::to_string(r.wrong) : "") << ','
+          << (linkRate ? rate.dump() : "") << ',' << cell(r.boundBusbw) << ',' << cell(r.ofBound) << '\n';
     if (!csv) throw std::runtime_error("cannot write --csv " + s.csvPath);
   }
   if (!s.jsonPath.empty()) {
@@ -118,7 +186,10 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
                      {"time_us", r.timeUs},
                      {"algbw_gbps", r.algbw},
                      {"busbw_gbps", r.busbw},
-                     {"wrong", r.wrong >= 0 ? nlohmann::json(r.wrong) : nlohmann::json()}});
+                     {"wrong", r.wrong >= 0 ? nlohmann::json(r.wrong) : nlohmann::json()},
+                     {"link_rate_bps", rate},
+                     {"bound_busbw_gbps", optional(r.boundBusbw)},
+                     {"of_bound", optional(r.ofBound)}});
     std::ofstream json(s.jsonPath);
     json << out.dump(2) << '\n';
     if (!json) throw std::runtime_error("cannot write --json " + s.jsonPath);
@@ -199,9 +270,11 @@ void checkOutputsWritable(const AllreduceSettings& s) {
 }
 
 int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const AllreduceSettings& s, double timeoutS) {
-  const comm::HostLayout hosts = ranksPerHost > 0
-                                     ? comm::hostsFromRanksPerHost(c.size(), ranksPerHost)
-                                     : comm::hostsFromNames(comm::allgatherStrings(c, comm::thisHostName()));
+  const std::vector<std::string> hostnames =
+      ranksPerHost > 0 ? std::vector<std::string>{} : comm::allgatherStrings(c, comm::thisHostName());
+  const comm::HostLayout hosts =
+      ranksPerHost > 0 ? comm::hostsFromRanksPerHost(c.size(), ranksPerHost) : comm::hostsFromNames(hostnames);
+  const Links links = linksOf(c, ranksPerHost, hostnames, hosts);
   comm::TrafficRecorder recorder(c.rank(), c.size());
   const bool root = c.rank() == 0;
   const std::string backend = comm::name(c.backend());
@@ -215,6 +288,15 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
         backend.c_str(), c.size(), hosts.hosts.size(), ranksPerHost > 0 ? " (emulated)" : "", dtypes.c_str(),
         s.warmupIters, s.iters, s.threads, timeoutS,
         s.segmentBytes ? (std::to_string(*s.segmentBytes) + " bytes").c_str() : "each topology's default");
+  if (root && links.cluster.onCluster()) {
+    std::vector<std::string> rates;
+    for (const common::HostLink& link : links.cluster.hosts)
+      rates.push_back(link.host + " " + (link.linkRateBps ? rateText(*link.linkRateBps) : "not shaped"));
+    std::printf("# cluster %s: links %s; %s\n", links.cluster.file->c_str(), common::joinList(rates).c_str(),
+                !links.rates             ? "a link is not shaped: no bound"
+                : hosts.hosts.size() < 2 ? "every rank on one host: no link is crossed, no bound"
+                                         : "bound = the busbw the busiest link allows (comm/topology/link_bound.h)");
+  }
   std::vector<Row> rows;
   for (comm::ElementType elementType : s.dtypes) {
     const std::string dtype = comm::name(elementType);
@@ -236,12 +318,15 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
                       dtype.c_str(), static_cast<long long>(algorithm.segmentBytes()));
         else
           std::printf("# topology %s, %s\n", topology.name().c_str(), dtype.c_str());
-        std::printf("%12s %12s %9s %12s %9s %9s %7s\n", "size", "count", "type", "time_us", "algbw", "busbw", "#wrong");
-        std::printf("%12s %12s %9s %12s %9s %9s %7s\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)", "");
+        std::printf("%12s %12s %9s %12s %9s %9s %9s %8s %7s\n", "size", "count", "type", "time_us", "algbw", "busbw",
+                    "bound", "of_bound", "#wrong");
+        std::printf("%12s %12s %9s %12s %9s %9s %9s %8s %7s\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)",
+                    "(GB/s)", "", "");
         std::fflush(stdout);
       }
       for (int64_t count : sweepCounts(s, comm::bytesPerElement(elementType))) {
         rows.push_back(measure(c, algorithm, s, type, count));
+        boundRow(rows.back(), hosts, links, comm::bytesPerElement(elementType));
         if (root) printRow(rows.back());
       }
     }
@@ -250,7 +335,7 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
   int64_t wrong = 0;
   for (const Row& r : rows) wrong += std::max<int64_t>(0, r.wrong);
   if (root) {
-    writeOutputs(s, rows, c.size(), backend);
+    writeOutputs(s, rows, c.size(), backend, links.cluster.slowest());
     if (s.check)
       std::printf("# check: %lld wrong element(s) over all sizes and topologies\n", static_cast<long long>(wrong));
   }

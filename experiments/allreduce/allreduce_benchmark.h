@@ -9,6 +9,12 @@
 // time_us = mean time of one all-reduce, max over ranks; algbw = size / time (GB/s, GB = 10^9
 // bytes); busbw = algbw x 2(N-1)/N (comm/topology/ring.h: the ring's bytes per rank, comparable
 // across world sizes); #wrong = elements that differ from the exact sum (N/A without --check).
+// On the emulated cluster (DTBENCH_CLUSTER names its cluster.json, common/cluster_file.h, and every
+// rank's real host is a node of it): bound = the busbw that the hosts' shaped links allow for the
+// row's topology and size (comm/topology/link_bound.h; GB/s), of_bound = busbw / bound; "-" (empty
+// in the CSV, null in the JSON) off the cluster, with --ranks-per-host (emulated hosts have no link),
+// when every rank is on one host or a link is not shaped. The CSV's and JSON's link_rate_bps is the
+// slowest link among the run's hosts (empty / null off the cluster).
 //
 // Check values: rank r's element i is (i mod 7 + 1)(r + 1), so every sum is an integer below 256
 // for up to 8 ranks, exact in float32, float16 and bfloat16, and the check compares for equality.
@@ -56,6 +62,7 @@ void checkOutputsWritable(const AllreduceSettings& settings);
 
 // Runs the benchmark on every rank of `communicator` (collective; rank 0 prints and writes). Hosts
 // are emulated as groups of `ranksPerHost` ranks, or with 0 taken from the real host names.
+// Throws common::UsageError when DTBENCH_CLUSTER names a file that cannot be read or is malformed.
 // Returns the number of wrong elements over every size, topology and type (0 without --check).
 // Throws common::UsageError when the only topology and type asked for are a native all-reduce the
 // backend does not take.

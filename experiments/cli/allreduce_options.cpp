@@ -73,7 +73,12 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
                            "Columns: size = bytes per rank (count x element size), time_us = mean time of one\n"
                            "all-reduce (max over ranks), algbw = size / time (GB/s, GB = 10^9 bytes), busbw =\n"
                            "algbw x 2(N-1)/N (the ring's bytes per rank: comparable across world sizes), #wrong =\n"
-                           "elements that differ from the exact sum (N/A without --check).\n\n"
+                           "elements that differ from the exact sum (N/A without --check).\n"
+                           "On the emulated cluster (DTBENCH_CLUSTER names its cluster.json and every rank runs on\n"
+                           "one of its nodes): bound = the busbw the nodes' shaped links allow for the topology and\n"
+                           "size (GB/s), of_bound = busbw / bound; '-' off the cluster, with --ranks-per-host, or\n"
+                           "with every rank on one host. CSV and JSON add link_rate_bps (the slowest link),\n"
+                           "bound_busbw_gbps and of_bound, empty or null off the cluster.\n\n"
                            "Run one process per rank: dtbench launch -n N -- dtbench allreduce ... (gloo), or\n"
                            "mpirun -np N dtbench allreduce --backend mpi ...");
   options.set_width(100);

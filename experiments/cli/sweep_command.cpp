@@ -59,7 +59,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
     std::printf("%s\n", o.helpText.c_str());
     return 0;
   }
-  const std::vector<sweep::GridPoint> points = sweep::expandGrid(o.grid);
+  const std::vector<sweep::GridPoint> points = sweep::expandGrid(o.grid, o.ranksPerNode);
   sweep::SweepSettings settings;
   settings.outDir = o.outDir;
   settings.trainFlags = o.trainFlags;

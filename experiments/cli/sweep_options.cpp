@@ -27,11 +27,11 @@ namespace {
 // A grid key other than world and batch (which the grid checks itself) is a dtbench train flag that
 // takes a value; values of a numeric flag are compared as numbers.
 void checkGridKey(const sweep::GridAxis& axis) {
-  if (axis.key == "world" || axis.key == "batch") return;
+  if (axis.key == "world" || axis.key == "nodes" || axis.key == "batch") return;
   switch (trainFlagKind(axis.key)) {
     case ValueKind::kUnknown:
       throw UsageError(axis.where + ": '" + axis.key + "' is not a dtbench train flag (--" + axis.key +
-                       "); keys are world, batch or a flag of dtbench train --help without its dashes");
+                       "); keys are world, nodes, batch or a flag of dtbench train --help without its dashes");
     case ValueKind::kSwitch:
       throw UsageError(axis.where + ": --" + axis.key +
                        " takes no value, so it cannot be a grid key; give it after -- to set it for every point");
@@ -56,17 +56,20 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
       "Usage: dtbench sweep --out DIR --grid KEY=V1,V2 [--grid ...] [OPTIONS] -- TRAIN FLAGS\n"
       "Example: dtbench sweep --out runs/s --grid batch=32,64 --grid world=1,2 -- \\\n"
       "           --model resnet18 --dataset synthetic --epochs 2 --max-steps 4\n"
-      "On Slurm: dtbench sweep --launcher slurm --sbatch-args \"--time=30 -p cpu\" --out runs/s ...");
+      "On Slurm: dtbench sweep --launcher slurm --sbatch-args \"--time=30 -p cpu\" --out runs/s ...\n"
+      "On nodes: dtbench sweep --launcher slurm --grid nodes=1,2,4 --ranks-per-node 2 --out runs/n ...");
   options.set_width(100);
   // clang-format off
   options.add_options()
     ("out", "The sweep's directory: one run directory per point, their logs, jobs.csv, report.md",
      cxxopts::value<std::string>())
-    ("grid", "KEY=V1,V2,... (repeatable): world (or gpus) = ranks, batch = --batch-size, any other key K = "
-             "the train flag --K", cxxopts::value<std::string>())
+    ("grid", "KEY=V1,V2,... (repeatable): world (or gpus) = ranks, nodes = nodes the ranks are placed on "
+             "(slurm), batch = --batch-size, any other key K = the train flag --K", cxxopts::value<std::string>())
     ("grid-file", "A file with one KEY=V1,V2 per line ('#' comments); its keys come before --grid's",
      cxxopts::value<std::string>())
     ("retries", "Run a failed point again up to R more times", cxxopts::value<int>()->default_value("1"))
+    ("ranks-per-node", "With a nodes axis: ranks on each node, so a point's world is nodes × K (sbatch --nodes=M "
+                       "--ntasks-per-node=K)", cxxopts::value<int>()->default_value("1"))
     ("launcher", "Where the points run: local (one after another on this machine) or slurm (one sbatch "
                  "job per point, all submitted at once, then waited for)",
      cxxopts::value<std::string>()->default_value("local"))
@@ -114,6 +117,13 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   if (o.grid.axes.empty())
     throw UsageError("give the grid: at least one --grid KEY=V1,V2 (e.g. --grid batch=32,64) or --grid-file");
   for (const sweep::GridAxis& axis : o.grid.axes) checkGridKey(axis);
+  o.ranksPerNode = parsed["ranks-per-node"].as<int>();
+  if (o.ranksPerNode < 1)
+    throw UsageError("--ranks-per-node must be at least 1 (ranks on each node), got " + std::to_string(o.ranksPerNode));
+  if (parsed.count("ranks-per-node") && !sweep::hasAxis(o.grid, "nodes"))
+    throw UsageError("--ranks-per-node places ranks on the nodes of a nodes axis; add --grid nodes=M1,M2 (with "
+                     "--launcher slurm), or use world=N1,N2 for ranks on one machine");
+  if (o.launcher == Launcher::kLocal) sweep::checkLocalPlacement(o.grid);
   sweep::checkTrainFlags(o.grid, o.trainFlags);
   return o;
 }

@@ -20,6 +20,7 @@ struct SweepOptions {
   sweep::Grid grid;                     // the --grid-file's axes, then the --grid flags in order
   std::vector<std::string> trainFlags;  // the words after `--`
   int retries = 1;
+  int ranksPerNode = 1;                 // --ranks-per-node: ranks on each node of a nodes axis
   Launcher launcher = Launcher::kLocal;
   std::string slurmScript;              // --slurm-script; empty: the default job script
   std::vector<std::string> sbatchArgs;  // --sbatch-args, split into words
@@ -31,9 +32,11 @@ struct SweepOptions {
 
 // Throws common::UsageError naming the bad flag: unknown flags, a missing --out, a bad or repeated
 // grid key, a grid key that is no dtbench train flag taking a value, values of a numeric train flag
-// that are not numbers or are the same number twice ("lr=0.1,0.10"), a train flag the sweep controls, --retries < 0, a --launcher other than local or slurm,
-// --slurm-timeout < 0, an unclosed quote in --sbatch-args, and the Slurm flags (--slurm-script,
-// --sbatch-args, --slurm-timeout) without --launcher slurm.
+// that are not numbers or are the same number twice ("lr=0.1,0.10"), a train flag the sweep controls,
+// --retries < 0, a --launcher other than local or slurm, --slurm-timeout < 0, an unclosed quote in
+// --sbatch-args, the Slurm flags (--slurm-script, --sbatch-args, --slurm-timeout) without
+// --launcher slurm, --ranks-per-node < 1 or without a nodes axis, and a nodes value above 1 with
+// --launcher local.
 SweepOptions parseSweepOptions(const std::vector<std::string>& args);
 
 }  // namespace dtbench::experiments

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include <cxxopts.hpp>
 
@@ -11,6 +14,7 @@
 #include "comm/backends/make_communicator.h"
 #include "comm/impairment/impairment.h"
 #include "comm/topology/registry.h"
+#include "common/cluster_file.h"
 #include "common/lists.h"
 #include "common/named_values.h"
 #include "common/usage_error.h"
@@ -205,6 +209,17 @@ TrainCommandLine parseTrainOptions(const std::vector<std::string>& args, const c
     throw common::UsageError("--momentum must be in [0, 1), got " + std::to_string(c.optimizer.momentum));
   c = resolveDefaults(c);
   validate(c);
+  // A DTBENCH_CLUSTER that names a bad file is refused here, on every rank, before any run directory
+  // is opened (config.json reads it again for the run's hosts, common/cluster_file.h).
+  if (const char* cluster = std::getenv(common::kClusterVariable); cluster && *cluster) {
+    try {
+      common::readClusterFile(cluster);
+    } catch (const std::runtime_error& e) {
+      throw common::UsageError(std::string(common::kClusterVariable) + ": " + e.what() +
+                               " (unset it to run off the emulated cluster, or point it at the cluster.json that "
+                               "experiments/cluster/cluster.sh up wrote)");
+    }
+  }
   return result;
 }
 

@@ -10,6 +10,7 @@
 #     veth pair i      PREFIXh<i> (root side, a bridge port) <-> PREFIXv<i> (inside namespace i)
 #                      both ends with gso_max_segs 1: every packet is one MTU-sized segment, as on a
 #                      real wire, so the loss rule drops packets, not 64 KB GSO super-packets
+#                      (NW_GSO_MAX_SEGS overrides the 1; experiments/cluster/cluster.sh sets 65535)
 #     address i        $NW_SUBNET.<i+1>/24 on PREFIXv<i> (NW_SUBNET default 10.77.0); every
 #                      namespace has its own stack and the root namespace gets no address on the
 #                      bridge, so neither host routes nor a parallel world can clash with it
@@ -43,6 +44,9 @@
 
 NW_PREFIX=${NW_PREFIX:-dtb$$}
 NW_SUBNET=${NW_SUBNET:-10.77.0}
+# Segments per packet a veth accepts: 1 (the default) keeps packets wire-sized for the loss rule;
+# experiments/cluster raises it to the kernel's 65535 (GSO), which forwards several times faster.
+NW_GSO_MAX_SEGS=${NW_GSO_MAX_SEGS:-1}
 
 nw_die() { echo "netns_world: $*" >&2; return 1; }
 
@@ -113,7 +117,7 @@ nw_up() {
     # gso_max_segs 1: TCP hands the veth one MSS-sized segment per packet, so the loss rule drops
     # wire-sized packets, not 64 KB GSO super-packets (which would make 1 % loss mean ~40 % of bytes
     # in bursts).
-    ip link add "$host" gso_max_segs 1 type veth peer name "$veth" netns "$ns" gso_max_segs 1 ||
+    ip link add "$host" gso_max_segs "$NW_GSO_MAX_SEGS" type veth peer name "$veth" netns "$ns" gso_max_segs "$NW_GSO_MAX_SEGS" ||
       nw_die "up: cannot create veth pair $host <-> $veth (is the veth module available?)" || return 1
     nw_quiet_ipv6 "$host"
     ip link set "$host" master "$br" up

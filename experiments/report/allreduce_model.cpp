@@ -75,6 +75,8 @@ AllreduceModel allreduceModel(const RunData& run) {
     const int64_t size = elementBytes(dtypes[b]);
     const int64_t bytes = elements[b] * size;
     model.gradientBytes += bytes;
+    model.bucketElements.push_back(elements[b]);
+    model.bucketElementBytes.push_back(size);
     if (topology == "native") {
       const int64_t perRank = comm::ringBytesPerRank(bytes, world);
       for (int r = 0; r < world; ++r) model.matrixPerStep[r][(r + 1) % world] += perRank;

@@ -24,6 +24,8 @@ struct AllreduceModel {
   std::string dtype;       // "float32", "float16", "bfloat16" or "mixed"
   int64_t gradientBytes = 0;  // S: bytes all-reduced per step, over every bucket
   int buckets = 0;
+  std::vector<int64_t> bucketElements;     // per bucket: elements all-reduced
+  std::vector<int64_t> bucketElementBytes;  // per bucket: bytes of one element of its type
   bool fromParameters = false;          // S taken as model_parameters × 4 (config without bucket_elements)
   std::vector<int64_t> sentPerStep;     // per rank: bytes it sends per step
   std::vector<std::vector<int64_t>> matrixPerStep;  // [src][dst] per step

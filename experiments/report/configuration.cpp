@@ -3,9 +3,32 @@
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <set>
 #include <utility>
 
+#include "experiments/report/placement.h"
+
 namespace dtbench::report {
+
+std::string linkRatesText(const RunData& run) {
+  if (!run.config.is_object() || !run.config.contains("link_rate_bps") || !run.config["link_rate_bps"].is_object())
+    return "";
+  std::set<double> rates;
+  bool unshaped = false;
+  for (const auto& [host, rate] : run.config["link_rate_bps"].items()) {
+    if (rate.is_number() && rate.get<double>() > 0) rates.insert(rate.get<double>());
+    else unshaped = true;  // null: the host's link is not shaped
+  }
+  std::string text;
+  for (const double rate : rates) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%g", rate / 1e9);
+    text += (text.empty() ? "" : "/") + std::string(number);
+  }
+  if (!text.empty()) text += " Gbps";
+  if (unshaped) text += (text.empty() ? "" : "/") + std::string("unshaped");
+  return text.empty() ? "" : ", links " + text;
+}
 
 Configuration configurationOf(const RunData& run) {
   Configuration c;
@@ -39,7 +62,12 @@ Configuration configurationOf(const RunData& run) {
         c.setup += text;
       }
     }
+    // The emulated cluster's shaped links: runs over other link rates are other setups.
+    c.setup += linkRatesText(run);
   }
+  const Placement placement = placementOf(run);
+  c.nodes = placement.nodes;
+  c.placement = placement.text();
   return c;
 }
 
@@ -48,6 +76,7 @@ std::string describe(const Configuration& c) {
   if (c.device != "cpu") text += " " + c.device;
   if (c.mode != "ddp") text += " mode " + c.mode;
   if (!c.setup.empty()) text += " " + c.setup;
+  if (!c.placement.empty()) text += (c.setup.empty() ? " " : ", ") + c.placement;
   return text;
 }
 

@@ -98,7 +98,7 @@ Table bestConfigurationTable(const std::vector<ScalingRow>& rows, std::optional<
   auto name = [](const ScalingRow& r) {
     const Configuration& c = r.configuration;
     return c.model + " " + c.dataset + " B=" + std::to_string(c.batch) +
-           (c.world > 1 ? " " + c.setup : std::string());
+           (c.world > 1 ? " " + c.setup : std::string()) + (c.placement.empty() ? "" : ", " + c.placement);
   };
   for (const auto& [n, best] : fastest) {
     std::vector<Cell> cells = {Cell::integral(n), Cell::of(name(*best)), Cell::ratio(rate(*best))};

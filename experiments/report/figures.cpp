@@ -30,7 +30,7 @@ namespace {
 
 std::string label(const Configuration& c) {
   return c.model + (c.setup.empty() ? "" : " " + c.setup) + " B=" + std::to_string(c.batch) +
-         " N=" + std::to_string(c.world);
+         " N=" + std::to_string(c.world) + (c.placement.empty() ? "" : " (" + c.placement + ")");
 }
 
 std::string shellQuote(const std::string& text) {

@@ -15,6 +15,7 @@
 #include "comm/topology/ring.h"
 #include "experiments/report/allreduce_model.h"
 #include "experiments/report/run_data.h"
+#include "experiments/report/step_link_bound.h"
 
 namespace dtbench::report {
 namespace {
@@ -51,15 +52,15 @@ Cell maybe(const std::optional<double>& value) { return value ? Cell::ratio(*val
 
 }  // namespace
 
-std::vector<std::string> configurationColumns() { return {"model", "dataset", "setup", "batch", "N"}; }
+std::vector<std::string> configurationColumns() { return {"model", "dataset", "setup", "batch", "N", "nodes"}; }
 
 std::vector<Cell> configurationCells(const ScalingRow& row) {
   const Configuration& c = row.configuration;
   // The device and mode are part of the grouping key; shown beside the model where not the default.
   std::string model = c.model;
   if (c.device != "cpu" || c.mode != "ddp") model += " (" + c.device + (c.mode != "ddp" ? ", " + c.mode : "") + ")";
-  return {Cell::of(model), Cell::of(c.dataset), Cell::of(c.setup.empty() ? "single rank" : c.setup),
-          Cell::integral(c.batch), Cell::integral(c.world)};
+  return {Cell::of(model),         Cell::of(c.dataset),      Cell::of(c.setup.empty() ? "single rank" : c.setup),
+          Cell::integral(c.batch), Cell::integral(c.world), c.nodes > 0 ? Cell::integral(c.nodes) : Cell::empty()};
 }
 
 std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
@@ -98,7 +99,8 @@ std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
         row.baselineS = medianOver(*baseline->second, [](const UsableRun& r) { return r.epoch.epochTimeS(); });
     }
     std::sort(members.begin(), members.end(), [](const ScalingRow& a, const ScalingRow& b) {
-      return std::tie(a.configuration.batch, a.configuration.world) < std::tie(b.configuration.batch, b.configuration.world);
+      return std::tie(a.configuration.batch, a.configuration.world, a.configuration.nodes) <
+             std::tie(b.configuration.batch, b.configuration.world, b.configuration.nodes);
     });
     for (ScalingRow& row : members) rows.push_back(std::move(row));
   }
@@ -199,12 +201,14 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
   table.columns = configurationColumns();
   for (const char* c : {"epoch", "dtype", "grad_bytes", "busiest_rank", "model_bytes", "counted_bytes",
                         "counted_over_model", "comm_total_s", "GBps", "algbw_GBps", "busbw_GBps", "ceiling_busbw_GBps",
-                        "utilization"})
+                        "utilization", "link_bound_busbw_GBps", "of_link_bound"})
     table.columns.push_back(c);
   std::set<std::string> remarks;
+  bool shapedLinks = false;  // a row's run has link_rate_bps
   for (const ScalingRow& row : rows) {
     if (row.configuration.world < 2) continue;
     const UsableRun& run = row.first();
+    shapedLinks = shapedLinks || !linkRatesText(*run.run).empty();
     const RunEpoch& e = run.epoch;
     const int n = row.configuration.world;
     AllreduceModel model;
@@ -260,6 +264,18 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
         remarks.insert("- " + run.run->id + ": --ceiling has no " + run.run->configText("backend") + "/" +
                        run.run->configText("topology") + " " + model.dtype + " row for N=" + std::to_string(n) + ".");
     }
+    // The links' bound (link_rate_bps): from the first repeat, whose setup (the link rates) and nodes
+    // every repeat shares.
+    const StepLinkBound linkBound = stepLinkBound(*run.run, model);
+    if (linkBound.available) {
+      const double boundGBps = linkBound.busbwBytesPerSecond / 1e9;
+      cells.push_back(Cell::rate(boundGBps));
+      cells.push_back(busbw ? Cell::ratio(*busbw / boundGBps) : Cell::empty());
+    } else {
+      cells.insert(cells.end(), 2, Cell::empty());
+      if (!linkBound.why.empty())
+        remarks.insert("- " + run.run->id + ": no link bound: " + linkBound.why + ".");
+    }
     if (model.fromParameters)
       remarks.insert("- " + run.run->id + ": S from parameters (model_parameters × 4; config.json predates "
                      "bucket_elements).");
@@ -278,6 +294,13 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
       "includes waiting inside a collective for slower peers, so these rates are what training achieved, not the "
       "link's capacity (that is the ceiling's). With repeats, "
       "comm_total_s and counted_bytes are the repeats' medians and the rates follow from them."};
+  if (shapedLinks)
+    table.notes.push_back(
+        "- Runs on shaped links (config.json's link_rate_bps, the emulated cluster): `link_bound_busbw_GBps` = "
+        "S·2(N−1)/N / Σ_b t_min(b), where t_min(b) is the least time bucket b's all-reduce takes on the links (the "
+        "busiest host link's bytes under the topology over its TCP payload rate R/8 × 1448/1514 for R bit/s; "
+        "comm/topology/link_bound.h); `of_link_bound` = busbw_GBps / link_bound_busbw_GBps. Empty off shaped links "
+        "and when every rank is on one host.");
   for (const std::string& r : remarks) table.notes.push_back(r);
   return table;
 }

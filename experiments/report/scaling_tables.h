@@ -33,8 +33,8 @@ struct ScalingRow {
 
 std::vector<ScalingRow> scalingRows(const RunSelection& selection);
 
-// The columns every per-configuration table opens with (model, dataset, setup, batch, N) and a
-// row's cells for them.
+// The columns every per-configuration table opens with (model, dataset, setup, batch, N, nodes) and
+// a row's cells for them (nodes empty when unknown).
 std::vector<std::string> configurationColumns();
 std::vector<Cell> configurationCells(const ScalingRow& row);
 

@@ -43,6 +43,9 @@ void appendText(int fd, const std::string& text) {
 }  // namespace
 
 std::vector<std::string> pointCommand(const GridPoint& point, const SweepSettings& settings) {
+  if (point.nodes > 1)  // checkLocalPlacement refuses such a grid before any point runs
+    throw std::invalid_argument("dtbench sweep: point " + point.name + " asks for " + std::to_string(point.nodes) +
+                                " nodes, which the local launcher cannot place");
   std::vector<std::string> command;
   if (point.worldSize > 1)
     command = {settings.executable, "launch", "-n", std::to_string(point.worldSize), "--"};

@@ -1,7 +1,8 @@
 #pragma once
 // LocalLauncher: `dtbench sweep --launcher local` (docs/sweep.md) runs the points one after another
 // on this machine, each as a child `dtbench train` (world 1) or `dtbench launch -n N -- dtbench
-// train` (world N > 1) with `--out DIR/<name>`.
+// train` (world N > 1) with `--out DIR/<name>`. A nodes axis may only say 1 here (then N is
+// --ranks-per-node): one machine cannot place ranks on several nodes.
 //
 // Contract (beyond SweepRunner's and point_attempts.h's):
 //  - A DIR/<name> in any state other than completed (failed, interrupted, running with no sweep
@@ -27,7 +28,8 @@
 
 namespace dtbench::sweep {
 
-// The command line of one point's child process.
+// The command line of one point's child process. A point on several nodes (GridPoint::nodes > 1) is
+// refused with std::invalid_argument: the sweep checks the grid first (checkLocalPlacement).
 std::vector<std::string> pointCommand(const GridPoint& point, const SweepSettings& settings);
 
 class LocalLauncher : public SweepRunner {

@@ -27,7 +27,8 @@ constexpr int kPollMilliseconds = 2000;
 constexpr int kSqueueWarningEvery = 30;  // polls between two warnings while squeue keeps failing
 constexpr size_t kSbatchErrorLength = 400;
 
-// True when the train flags, the point's last, ask for `--device cuda...`.
+// True when the point's ranks use GPUs: the train flags, the point's last, ask for `--device
+// cuda...`, or, for a point on nodes, name no device (train_multinode.sbatch then adds --device cuda).
 bool wantsCuda(const GridPoint& point, const SweepSettings& settings) {
   std::vector<std::string> flags = settings.trainFlags;
   flags.insert(flags.end(), point.trainFlags.begin(), point.trainFlags.end());
@@ -36,6 +37,7 @@ bool wantsCuda(const GridPoint& point, const SweepSettings& settings) {
     if (flags[i] == "--device" && i + 1 < flags.size()) device = flags[i + 1];
     else if (flags[i].rfind("--device=", 0) == 0) device = flags[i].substr(9);
   }
+  if (device.empty()) return point.nodes > 0;
   return device.rfind("cuda", 0) == 0;
 }
 
@@ -66,7 +68,9 @@ std::string slurmScript(const GridPoint& point, const SweepSettings& settings) {
                                 " is not a file; give an sbatch job script such as slurm/train_cpu.sbatch");
     return fs::absolute(settings.slurm.script).lexically_normal().string();
   }
-  const std::string name = wantsCuda(point, settings) ? "train_gpus.sbatch" : "train_cpu.sbatch";
+  const std::string name = point.nodes > 0             ? "train_multinode.sbatch"
+                           : wantsCuda(point, settings) ? "train_gpus.sbatch"
+                                                        : "train_cpu.sbatch";
   const fs::path path = fs::path(settings.slurm.scriptDirectory) / name;
   if (!fs::is_regular_file(path))
     throw common::UsageError("the Slurm job script " + path.string() +
@@ -81,16 +85,25 @@ SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& s
   const std::string world = std::to_string(point.worldSize);
   SbatchSubmission submission;
   submission.environment = {{"DTBENCH", settings.executable}, {"RUNS", runs}, {"RUN_NAME", point.name}};
-  submission.command = {"sbatch",
-                        "--parsable",
-                        "--job-name=" + point.name,
-                        "--ntasks=" + world,
-                        "--output=" + (fs::path(runs) / (point.name + ".log")).string(),
-                        "--open-mode=append",
-                        "--export=ALL"};
-  if (settings.slurm.script.empty() && wantsCuda(point, settings))
-    submission.command.insert(submission.command.end(), {"--ntasks-per-node=" + world, "--gres=gpu:" + world});
   std::vector<std::string>& command = submission.command;
+  command = {"sbatch", "--parsable", "--job-name=" + point.name};
+  // On nodes: M nodes with K ranks each. --ntasks is given too, so that a job script's own
+  // `#SBATCH --ntasks` (e.g. train_cpu.sbatch's through --slurm-script) cannot change the world.
+  const std::string perNode = point.nodes > 0 ? std::to_string(point.worldSize / point.nodes) : world;
+  if (point.nodes > 0) command.push_back("--nodes=" + std::to_string(point.nodes));
+  command.push_back("--ntasks=" + world);
+  if (point.nodes > 0) command.push_back("--ntasks-per-node=" + perNode);
+  command.insert(command.end(), {"--output=" + (fs::path(runs) / (point.name + ".log")).string(),
+                                 "--open-mode=append", "--export=ALL"});
+  // The default GPU scripts: one GPU per rank of a node (train_gpus.sbatch: the whole world on one node).
+  if (settings.slurm.script.empty() && wantsCuda(point, settings)) {
+    if (point.nodes == 0) command.push_back("--ntasks-per-node=" + world);
+    command.push_back("--gres=gpu:" + perNode);
+  } else if (settings.slurm.script.empty() && point.nodes > 0) {
+    // CPU ranks through train_multinode.sbatch: cancel its `#SBATCH --gres=gpu:1`, which nodes
+    // without GPUs cannot satisfy ("Invalid generic resource (gres) specification").
+    command.push_back("--gres=none");
+  }
   command.insert(command.end(), settings.slurm.sbatchArgs.begin(), settings.slurm.sbatchArgs.end());
   command.push_back(script);
   command.insert(command.end(), settings.trainFlags.begin(), settings.trainFlags.end());

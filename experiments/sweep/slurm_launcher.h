@@ -11,6 +11,13 @@
 //    the script runs `dtbench train ... --out $RUNS/$RUN_NAME` (slurm/lib/dtbench_job.sh). SCRIPT
 //    is --slurm-script, else <slurm dir>/train_gpus.sbatch when the point's flags say
 //    `--device cuda`, else <slurm dir>/train_cpu.sbatch.
+//  - A point on M nodes (a nodes axis, K = --ranks-per-node, world M × K) is submitted with
+//    `--nodes=M --ntasks=<world> --ntasks-per-node=K` in place of `--ntasks=<world>` (--ntasks
+//    too, so that a script's own `#SBATCH --ntasks` cannot change the world); SCRIPT is
+//    --slurm-script, else <slurm dir>/train_multinode.sbatch, which runs `--device cuda` unless the
+//    flags name a device (so a point on nodes without --device counts as a GPU point). With that
+//    default script a GPU point adds `--gres=gpu:K` (one GPU per rank of a node) and a CPU point
+//    `--gres=none`, which cancels the script's `#SBATCH --gres=gpu:1` (nodes without GPUs refuse it).
 //  - Before a point is submitted its directory is moved aside, except an `interrupted` run with
 //    checkpoint/state.json, which the job script continues with --resume. A failed submission
 //    (sbatch's exit code) fails the point without a retry.

@@ -31,9 +31,9 @@ std::string canonicalKey(const std::string& key) {
   return key;
 }
 
-// The train flag a key sets ("" for world, which picks the launcher instead).
+// The train flag a key sets ("" for world and nodes, which size and place the ranks instead).
 std::string flagOf(const std::string& key) {
-  if (key == "world") return "";
+  if (key == "world" || key == "nodes") return "";
   if (key == "batch") return "--batch-size";
   return "--" + key;
 }
@@ -45,6 +45,12 @@ bool isValidKey(const std::string& key) {
   return true;
 }
 
+// The most ranks one point may have (world, or nodes × ranks per node).
+constexpr long long kMostRanks = 1000000;
+
+// Keys whose values are positive integers the sweep reads itself.
+bool isCountKey(const std::string& key) { return key == "world" || key == "nodes" || key == "batch"; }
+
 int positiveInteger(const std::string& value, const std::string& key, const std::string& where) {
   size_t used = 0;
   long long parsed = 0;
@@ -53,10 +59,18 @@ int positiveInteger(const std::string& value, const std::string& key, const std:
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != value.size() || parsed < 1 || parsed > 1000000)
+  if (used == 0 || used != value.size() || parsed < 1 || parsed > kMostRanks)
     throw UsageError(where + ": " + key + " needs positive integers, got '" + value + "'" +
-                     (key == "world" ? " (world is the number of ranks, at least 1)" : ""));
+                     (key == "world"   ? " (world is the number of ranks, at least 1)"
+                      : key == "nodes" ? " (nodes is the number of nodes the ranks are placed on, at least 1)"
+                                       : ""));
   return static_cast<int>(parsed);
+}
+
+[[noreturn]] void refuseWorldWithNodes(const std::string& where) {
+  throw UsageError(where + ": grid keys world and nodes cannot both be given: with nodes a point's world is "
+                   "nodes × --ranks-per-node; give nodes=M1,M2 with --ranks-per-node K to place ranks on nodes, or "
+                   "world=N1,N2 alone for ranks on one machine");
 }
 
 std::string safe(const std::string& text) {
@@ -75,8 +89,8 @@ GridAxis parseGridAxis(const std::string& text, const std::string& where) {
     throw UsageError(where + ": '" + text + "' is not KEY=V1,V2,... (e.g. --grid batch=32,64)");
   const std::string key = trim(text.substr(0, equals));
   if (!isValidKey(key))
-    throw UsageError(where + ": '" + key + "' is not a key; keys are world (or gpus), batch, or a dtbench train flag "
-                     "name without its dashes, e.g. model, topology, lr");
+    throw UsageError(where + ": '" + key + "' is not a key; keys are world (or gpus), nodes, batch, or a dtbench "
+                     "train flag name without its dashes, e.g. model, topology, lr");
   GridAxis axis;
   axis.key = canonicalKey(key);
   axis.where = where;
@@ -93,12 +107,12 @@ GridAxis parseGridAxis(const std::string& text, const std::string& where) {
       throw UsageError(where + ": " + key + " has an empty value in '" + list + "'; separate values by single commas");
     for (const std::string& seen : axis.values)
       if (seen == value) throw UsageError(where + ": " + key + " lists '" + value + "' twice; give each value once");
-    if (axis.key == "world" || axis.key == "batch") positiveInteger(value, axis.key, where);
+    if (isCountKey(axis.key)) positiveInteger(value, axis.key, where);
     axis.values.push_back(value);
   }
   if (list.back() == ',')
     throw UsageError(where + ": " + key + " has an empty value in '" + list + "'; separate values by single commas");
-  if (axis.key == "world" || axis.key == "batch") checkNumericAxis(axis, true);
+  if (isCountKey(axis.key)) checkNumericAxis(axis, true);
   return axis;
 }
 
@@ -124,7 +138,15 @@ std::vector<GridAxis> readGridFile(const std::string& path) {
   return parseGridText(content.str(), path);
 }
 
+bool hasAxis(const Grid& grid, const std::string& key) {
+  for (const GridAxis& axis : grid.axes)
+    if (axis.key == key) return true;
+  return false;
+}
+
 void addAxis(Grid& grid, GridAxis axis) {
+  if ((axis.key == "world" && hasAxis(grid, "nodes")) || (axis.key == "nodes" && hasAxis(grid, "world")))
+    refuseWorldWithNodes(axis.where);
   for (const GridAxis& existing : grid.axes)
     if (existing.key == axis.key)
       throw UsageError("grid key '" + axis.key + "' is given twice" +
@@ -145,9 +167,12 @@ std::string pointName(const std::vector<std::pair<std::string, std::string>>& se
   return name;
 }
 
-std::vector<GridPoint> expandGrid(const Grid& grid) {
+std::vector<GridPoint> expandGrid(const Grid& grid, int ranksPerNode) {
   if (grid.axes.empty())
     throw UsageError("the grid is empty; give at least one --grid KEY=V1,V2 (e.g. --grid batch=32,64) or --grid-file");
+  if (ranksPerNode < 1)
+    throw UsageError("--ranks-per-node must be at least 1, got " + std::to_string(ranksPerNode));
+  if (hasAxis(grid, "world") && hasAxis(grid, "nodes")) refuseWorldWithNodes("--grid");
   size_t count = 1;
   for (const GridAxis& axis : grid.axes) count *= axis.values.size();
   std::vector<GridPoint> points;
@@ -165,8 +190,18 @@ std::vector<GridPoint> expandGrid(const Grid& grid) {
       const std::string& key = grid.axes[a].key;
       const std::string& value = grid.axes[a].values[digits[a]];
       point.settings.emplace_back(key, value);
-      if (key == "world") point.worldSize = positiveInteger(value, key, "--grid");
-      else point.trainFlags.insert(point.trainFlags.end(), {flagOf(key), value});
+      if (key == "world") {
+        point.worldSize = positiveInteger(value, key, grid.axes[a].where);
+      } else if (key == "nodes") {
+        point.nodes = positiveInteger(value, key, grid.axes[a].where);
+        if (static_cast<long long>(point.nodes) * ranksPerNode > kMostRanks)
+          throw UsageError(grid.axes[a].where + ": nodes=" + value + " × --ranks-per-node " +
+                           std::to_string(ranksPerNode) + " is more than " + std::to_string(kMostRanks) +
+                           " ranks; give fewer nodes or ranks per node");
+        point.worldSize = point.nodes * ranksPerNode;
+      } else {
+        point.trainFlags.insert(point.trainFlags.end(), {flagOf(key), value});
+      }
     }
     point.name = pointName(point.settings);
     const auto [it, inserted] = byName.emplace(point.name, points.size());
@@ -176,6 +211,17 @@ std::vector<GridPoint> expandGrid(const Grid& grid) {
     points.push_back(std::move(point));
   }
   return points;
+}
+
+void checkLocalPlacement(const Grid& grid) {
+  for (const GridAxis& axis : grid.axes) {
+    if (axis.key != "nodes") continue;
+    for (const std::string& value : axis.values)
+      if (positiveInteger(value, axis.key, axis.where) > 1)
+        throw UsageError(axis.where + ": nodes=" + value + " with --launcher local: the local launcher starts every rank "
+                         "on this machine, so it cannot place ranks on " + value + " nodes; use --launcher slurm "
+                         "(e.g. on the emulated cluster, experiments/cluster/cluster.sh), or world=N for N ranks here");
+  }
 }
 
 void checkNumericAxis(const GridAxis& axis, bool wholeNumbers) {

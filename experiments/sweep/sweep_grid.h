@@ -5,9 +5,12 @@
 // Contract:
 //  - An axis is `KEY=V1,V2,...` (spaces around KEY and each value are trimmed). Keys are lower-case
 //    train flag names ([a-z0-9-], starting with a letter). `world` (alias `gpus`) is the number of
-//    ranks, a positive integer; `batch` (alias `batch-size`) means `--batch-size`, a positive
-//    integer; any other key K becomes the train flag `--K V`. The sweep owns `out`, `rank`,
-//    `world-size` and `resume`, so they are refused as keys.
+//    ranks, a positive integer; `nodes` is the number of nodes the ranks are placed on, a positive
+//    integer, each node running the sweep's --ranks-per-node K ranks (so a point's world is
+//    nodes × K; `world` and `nodes` together are refused: with nodes the world follows from them);
+//    `batch` (alias `batch-size`) means `--batch-size`, a positive integer; any other key K becomes
+//    the train flag `--K V`. The sweep owns `out`, `rank`, `world-size` and `resume`, so they are
+//    refused as keys.
 //  - The grid file holds one axis per line; `#` starts a comment; blank lines are skipped.
 //  - expandGrid gives the cartesian product in a stable order: axes in the order given, values in
 //    the order given, the last axis varying fastest.
@@ -17,8 +20,9 @@
 //    '.' '+' becomes '_' (so "binary-tree-star" is "binary_tree_star"); `gpus` is named `world`.
 //    Two points that would share a name are refused.
 //  - A value listed twice is refused; so are two values of a numeric key that are the same number
-//    ("lr=0.1,0.10", "batch=32,032"): world and batch here, other keys by checkNumericAxis, whose
-//    caller knows which train flags take numbers.
+//    ("lr=0.1,0.10", "batch=32,032"): world, nodes and batch here, other keys by checkNumericAxis,
+//    whose caller knows which train flags take numbers.
+//  - A point's world is at most 1,000,000 ranks (nodes × ranks per node included).
 // Every violation throws common::UsageError with a message that says what to fix.
 
 #include <string>
@@ -40,6 +44,7 @@ struct Grid {
 struct GridPoint {
   std::vector<std::pair<std::string, std::string>> settings;  // (canonical key, value), axis order
   int worldSize = 1;
+  int nodes = 0;  // the nodes axis' value; 0 without a nodes axis (the launcher places the ranks)
   std::string name;
   std::vector<std::string> trainFlags;  // what the point adds to `dtbench train`: --batch-size 32 ...
 };
@@ -54,12 +59,21 @@ std::vector<GridAxis> parseGridText(const std::string& text, const std::string& 
 // Reads and parses a grid file; UsageError naming the path when it cannot be read.
 std::vector<GridAxis> readGridFile(const std::string& path);
 
-// Appends an axis; refuses a key already in the grid (aliases count as their canonical key).
+// Appends an axis; refuses a key already in the grid (aliases count as their canonical key) and
+// `world` beside `nodes` (in either order).
 void addAxis(Grid& grid, GridAxis axis);
 
-// The points of a non-empty grid, in the stable order above, named; refuses an empty grid and
-// names shared by two points.
-std::vector<GridPoint> expandGrid(const Grid& grid);
+// True when the grid has an axis with canonical key `key`.
+bool hasAxis(const Grid& grid, const std::string& key);
+
+// The points of a non-empty grid, in the stable order above, named; with a nodes axis each point's
+// world is nodes × `ranksPerNode`. Refuses an empty grid, names shared by two points,
+// `ranksPerNode` < 1, and a world above 1,000,000 ranks.
+std::vector<GridPoint> expandGrid(const Grid& grid, int ranksPerNode = 1);
+
+// For --launcher local, which starts every rank on this machine: refuses a nodes value above 1
+// (one machine cannot place ranks on several nodes), saying to use the Slurm launcher.
+void checkLocalPlacement(const Grid& grid);
 
 // The name of a point with these settings (see the contract above).
 std::string pointName(const std::vector<std::pair<std::string, std::string>>& settings);

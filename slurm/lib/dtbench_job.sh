@@ -22,6 +22,9 @@
 #   DTBENCH_SRUN_MPI srun's --mpi plugin for --backend mpi (default: pmix when
 #                    `srun --mpi=list` offers it, else pmi2); the gloo backend needs none
 #   DTBENCH_SRUN_ARGS extra words for srun (e.g. "--gpu-bind=closest")
+#   DTBENCH_MPI_LAUNCH srun (default) or mpirun: with --backend mpi, start the ranks with Open MPI's
+#                    mpirun inside the allocation instead of srun's PMI plugin (preemption's SIGTERM
+#                    is then mpirun's to deliver, which kills the ranks: use srun for requeue tests)
 #   MASTER_PORT      gloo's rendezvous port (default: derived from the job id and restart count)
 
 dtbench_log() { echo "dtbench-job[${SLURM_JOB_ID:-local}]: $*" >&2; }
@@ -123,7 +126,19 @@ dtbench_job_run() {
   # shellcheck disable=SC2206
   local launcher=(${DTBENCH_LAUNCHER:-})
 
-  dtbench_log "srun ${srun_args[*]} ${launcher[*]} $DTBENCH train ${args[*]} --out $out"
+  local step=(srun "${srun_args[@]}")
+  if [[ ${DTBENCH_MPI_LAUNCH:-srun} == mpirun ]]; then
+    [[ $(dtbench_arg_value --backend "${args[@]}" || true) == mpi ]] ||
+      { dtbench_log "error: DTBENCH_MPI_LAUNCH=mpirun needs --backend mpi among the arguments"; exit 2; }
+    # Open MPI's mpirun inside the allocation: it reads the nodes and tasks per node from Slurm and
+    # starts its daemons with srun. Interfaces: OMPI_MCA_btl_tcp_if_include / oob_tcp_if_include.
+    step=(mpirun -np "$ntasks" --bind-to none)
+    [[ $(id -u) == 0 ]] && step+=(--allow-run-as-root)
+  elif [[ ${DTBENCH_MPI_LAUNCH:-srun} != srun ]]; then
+    dtbench_log "error: DTBENCH_MPI_LAUNCH must be srun or mpirun, not '$DTBENCH_MPI_LAUNCH'"
+    exit 2
+  fi
+  dtbench_log "${step[*]} ${launcher[*]} $DTBENCH train ${args[*]} --out $out"
   # srun runs in the background so that this shell can forward a SIGTERM it gets alone
   # (`#SBATCH --signal=B:TERM@120`, `scancel --batch --signal=TERM`) to the job step; bash runs
   # a trap only between commands, and `wait` is such a point. It is forwarded through
@@ -131,7 +146,7 @@ dtbench_job_run() {
   # srun answers its own SIGTERM with "forcing job termination" and kills the ranks before they
   # can write their checkpoint.
   local srun_pid rc
-  srun "${srun_args[@]}" "${launcher[@]}" "$DTBENCH" train "${args[@]}" --out "$out" &
+  "${step[@]}" "${launcher[@]}" "$DTBENCH" train "${args[@]}" --out "$out" &
   srun_pid=$!
   trap 'dtbench_log "SIGTERM: forwarding it to the job steps"; scancel --signal=TERM "${SLURM_JOB_ID:-0}" 2>/dev/null || kill -TERM '"$srun_pid"' 2>/dev/null || true' TERM
   while true; do

@@ -1,6 +1,7 @@
 """Reads a dtbench run directory the way its users do (pandas) and checks the contract of
 docs/run-directory.md: columns, types, row counts, and that the figures agree with each other.
-Usage: /usr/bin/python3 check_run_directory.py DIR --epochs E --steps S"""
+Usage: /usr/bin/python3 check_run_directory.py DIR --epochs E --steps S [--cluster-file F --link-rate HOST=BPS...]
+(--cluster-file: the run was on the emulated cluster F, its hosts' links at the --link-rate given; else off it)"""
 import argparse
 import json
 import math
@@ -12,6 +13,8 @@ parser = argparse.ArgumentParser()
 parser.add_argument("dir")
 parser.add_argument("--epochs", type=int, required=True)
 parser.add_argument("--steps", type=int, required=True)
+parser.add_argument("--cluster-file")
+parser.add_argument("--link-rate", action="append", default=[], help="HOST=BPS, or HOST=null for an unshaped link")
 args = parser.parse_args()
 d = args.dir
 problems = []
@@ -56,8 +59,28 @@ for e in summary["epochs"]:
     check(abs(e["train_time_s"] - t) < 1e-6 * max(1.0, t), f"epoch {e['epoch']} train_time_s {e['train_time_s']} != {t}")
 with open(f"{d}/config.json") as f:
     config = json.load(f)
-for key in ("model", "seed", "batch_size", "lr", "environment"):
+for key in ("model", "seed", "batch_size", "lr", "environment", "link_rate_bps", "cluster_file"):
     check(key in config, f"config.json lacks {key}")
+# The emulated cluster's links: an object {host: bit/s or null} over the run's hosts and the file
+# they come from, or both null off the cluster.
+rates, cluster_file = config.get("link_rate_bps"), config.get("cluster_file")
+check((rates is None) == (cluster_file is None), f"link_rate_bps {rates} with cluster_file {cluster_file}")
+if rates is not None:
+    check(isinstance(cluster_file, str) and cluster_file != "", f"cluster_file {cluster_file!r}")
+    check(isinstance(rates, dict) and len(rates) > 0, f"link_rate_bps {rates!r} is not an object of hosts")
+    for host, rate in (rates.items() if isinstance(rates, dict) else []):
+        check(rate is None or (isinstance(rate, (int, float)) and not isinstance(rate, bool) and rate > 0),
+              f"link_rate_bps[{host!r}] = {rate!r}")
+    if isinstance(rates, dict) and "hosts" in config:
+        check(set(rates) == set(config["hosts"]), f"link_rate_bps hosts {sorted(rates)} != hosts {config['hosts']}")
+want_rates = None
+if args.cluster_file is not None:
+    want_rates = {}
+    for item in args.link_rate:
+        host, _, rate = item.partition("=")
+        want_rates[host] = None if rate == "null" else int(rate)
+check(cluster_file == args.cluster_file, f"cluster_file {cluster_file!r}, want {args.cluster_file!r}")
+check(rates == want_rates, f"link_rate_bps {rates!r}, want {want_rates!r}")
 
 if problems:
     print("run directory check FAILED:\n  " + "\n  ".join(problems))

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# dtbench allreduce on one rank: exit codes and messages for bad choices, and a checked run of
-# every topology with CSV, JSON and traffic output. Usage: allreduce_cli_test.sh path/to/dtbench
+# dtbench allreduce on one rank: exit codes and messages for bad choices, a checked run of every
+# topology with CSV, JSON and traffic output, and DTBENCH_CLUSTER's cases on one host (the bound
+# across two hosts: test_allreduce_cluster.sh). Usage: allreduce_cli_test.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../../expect_cli.sh"
-launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT timeout 60)
+launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT -u DTBENCH_CLUSTER timeout 60)
 
 expect 2 "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch" allreduce --backend nccl
 expect 2 "unknown backend 'grpc'.*gloo, mpi, nccl" allreduce --backend grpc
@@ -22,11 +23,11 @@ expect 2 "--gloo-threads must be in \[1, 64\], got 100000" allreduce --gloo-thre
 expect 2 "--counts needs a comma-separated list.*got ',,'" allreduce --counts ,,
 expect 2 "-f \(--factor\) takes a finite number.*got 'nan'" allreduce -f nan
 for rank in 0 1; do
-  launcher=(env RANK=$rank WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 timeout 60)
+  launcher=(env -u DTBENCH_CLUSTER RANK=$rank WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 timeout 60)
   expect 2 "unknown backend 'foo'" allreduce --backend foo
   expect 2 "unknown topology 'foo'" allreduce --topology ring,foo
 done
-launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT timeout 60)
+launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT -u DTBENCH_CLUSTER timeout 60)
 output=$("${launcher[@]}" "$dtbench" allreduce --counts 1 --iters 1 --warmup-iters 0 --csv "$tmp/missing/rows.csv" 2>&1)
 rc=$?
 if [[ $rc -ne 2 ]] || ! grep -q -- "--csv $tmp/missing/rows.csv cannot be written" <<<"$output" ||
@@ -34,7 +35,7 @@ if [[ $rc -ne 2 ]] || ! grep -q -- "--csv $tmp/missing/rows.csv cannot be writte
   echo "FAIL: an unwritable --csv -> exit $rc (want 2, refused before the benchmark starts): $output" >&2
   failures=$((failures + 1))
 fi
-output=$(RANK=1 WORLD_SIZE=2 timeout 60 "$dtbench" allreduce --rank 0 --world-size 2 2>&1)
+output=$(RANK=1 WORLD_SIZE=2 DTBENCH_CLUSTER= timeout 60 "$dtbench" allreduce --rank 0 --world-size 2 2>&1)
 rc=$?
 if [[ $rc -ne 2 ]] || ! grep -q "rank sources disagree" <<<"$output"; then
   echo "FAIL: disagreeing flags and RANK -> exit $rc: $output" >&2
@@ -49,10 +50,43 @@ expect 0 "launch +start N local ranks" --help
 rows=$(($(wc -l <"$tmp/rows.csv") - 1))
 # 7 topologies x 4 counts for float32 and float16, 6 x 4 for bfloat16 (gloo native skips it).
 [[ $rows -eq 80 ]] || { echo "FAIL: $rows CSV rows, want 80" >&2; failures=$((failures + 1)); }
-head -n 1 "$tmp/rows.csv" | grep -q '^backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong$' ||
-  { echo "FAIL: CSV header" >&2; failures=$((failures + 1)); }
-/usr/bin/python3 -c "import json,sys; rows=json.load(open(sys.argv[1])); assert len(rows)==80 and all(r['wrong']==0 for r in rows)" \
+header='backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,bound_busbw_gbps,of_bound'
+[[ $(head -n 1 "$tmp/rows.csv") == "$header" ]] || { echo "FAIL: CSV header" >&2; failures=$((failures + 1)); }
+# Off the cluster the last three cells are empty, the JSON's keys null.
+[[ $(tail -n +2 "$tmp/rows.csv" | grep -vc ',,,$') -eq 0 ]] ||
+  { echo "FAIL: off the cluster, a CSV row has a link rate or bound" >&2; failures=$((failures + 1)); }
+/usr/bin/python3 -c "
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert len(rows) == 80 and all(r['wrong'] == 0 for r in rows)
+assert all(r['link_rate_bps'] is None and r['bound_busbw_gbps'] is None and r['of_bound'] is None for r in rows)" \
   "$tmp/rows.json" || { echo "FAIL: JSON rows" >&2; failures=$((failures + 1)); }
 [[ $(head -n 1 "$tmp/traffic.csv") == "src,dst,bytes,kind" ]] || { echo "FAIL: traffic header" >&2; failures=$((failures + 1)); }
 [[ $(head -n 1 "$tmp/timeline.csv") == "t_start_s,src,dst,bytes" ]] || { echo "FAIL: timeline header" >&2; failures=$((failures + 1)); }
+
+# DTBENCH_CLUSTER on one host. This host a node at 1 Gbit/s: the CSV's link_rate_bps is its rate,
+# but no byte crosses a link, so no bound. This host no node: off the cluster, one warning line.
+# A malformed or missing file: a usage error naming the variable (and the field).
+cat >"$tmp/cluster.json" <<EOF
+{"name": "t", "nodes": [{"name": "$(hostname)", "link_rate_bps": 1000000000},
+                        {"name": "other-node", "link_rate_bps": null}]}
+EOF
+one=(allreduce --topology ring --counts 1200 --iters 1 --warmup-iters 0)
+on_cluster() { launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT DTBENCH_CLUSTER="$1" timeout 60); }
+on_cluster "$tmp/cluster.json"
+expect 0 "# cluster $tmp/cluster.json: links $(hostname) 1 Gbit/s; every rank on one host" "${one[@]}" --csv "$tmp/one.csv"
+[[ $(tail -n 1 "$tmp/one.csv") == *,1000000000,, ]] ||
+  { echo "FAIL: one host on the cluster: $(tail -n 1 "$tmp/one.csv")" >&2; failures=$((failures + 1)); }
+echo '{"nodes": [{"name": "other-node", "link_rate_bps": 1e9}]}' >"$tmp/elsewhere.json"
+on_cluster "$tmp/elsewhere.json"
+expect 0 "^dtbench: warning: host '$(hostname)' is not a node of DTBENCH_CLUSTER=$tmp/elsewhere.json; running off" \
+  "${one[@]}" --csv "$tmp/off.csv"
+[[ $(tail -n 1 "$tmp/off.csv") == *,,, ]] ||
+  { echo "FAIL: a host that is no node: $(tail -n 1 "$tmp/off.csv")" >&2; failures=$((failures + 1)); }
+echo '{"nodes": [{"name": "x", "link_rate_bps": "fast"}]}' >"$tmp/bad.json"
+on_cluster "$tmp/bad.json"
+expect 2 "DTBENCH_CLUSTER=$tmp/bad.json: cluster file $tmp/bad.json: nodes\\[0\\]\\.link_rate_bps must be a positive" \
+  "${one[@]}"
+on_cluster "$tmp/absent.json"
+expect 2 "DTBENCH_CLUSTER=$tmp/absent.json: cannot read cluster file" "${one[@]}"
 [[ $failures -eq 0 ]] && echo "ok: allreduce CLI" || exit 1

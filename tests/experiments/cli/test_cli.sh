@@ -18,6 +18,10 @@ expect 2 "--lr must be > 0" train --lr -1 --out "$tmp/a"
 expect 2 "unknown model 'resnet19'.*resnet18" train --model resnet19 --out "$tmp/a"
 expect 2 "unknown optimizer 'lamb'.*sgd, adam, rmsprop" train --optimizer lamb --out "$tmp/a"
 expect 2 "--out is required" train --dataset synthetic
+# A DTBENCH_CLUSTER naming a bad file is refused before any run directory is made.
+echo '{"nodes": [{"name": "node1"}]}' >"$tmp/cluster.json"
+DTBENCH_CLUSTER=$tmp/cluster.json expect 2 "DTBENCH_CLUSTER: .*link_rate_bps" train --dataset synthetic --out "$tmp/cluster-run"
+[[ ! -e $tmp/cluster-run ]] || { echo "FAIL: a refused DTBENCH_CLUSTER left $tmp/cluster-run behind"; failures=$((failures + 1)); }
 expect 1 "cifar-10-batches-bin.*--dataset synthetic" train --dataset cifar10 --data-dir "$tmp/nothing-here" --out "$tmp/b"
 [[ ! -e "$tmp/b/summary.json" ]] || { echo "FAIL: a run without data left a summary" >&2; failures=$((failures + 1)); }
 expect 1 "train-images-idx3-ubyte.*dataset-fashion-mnist" train --dataset fashion-mnist --data-dir "$tmp/nothing-here" --out "$tmp/b"

@@ -31,7 +31,9 @@ done
 rows=$(tail -n +2 "$sweep/jobs.csv" | grep -c ',completed,')
 [[ $rows -eq 4 && $(tail -n +2 "$sweep/jobs.csv" | wc -l) -eq 4 ]] || fail "jobs.csv should hold 4 completed rows: $(cat "$sweep/jobs.csv")"
 grep -q "Table 1 — time and speedup" "$sweep/report.md" || fail "report.md has no Table 1"
-speedups=$(awk '/^## Table 1/{t=1; next} /^## /{t=0} t && /^\| lenet/ { split($0, f, "|"); if (f[12] ~ /[0-9]\.[0-9]/) n++ } END {print n+0}' "$sweep/report.md")
+speedups=$(awk '/^## Table 1/{t=1; next} /^## /{t=0}
+  t && /^\| model/ { for (i = 1; i <= split($0, h, "|"); i++) if (h[i] ~ /^ *speedup *$/) s = i }
+  t && /^\| lenet/ { split($0, f, "|"); if (s && f[s] ~ /[0-9]\.[0-9]/) n++ } END {print n+0}' "$sweep/report.md")
 [[ $speedups -eq 4 ]] || fail "Table 1 in report.md should have 4 rows with a speedup, found $speedups"
 grep -q "Table 3" "$sweep/report.md" || fail "report.md lacks Table 3"
 
@@ -86,7 +88,20 @@ expect 2 "--sbatch-args has an unclosed ' quote" \
   sweep --launcher slurm --sbatch-args "--comment='x" --out "$tmp/u" --grid batch=8 -- "${small[@]}"
 expect 2 "the grid is empty|give the grid" sweep --out "$tmp/u" -- "${small[@]}"
 expect 2 "lr lists 0.1 and 0.10, the same number" sweep --out "$tmp/u" --grid lr=0.1,0.10 -- "${small[@]}"
+# Placement on nodes: one node runs here (world = --ranks-per-node), more are for the Slurm launcher.
+expect 2 "nodes=2 with --launcher local: .*cannot place ranks on 2 nodes; use --launcher slurm" \
+  sweep --out "$tmp/u" --grid nodes=1,2 -- "${small[@]}"
+expect 2 "grid keys world and nodes cannot both be given" sweep --out "$tmp/u" --grid world=2 --grid nodes=1 -- "${small[@]}"
+expect 2 "--ranks-per-node places ranks on the nodes of a nodes axis" \
+  sweep --out "$tmp/u" --ranks-per-node 2 --grid world=2 -- "${small[@]}"
+expect 2 "--ranks-per-node must be at least 1" sweep --out "$tmp/u" --ranks-per-node 0 --grid nodes=1 -- "${small[@]}"
+expect 2 "nodes needs positive integers, got '0'" sweep --launcher slurm --out "$tmp/u" --grid nodes=0,1 -- "${small[@]}"
 [[ ! -e "$tmp/u" ]] || fail "a usage error created $tmp/u"
+expect 0 "launch -n 2 -- .*train .*--out $tmp/dry/nodes1" \
+  sweep --dry-run --out "$tmp/dry" --grid nodes=1 --ranks-per-node 2 -- "${small[@]}"
+expect 0 "sbatch --parsable --job-name=nodes2 --nodes=2 --ntasks=6 --ntasks-per-node=3 .*--gres=none .*train_multinode.sbatch" \
+  sweep --dry-run --launcher slurm --out "$tmp/dry" --grid nodes=1,2 --ranks-per-node 3 -- "${small[@]}" --device cpu
+[[ ! -e "$tmp/dry" ]] || fail "--dry-run created $tmp/dry"
 
 echo "sweep_local_test: $((SECONDS - start)) s, $failures failure(s)"
 [[ $failures -eq 0 ]]

@@ -166,3 +166,62 @@ TEST_CASE("values of a numeric key that are the same number are refused", "[swee
   CHECK_NOTHROW(checkNumericAxis(parseGridAxis("seed=18446744073709551615,18446744073709551614"), true));
   CHECK_NOTHROW(checkNumericAxis(parseGridAxis("lr=0.1,0.01,1e-3"), false));
 }
+
+TEST_CASE("a nodes axis places nodes times ranks-per-node ranks and names the point nodesM", "[sweep][nodes]") {
+  const auto points = expandGrid(gridOf({"nodes=1,2,4", "topology=ring,star"}), 2);
+  REQUIRE(points.size() == 6);
+  CHECK(points[0].name == "nodes1-topology_ring");
+  CHECK(points[3].name == "nodes2-topology_star");
+  CHECK(points[5].name == "nodes4-topology_star");
+  CHECK(points[0].nodes == 1);
+  CHECK(points[0].worldSize == 2);
+  CHECK(points[3].nodes == 2);
+  CHECK(points[3].worldSize == 4);
+  CHECK(points[5].nodes == 4);
+  CHECK(points[5].worldSize == 8);
+  // nodes sets no train flag: the launcher places the ranks.
+  CHECK(points[3].trainFlags == std::vector<std::string>{"--topology", "star"});
+  // One rank per node by default; without a nodes axis a point has no placement.
+  const auto single = expandGrid(gridOf({"nodes=3"}));
+  REQUIRE(single.size() == 1);
+  CHECK(single[0].worldSize == 3);
+  CHECK(single[0].nodes == 3);
+  CHECK(expandGrid(gridOf({"world=3"}), 2)[0].nodes == 0);
+  CHECK(expandGrid(gridOf({"world=3"}), 2)[0].worldSize == 3);
+}
+
+TEST_CASE("world and nodes together are refused in either order", "[sweep][nodes]") {
+  CHECK_THAT(errorOf([] { gridOf({"world=2", "nodes=1,2"}); }),
+             Catch::Contains("--grid: grid keys world and nodes cannot both be given: with nodes a point's world is "
+                             "nodes × --ranks-per-node"));
+  CHECK_THAT(errorOf([] { gridOf({"nodes=1,2", "gpus=4"}); }), Catch::Contains("world and nodes cannot both be given"));
+  CHECK_THAT(errorOf([] {
+               Grid grid;
+               for (GridAxis& axis : parseGridText("nodes=2\nworld=4\n", "g.txt")) addAxis(grid, std::move(axis));
+             }),
+             Catch::StartsWith("g.txt:2: grid keys world and nodes cannot both be given"));
+  Grid both;
+  both.axes = {parseGridAxis("nodes=2"), parseGridAxis("world=4")};
+  CHECK_THAT(errorOf([&] { expandGrid(both); }), Catch::Contains("world and nodes cannot both be given"));
+}
+
+TEST_CASE("nodes must be positive integers and ranks per node at least 1", "[sweep][nodes]") {
+  CHECK_THAT(errorOf([] { parseGridAxis("nodes=0"); }),
+             Catch::Contains("--grid: nodes needs positive integers, got '0' (nodes is the number of nodes"));
+  CHECK_THAT(errorOf([] { parseGridAxis("nodes=two"); }), Catch::Contains("nodes needs positive integers, got 'two'"));
+  CHECK_THAT(errorOf([] { parseGridAxis("nodes=2,02"); }), Catch::Contains("nodes lists 2 and 02, the same number"));
+  CHECK_THAT(errorOf([] { expandGrid(gridOf({"nodes=2"}), 0); }),
+             Catch::Contains("--ranks-per-node must be at least 1, got 0"));
+  CHECK_THAT(errorOf([] { expandGrid(gridOf({"nodes=1000"}), 1001); }),
+             Catch::Contains("nodes=1000 × --ranks-per-node 1001 is more than 1000000 ranks"));
+  CHECK(expandGrid(gridOf({"nodes=1000"}), 1000)[0].worldSize == 1000000);
+}
+
+TEST_CASE("the local launcher refuses more than one node and takes one", "[sweep][nodes]") {
+  using dtbench::sweep::checkLocalPlacement;
+  CHECK(errorOf([] { checkLocalPlacement(gridOf({"nodes=1", "batch=8"})); }).empty());
+  CHECK(errorOf([] { checkLocalPlacement(gridOf({"world=4"})); }).empty());
+  CHECK_THAT(errorOf([] { checkLocalPlacement(gridOf({"batch=8", "nodes=1,2"})); }),
+             Catch::Contains("--grid: nodes=2 with --launcher local: the local launcher starts every rank on this "
+                             "machine, so it cannot place ranks on 2 nodes; use --launcher slurm"));
+}

@@ -1,0 +1,529 @@
+#!/usr/bin/env bash
+# cluster.sh: a small Slurm cluster on one machine (root). K nodes, each with a network namespace,
+# a UTS namespace (its own hostname) and a mount namespace (its own /etc/hosts), one link each on a
+# bridge, shaped in both directions with tc tbf, one slurmd each, and a slurmctld and munged of the
+# cluster's own. docs/cluster.md says what it emulates and what it cannot.
+#
+#   cluster.sh up [--nodes K] [--rate RATE] [--cpus C] [--gpus G] [--slurmd-timeout S] [--name N] [--subnet A.B.C]
+#   cluster.sh env                     export lines: SLURM_CONF, DTBENCH_CLUSTER, Open MPI's TCP subnet
+#   cluster.sh status                  nodes, links (rate, tbf drops), Slurm's view
+#   cluster.sh rate RATE [NODE...]     reshape links (every node by default); cluster.json follows
+#   cluster.sh exec NODE CMD...        run CMD inside NODE (its namespaces), e.g. a shell
+#   cluster.sh node-down NODE          power loss: link down, then slurmd and every process in NODE killed
+#   cluster.sh node-up NODE            link up, slurmd started again (Slurm returns the node to service)
+#   cluster.sh down                    stop everything and remove every object (also the remains of an
+#                                      instance whose daemons died or whose `up` was killed)
+# Every command takes --name N (default dtbc; letters and digits, at most 8) to pick the instance.
+#
+# RATE: a number with a unit, as tc writes it: 1gbit, 200mbit, 500kbit, or 0 for an unshaped link.
+# Defaults: 4 nodes, 1gbit, C = G = 2 (Slurm is told each node has C CPUs and G gpus; the nodes
+# share this machine's cores), SlurmdTimeout 10 s, subnet 10.78.0 (nodes .1 .. .K, the controller
+# on the bridge at .254).
+#
+# Objects of instance N (names, so `down` finds them without the instance directory):
+#   directory   ${DTBENCH_CLUSTER_ROOT:-/run/dtbench-cluster}/N: cluster.json, etc/ (slurm.conf,
+#               gres.conf, hosts), munge/, pids/, log/, state/, spool/<node>, tmp/<node>, gpu/<node>/gpuJ
+#               (the fake GPU files), ns/ (a private bind mount holding each node's uts and mnt namespace)
+#   network     experiments/impair/netns_world.sh with prefix N: network namespaces Nns0.., veth pairs
+#               Nh<i> (bridge port) <-> Nv<i> (the node's link), bridge Nbr with the controller's address
+#   processes   munged and slurmctld in the root namespaces, one slurmd per node (nsenter into the node)
+#
+# tbf: rate R on both ends of every veth (the node's egress: its uplink; the bridge port's egress: its
+# downlink). Bucket (burst) = 1 ms at R, at least 4 full frames: a burst can leave at line rate, so
+# transfers much larger than it run at R. Queue (limit) = 10 ms at R, at least 64 frames: a switch
+# port's buffer, deep enough that the many-to-one incast of a star or tree root does not drop at
+# these sizes, shallow enough to keep queueing delay small. netem is not used (absent in some kernels):
+# added latency comes from dtbench's --inject-delay-ms, loss from experiments/impair.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+prog=cluster.sh
+die() { echo "$prog: error: $*" >&2; exit 1; }
+usage_die() { echo "$prog: $*" >&2; echo "run '$prog --help' for the commands and options" >&2; exit 2; }
+note() { echo "$prog: $*" >&2; }
+
+NAME=dtbc
+ROOT=${DTBENCH_CLUSTER_ROOT:-/run/dtbench-cluster}
+
+# ---------------------------------------------------------------------------------------------- names
+dir_of() { echo "$ROOT/$NAME"; }
+node_name() { echo "node$(($1 + 1))"; }             # index 0.. -> node1..
+node_index() {                                      # node1.. -> index 0..; refuses other names
+  local node=$1 k
+  [[ $node =~ ^node([1-9][0-9]*)$ ]] || die "'$node' is not a node name (node1, node2, ...)"
+  k=$(nw_size)
+  ((BASH_REMATCH[1] <= k)) || die "no node $node: instance $NAME has $k node(s)"
+  echo $((BASH_REMATCH[1] - 1))
+}
+uts_file() { echo "$(dir_of)/ns/$(node_name "$1").uts"; }
+mnt_file() { echo "$(dir_of)/ns/$(node_name "$1").mnt"; }
+ctl_addr() { echo "$NW_SUBNET.254"; }
+
+# Runs CMD in node i's namespaces (network, hostname, mounts). nsenter, not `ip netns exec`, which
+# remounts /sys and leaves slurmd unable to start its cgroup plugin.
+in_node() {
+  local i=$1; shift
+  nsenter --net="/run/netns/$(nw_ns "$i")" --uts="$(uts_file "$i")" --mount="$(mnt_file "$i")" -- "$@"
+}
+
+# The pid in FILE when it names a live process whose command line contains MARK (no recycled pid).
+live_pid() {
+  local file=$1 mark=$2 pid
+  [[ -s $file ]] || return 1
+  pid=$(tr -dc 0-9 <"$file")
+  [[ -n $pid && -r /proc/$pid/cmdline ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$mark" || return 1
+  echo "$pid"
+}
+
+# Pids of every process inside node i's network namespace.
+node_pids() { ip netns pids "$(nw_ns "$1")" 2>/dev/null || true; }
+
+kill_node_processes() {
+  local i=$1 pids tries
+  for tries in 1 2 3 4 5 6 7 8 9 10; do
+    pids=$(node_pids "$i" | tr '\n' ' ')
+    [[ -n ${pids// /} ]] || return 0
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null || true
+    sleep 0.05
+  done
+  [[ -z $(node_pids "$i") ]] || note "processes still alive in $(node_name "$i"): $(node_pids "$i" | tr '\n' ' ')"
+}
+
+# ----------------------------------------------------------------------------------------------- rate
+# "1gbit" -> 1000000000; "0" -> 0; refuses anything tc would read differently.
+rate_bps() {
+  awk -v r="$1" 'BEGIN {
+    if (r == "0") { print 0; exit 0 }
+    if (match(r, /^[0-9]+(\.[0-9]+)?/) == 0) exit 1
+    n = substr(r, 1, RLENGTH); u = tolower(substr(r, RLENGTH + 1))
+    if (u == "bit") m = 1; else if (u == "kbit") m = 1e3; else if (u == "mbit") m = 1e6;
+    else if (u == "gbit") m = 1e9; else exit 1
+    v = n * m; if (v < 8000) exit 1
+    printf "%.0f\n", v }'
+}
+burst_bytes() { awk -v b="$1" 'BEGIN { x = b / 8 / 1000; if (x < 4 * 1514) x = 4 * 1514; printf "%d\n", x }'; }
+limit_bytes() { awk -v b="$1" 'BEGIN { x = b / 8 / 100; if (x < 64 * 1514) x = 64 * 1514; printf "%d\n", x }'; }
+
+# shape_link I BPS: tbf on both ends of node i's veth (0 removes it).
+shape_link() {
+  local i=$1 bps=$2 burst limit
+  tc -n "$(nw_ns "$i")" qdisc del dev "$(nw_iface "$i")" root 2>/dev/null || true
+  tc qdisc del dev "$(nw_host_iface "$i")" root 2>/dev/null || true
+  ((bps > 0)) || return 0
+  burst=$(burst_bytes "$bps") limit=$(limit_bytes "$bps")
+  tc -n "$(nw_ns "$i")" qdisc add dev "$(nw_iface "$i")" root tbf rate "${bps}bit" burst "$burst" limit "$limit" ||
+    die "tc refused tbf on $(nw_iface "$i") (kernel without sch_tbf?)"
+  tc qdisc add dev "$(nw_host_iface "$i")" root tbf rate "${bps}bit" burst "$burst" limit "$limit" ||
+    die "tc refused tbf on $(nw_host_iface "$i")"
+}
+
+# cluster.json from the live objects (rates read back from the instance's rates file).
+write_cluster_json() {
+  local dir k i bps node sep="" burst limit rate_json
+  dir=$(dir_of) k=$(nw_size)
+  {
+    echo "{"
+    echo "  \"name\": \"$NAME\","
+    echo "  \"subnet\": \"$NW_SUBNET.0/24\","
+    echo "  \"controller\": {\"address\": \"$(ctl_addr)\", \"port\": $(cat "$dir/etc/ctld_port")},"
+    echo "  \"slurm_conf\": \"$dir/etc/slurm.conf\","
+    echo "  \"nodes\": ["
+    for ((i = 0; i < k; i++)); do
+      node=$(node_name "$i") bps=$(sed -n "s/^$node //p" "$dir/etc/rates")
+      if ((bps > 0)); then
+        rate_json=$bps burst=$(burst_bytes "$bps") limit=$(limit_bytes "$bps")
+      else
+        rate_json=null burst=null limit=null
+      fi
+      printf '%s    {"name": "%s", "address": "%s", "interface": "%s", "link_rate_bps": %s, "tbf_burst_bytes": %s, "tbf_limit_bytes": %s, "cpus": %s, "gpus": %s}' \
+        "$sep" "$node" "$(nw_addr "$i")" "$(nw_iface "$i")" "$rate_json" "$burst" "$limit" "$(cat "$dir/etc/cpus")" "$(cat "$dir/etc/gpus")"
+      sep=$',\n'
+    done
+    printf '\n  ]\n}\n'
+  } >"$dir/cluster.json.new"
+  mv "$dir/cluster.json.new" "$dir/cluster.json"
+}
+
+# -------------------------------------------------------------------------------------------- down
+# The cluster's state is thrown away with it, so its daemons get SIGKILL (no orderly shutdown to wait for).
+kill_pidfile() {
+  local pid
+  pid=$(live_pid "$1" "$2") || return 0
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Processes outside the nodes that belong to the instance: slurmctld, munged, and job steps a client
+# (srun, salloc) started from the root namespace, found by the slurm.conf in their environment.
+kill_root_processes() {
+  local dir=$1 pids
+  pids=$(grep -lzxF "SLURM_CONF=$dir/etc/slurm.conf" /proc/[0-9]*/environ 2>/dev/null |
+    sed 's#^/proc/\([0-9]*\)/environ$#\1#' | grep -vx -e "$$" -e "$BASHPID" | tr '\n' ' ' || true)
+  # shellcheck disable=SC2086
+  [[ -z ${pids// /} ]] || kill -KILL $pids 2>/dev/null || true
+}
+
+cluster_down() {
+  local dir i k status=0 f
+  dir=$(dir_of)
+  k=$(nw_size)
+  for ((i = 0; i < k; i++)); do kill_node_processes "$i"; done
+  kill_pidfile "$dir/pids/slurmctld.daemon.pid" "$dir"
+  kill_pidfile "$dir/munge/munged.pid" "$dir"
+  kill_root_processes "$dir"
+  # Anything else naming the instance's directory (a daemon killed `up` started before it wrote its
+  # pid file).
+  pkill -KILL -f "$dir/" 2>/dev/null || true
+  if [[ -d $dir/ns ]]; then
+    for f in "$dir"/ns/*.uts "$dir"/ns/*.mnt; do
+      [[ -e $f ]] || continue
+      umount "$f" 2>/dev/null || true
+    done
+    while mountpoint -q "$dir/ns" 2>/dev/null; do umount "$dir/ns" || break; done
+  fi
+  nw_down || status=1
+  if [[ -d $dir ]]; then
+    if grep -qF " $dir/" /proc/self/mounts; then
+      note "down: mounts under $dir remain: $(grep -F " $dir/" /proc/self/mounts | awk '{print $2}' | tr '\n' ' ')"
+      status=1
+    else
+      rm -rf -- "$dir"
+    fi
+  fi
+  return $status
+}
+
+# --------------------------------------------------------------------------------------------- up
+wait_until() {  # wait_until TENTHS COMMAND...: polls every 0.05 s
+  local n=$(($1 * 2)); shift
+  while ((n-- > 0)); do
+    "$@" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+show_log() { echo "---- last lines of $1 ----" >&2; tail -n 20 "$1" >&2 2>/dev/null || echo "(no log)" >&2; }
+
+start_slurmd() {
+  local i=$1 dir node
+  dir=$(dir_of) node=$(node_name "$i")
+  in_node "$i" setsid slurmd -D -N "$node" -f "$dir/etc/slurm.conf" </dev/null >>"$dir/log/slurmd.$node.out" 2>&1 &
+}
+# The daemons write their own pid files (setsid may fork, so $! is not always the daemon).
+slurmd_pid() { live_pid "$(dir_of)/pids/slurmd.$(node_name "$1").daemon.pid" "$(dir_of)"; }
+
+nodes_idle() {
+  local want=$1 have
+  have=$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | grep -c . || true)
+  ((have >= want))
+}
+
+# A node's hostname and mount namespaces, its link's shaping, its directories and fake GPUs. (One node
+# after another: a background helper would outlive an `up` killed half-way and race the `down`.)
+setup_node() {
+  local i=$1 bps=$2 gpus=$3 dir node j
+  dir=$(dir_of) node=$(node_name "$i")
+  touch "$(uts_file "$i")" "$(mnt_file "$i")"
+  unshare --uts="$(uts_file "$i")" --mount="$(mnt_file "$i")" --propagation private \
+    sh -c "hostname $node && mount --bind $dir/etc/hosts /etc/hosts" ||
+    die "up: cannot create the hostname and mount namespaces of $node"
+  shape_link "$i" "$bps"
+  mkdir -p "$dir/spool/$node" "$dir/tmp/$node" "$dir/gpu/$node"
+  for ((j = 0; j < gpus; j++)); do : >"$dir/gpu/$node/gpu$j"; done
+}
+
+cluster_up() {
+  local k=4 rate=1gbit cpus=2 gpus=2 timeout=10
+  while (($#)); do
+    case $1 in
+      --nodes) k=${2:-}; shift ;;
+      --rate) rate=${2:-}; shift ;;
+      --cpus) cpus=${2:-}; shift ;;
+      --gpus) gpus=${2:-}; shift ;;
+      --slurmd-timeout) timeout=${2:-}; shift ;;
+      *) usage_die "up: unknown option '$1'" ;;
+    esac
+    shift
+  done
+  [[ $k =~ ^[0-9]+$ ]] && ((k >= 1 && k <= 64)) || usage_die "up: --nodes must be a whole number in 1..64, got '$k'"
+  [[ $cpus =~ ^[0-9]+$ ]] && ((cpus >= 1)) || usage_die "up: --cpus must be a positive whole number, got '$cpus'"
+  [[ $gpus =~ ^[0-9]+$ ]] && ((gpus <= 16)) || usage_die "up: --gpus must be a whole number in 0..16, got '$gpus'"
+  [[ $timeout =~ ^[0-9]+$ ]] && ((timeout >= 3)) || usage_die "up: --slurmd-timeout must be a whole number of seconds >= 3, got '$timeout'"
+  local bps
+  bps=$(rate_bps "$rate") || usage_die "up: --rate '$rate' is not a rate: give a number with bit, kbit, mbit or gbit (e.g. 1gbit, 200mbit; at least 8kbit), or 0 for unshaped links"
+  require
+  local cmd
+  for cmd in munged mungekey slurmctld slurmd sinfo scontrol nsenter unshare mountpoint; do
+    command -v "$cmd" >/dev/null || die "$cmd not found: install Debian's slurm-wlm, munge and util-linux (scripts/install_deps.sh)"
+  done
+  local dir
+  dir=$(dir_of)
+  if [[ -e $dir || -n $(nw_leftovers) ]]; then
+    if live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null; then
+      die "up: cluster $NAME is already up ($dir); '$prog --name $NAME down' first, or pick another --name"
+    fi
+    note "up: clearing the remains of an earlier instance $NAME"
+    cluster_down || die "up: the remains of instance $NAME could not be removed; see the messages above"
+  fi
+  if ip -o -4 addr show 2>/dev/null | grep -q " inet $NW_SUBNET\."; then
+    die "up: subnet $NW_SUBNET.0/24 is already in use on this machine; choose another with --subnet A.B.C"
+  fi
+  local t0=$EPOCHREALTIME
+  # From here on a failure removes everything made so far.
+  trap 'rc=$?; if ((rc != 0)); then note "up failed: removing what it made"; cluster_down >/dev/null 2>&1 || true; fi' EXIT
+  mkdir -p "$ROOT"
+  mkdir -m 0755 "$dir"  # munged refuses a socket directory that is not 0755 (and its parents writable by others)
+  mkdir -p "$dir"/{etc,pids,log,state,spool,tmp,gpu,ns}
+  mkdir -m 0755 "$dir/munge"
+  echo "$cpus" >"$dir/etc/cpus"; echo "$gpus" >"$dir/etc/gpus"; echo "$NW_SUBNET" >"$dir/etc/subnet"
+
+  # Network: namespaces, veths, bridge (netns_world.sh), the controller's address on the bridge.
+  nw_up "$k" >/dev/null
+  ip addr add "$(ctl_addr)/24" dev "$(nw_bridge)"
+
+  # Node names for every node (and the controller), in a private /etc/hosts per node.
+  local i node
+  {
+    echo "127.0.0.1 localhost"
+    echo "$(ctl_addr) $(hostname -s)-ctl controller"
+    for ((i = 0; i < k; i++)); do echo "$(nw_addr "$i") $(node_name "$i")"; done
+  } >"$dir/etc/hosts"
+  # The ns directory is a private mount, as persistent namespace files require.
+  mount --bind "$dir/ns" "$dir/ns"
+  mount --make-private "$dir/ns"
+  : >"$dir/etc/rates"
+  for ((i = 0; i < k; i++)); do
+    setup_node "$i" "$bps" "$gpus"
+    echo "$(node_name "$i") $bps" >>"$dir/etc/rates"
+  done
+
+  # munge: a key and socket of the cluster's own.
+  local key=$dir/munge/munge.key sock=$dir/munge/munge.socket
+  mungekey --create --keyfile="$key" --bits=1024 >"$dir/log/mungekey.log" 2>&1 || { show_log "$dir/log/mungekey.log"; die "mungekey failed"; }
+  chmod 0600 "$key"
+  setsid munged --foreground --force --key-file="$key" --socket="$sock" --pid-file="$dir/munge/munged.pid" \
+    --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munged.seed" </dev/null >>"$dir/log/munged.out" 2>&1 &
+  munge_ok() { [[ -S $sock ]] && munge --socket="$sock" -n </dev/null 2>/dev/null | unmunge --socket="$sock" >/dev/null 2>&1; }
+  wait_until 50 munge_ok || { show_log "$dir/log/munged.log"; die "munged did not come up on $sock"; }
+
+  # slurm.conf and gres.conf.
+  local port=6817 ctl_host
+  while ss -Htan "( sport = :$port )" 2>/dev/null | grep -q .; do port=$((port + 1)); done
+  echo "$port" >"$dir/etc/ctld_port"
+  ctl_host=$(hostname -s)
+  local nodes_line=""
+  {
+    echo "# Generated by experiments/cluster/cluster.sh for instance $NAME ($k nodes); see docs/cluster.md"
+    echo "AutoDetect=off"
+    for ((i = 0; i < k; i++)); do
+      node=$(node_name "$i")
+      ((gpus > 0)) && echo "NodeName=$node Name=gpu File=$dir/gpu/$node/gpu[0-$((gpus - 1))]"
+    done
+  } >"$dir/etc/gres.conf"
+  [[ $gpus -gt 0 ]] && nodes_line=" Gres=gpu:$gpus"
+  cat >"$dir/etc/slurm.conf" <<EOF
+# Generated by experiments/cluster/cluster.sh for instance $NAME ($k nodes); see docs/cluster.md
+ClusterName=$NAME
+SlurmctldHost=$ctl_host($(ctl_addr))
+SlurmctldPort=$port
+SlurmdPort=6818
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$sock
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool/%n
+SlurmctldPidFile=$dir/pids/slurmctld.daemon.pid
+SlurmdPidFile=$dir/pids/slurmd.%n.daemon.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+TmpFS=$dir/tmp/%n
+PlugStackConfig=$dir/etc/plugstack.conf
+GresTypes=gpu
+SlurmdParameters=config_overrides
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/backfill
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+ReturnToService=2
+JobRequeue=1
+MinJobAge=600
+KillWait=5
+InactiveLimit=0
+SlurmctldTimeout=30
+SlurmdTimeout=$timeout
+MessageTimeout=5
+TreeWidth=64
+EOF
+  for ((i = 0; i < k; i++)); do
+    echo "NodeName=$(node_name "$i") NodeAddr=$(nw_addr "$i") NodeHostname=$(node_name "$i") CPUs=$cpus RealMemory=1024$nodes_line State=UNKNOWN" >>"$dir/etc/slurm.conf"
+  done
+  echo "PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$dir/etc/slurm.conf"
+  : >"$dir/etc/plugstack.conf"
+  export SLURM_CONF=$dir/etc/slurm.conf
+
+  setsid slurmctld -D -c -f "$SLURM_CONF" </dev/null >>"$dir/log/slurmctld.out" 2>&1 &
+  local ctld=$!
+  ctld_up() { scontrol ping 2>/dev/null | grep -q UP || ! kill -0 "$ctld" 2>/dev/null; }
+  wait_until 100 ctld_up
+  scontrol ping 2>/dev/null | grep -q UP ||
+    { show_log "$dir/log/slurmctld.log"; show_log "$dir/log/slurmctld.out"; die "slurmctld did not come up on $(ctl_addr):$port"; }
+  for ((i = 0; i < k; i++)); do start_slurmd "$i"; done
+  if ! wait_until 300 nodes_idle "$k"; then
+    sinfo -N >&2 || true
+    for ((i = 0; i < k; i++)); do show_log "$dir/log/slurmd.$(node_name "$i").log"; done
+    die "the nodes did not all become idle within 30 s"
+  fi
+  write_cluster_json
+  trap - EXIT
+  local took
+  took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+  note "up: $NAME, $k nodes (node1..$(node_name $((k - 1)))), links $rate, $cpus CPUs and $gpus gpus per node, in $took s; Slurm $(sinfo --version | awk '{print $2}') partition 'cluster'"
+  note "use it with: eval \"\$($here/$prog --name $NAME env)\""
+}
+
+# ------------------------------------------------------------------------------------- other commands
+require_up() {
+  [[ -f $(dir_of)/cluster.json ]] || die "no cluster $NAME is up (no $(dir_of)/cluster.json); start one with '$prog up'"
+}
+
+cluster_env() {
+  require_up
+  local dir
+  dir=$(dir_of)
+  echo "export SLURM_CONF=$dir/etc/slurm.conf"
+  echo "export DTBENCH_CLUSTER=$dir/cluster.json"
+  # Open MPI's TCP transport and its out-of-band channel on the cluster's links only.
+  echo "export OMPI_MCA_btl_tcp_if_include=$NW_SUBNET.0/24"
+  echo "export OMPI_MCA_oob_tcp_if_include=$NW_SUBNET.0/24"
+}
+
+cluster_status() {
+  require_up
+  local dir i k node
+  dir=$(dir_of) k=$(nw_size)
+  export SLURM_CONF=$dir/etc/slurm.conf
+  echo "cluster $NAME: $k node(s), subnet $NW_SUBNET.0/24, controller $(ctl_addr):$(cat "$dir/etc/ctld_port") (slurmctld $(live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null && echo up || echo DOWN))"
+  for ((i = 0; i < k; i++)); do
+    node=$(node_name "$i")
+    local link slurmd up_drops down_drops
+    link=$(ip -n "$(nw_ns "$i")" -br link show "$(nw_iface "$i")" 2>/dev/null | awk '{print $2}')
+    slurmd=$(slurmd_pid "$i" >/dev/null && echo up || echo down)
+    up_drops=$(in_node "$i" tc -s qdisc show dev "$(nw_iface "$i")" 2>/dev/null | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n1)
+    down_drops=$(tc -s qdisc show dev "$(nw_host_iface "$i")" 2>/dev/null | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n1)
+    printf '%-7s %-12s link %-5s rate %-12s slurmd %-4s tbf drops up %s down %s\n' "$node" "$(nw_addr "$i")" "$link" \
+      "$(sed -n "s/^$node //p" "$dir/etc/rates")bit/s" "$slurmd" "${up_drops:-0}" "${down_drops:-0}"
+  done
+  sinfo -N -o '%N %T %c %G' 2>/dev/null || echo "(sinfo failed: slurmctld not answering)"
+}
+
+cluster_rate() {
+  require_up
+  local rate=${1:-} bps i k node dir
+  [[ -n $rate ]] || usage_die "rate: give a RATE (e.g. 200mbit, or 0 for unshaped) and optionally nodes"
+  bps=$(rate_bps "$rate") || usage_die "rate: '$rate' is not a rate (e.g. 1gbit, 200mbit, or 0)"
+  shift
+  dir=$(dir_of) k=$(nw_size)
+  local targets=()
+  if (($#)); then for node in "$@"; do targets+=("$(node_index "$node")"); done; else for ((i = 0; i < k; i++)); do targets+=("$i"); done; fi
+  for i in "${targets[@]}"; do
+    node=$(node_name "$i")
+    shape_link "$i" "$bps"
+    sed -i "s/^$node .*/$node $bps/" "$dir/etc/rates"
+  done
+  write_cluster_json
+  note "rate: ${#targets[@]} link(s) at $rate"
+}
+
+cluster_exec() {
+  require_up
+  local i
+  i=$(node_index "${1:-}")
+  shift
+  (($#)) || usage_die "exec: give a command to run in the node"
+  export SLURM_CONF DTBENCH_CLUSTER
+  SLURM_CONF=$(dir_of)/etc/slurm.conf DTBENCH_CLUSTER=$(dir_of)/cluster.json
+  exec nsenter --net="/run/netns/$(nw_ns "$i")" --uts="$(uts_file "$i")" --mount="$(mnt_file "$i")" -- "$@"
+}
+
+node_down() {
+  require_up
+  local i node dir
+  i=$(node_index "${1:-}") node=$1 dir=$(dir_of)
+  # The link first, so peers see packets vanish (no FIN, no RST), then everything in the node.
+  ip link set "$(nw_host_iface "$i")" down
+  in_node "$i" ip link set "$(nw_iface "$i")" down
+  kill_node_processes "$i"
+  note "node-down: $node lost power (link down, slurmd and every process in it killed); Slurm marks it DOWN after SlurmdTimeout"
+}
+
+node_up() {
+  require_up
+  local i node dir
+  i=$(node_index "${1:-}") node=$1 dir=$(dir_of)
+  in_node "$i" ip link set "$(nw_iface "$i")" up
+  ip link set "$(nw_host_iface "$i")" up
+  if ! slurmd_pid "$i" >/dev/null; then
+    SLURM_CONF=$dir/etc/slurm.conf start_slurmd "$i"
+  fi
+  note "node-up: $node link up, slurmd started; Slurm returns it to service when it registers"
+}
+
+require() {
+  [[ $(id -u) -eq 0 ]] || die "must run as root: namespaces, bridges, tc and slurmd need it (run it with sudo)"
+  nw_require
+}
+
+# ------------------------------------------------------------------------------------------- main
+main() {
+  local args=() subnet=""
+  while (($#)); do
+    case $1 in
+      --name) NAME=${2:-}; shift ;;
+      --subnet) subnet=${2:-}; shift ;;
+      -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+      *) args+=("$1") ;;
+    esac
+    shift
+  done
+  [[ $NAME =~ ^[a-z][a-z0-9]{0,7}$ ]] || usage_die "--name '$NAME' must be lower-case letters and digits, starting with a letter, at most 8 characters"
+  # A live instance keeps the subnet it was made with.
+  if [[ -z $subnet ]]; then subnet=$(cat "$(dir_of)/etc/subnet" 2>/dev/null || echo 10.78.0); fi
+  # shellcheck source=../impair/netns_world.sh
+  source "$here/../impair/netns_world.sh"
+  NW_PREFIX=$NAME NW_SUBNET=$subnet
+  # GSO on the veths: 64 KB super-packets cross veth and bridge as one skb. With one segment per packet
+  # (netns_world's default, for exact loss) these 2 cores forward only ~180 Mbit/s per flow whatever
+  # the shaping; with GSO a 1 Gbit/s link carries 956 Mbit/s of TCP payload, its full payload rate.
+  # tbf still counts every segment's headers (the kernel's per-segment packet length), so shaping and
+  # the bound stay exact (docs/cluster.md).
+  NW_GSO_MAX_SEGS=65535
+  set -- "${args[@]+"${args[@]}"}"
+  local command=${1:-}
+  (($#)) && shift
+  case $command in
+    up) cluster_up "$@" ;;
+    down) require; cluster_down ;;
+    env) cluster_env ;;
+    status) cluster_status ;;
+    rate) require; cluster_rate "$@" ;;
+    exec) require; cluster_exec "$@" ;;
+    node-down) require; node_down "$@" ;;
+    node-up) require; node_up "$@" ;;
+    "") usage_die "give a command: up, down, env, status, rate, exec, node-down or node-up" ;;
+    *) usage_die "unknown command '$command'; use up, down, env, status, rate, exec, node-down or node-up" ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,114 @@
+#!/bin/bash
+# The emulated cluster's life: `up` makes K nodes with their own hostnames, /etc/hosts, shaped links,
+# slurmd and fake GPUs; `rate`, `node-down`, `node-up` do what they say; `down` leaves nothing behind;
+# and the remains of an `up` killed half-way, or of an instance whose daemons died, are cleaned by
+# `down` (and by the next `up`).
+#   tests/experiments/cluster/test_lifecycle.sh
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+dir=/run/dtbench-cluster/$CLUSTER_NAME
+
+# Everything of this instance that still exists, one line each (empty: nothing).
+remains() {
+  ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${CLUSTER_NAME}ns" | sed 's/^/netns /'
+  ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^${CLUSTER_NAME}(br|h[0-9]+)\$" | sed 's/^/link /'
+  [[ -e $dir ]] && echo "directory $dir"
+  grep -F " $dir" /proc/self/mounts | awk '{print "mount " $2}'
+  pgrep -a -f "$dir/" | sed 's/^/process /'
+  return 0
+}
+expect_clean() {
+  local left
+  left=$(remains)
+  [[ -z $left ]] || fail "$1: left behind: $(tr '\n' ';' <<<"$left")"
+}
+
+info "up: 3 nodes at 200mbit, 2 gpus each"
+cluster_up --nodes 3 --rate 200mbit --gpus 2 --slurmd-timeout 5
+[[ $(sinfo -h -N -t idle -o '%N %G' | sort | tr '\n' ' ') == "node1 gpu:2 node2 gpu:2 node3 gpu:2 " ]] ||
+  fail "sinfo does not show 3 idle nodes with gpu:2: $(sinfo -N -o '%N %T %G' | tr '\n' ';')"
+for n in 1 2 3; do
+  [[ $(cluster exec node$n hostname) == node$n ]] || fail "node$n's hostname is $(cluster exec node$n hostname)"
+done
+[[ $(cluster exec node2 getent hosts node3 | awk '{print $1}') == "$CLUSTER_SUBNET.3" ]] ||
+  fail "node3 does not resolve to $CLUSTER_SUBNET.3 inside node2"
+[[ $(hostname) != node1 ]] || fail "the root namespace's hostname changed"
+# A TCP connection between nodes over the cluster's subnet.
+cluster exec node3 timeout 5 bash -c "exec 3<>/dev/tcp/node1/6818" || fail "node3 cannot reach node1's slurmd port"
+# tbf on both ends of node2's link, at the rate and with the burst and limit cluster.json states.
+/usr/bin/python3 - "$DTBENCH_CLUSTER" "$CLUSTER_SUBNET" <<'PY' || fail "cluster.json is wrong"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert [n["name"] for n in c["nodes"]] == ["node1", "node2", "node3"], c["nodes"]
+for i, n in enumerate(c["nodes"]):
+    assert n["address"] == f"{sys.argv[2]}.{i + 1}", n
+    assert n["link_rate_bps"] == 200_000_000, n
+    assert n["tbf_burst_bytes"] == 25_000 and n["tbf_limit_bytes"] == 250_000, n  # 1 ms and 10 ms at 200 Mbit/s
+    assert n["gpus"] == 2, n
+PY
+up_qdisc=$(cluster exec node2 tc qdisc show dev "${CLUSTER_NAME}v1")
+down_qdisc=$(tc qdisc show dev "${CLUSTER_NAME}h1")
+for q in "$up_qdisc" "$down_qdisc"; do
+  [[ $q == *"tbf"*"rate 200Mbit burst 25000b"* ]] || fail "node2's link is not shaped to 200Mbit with a 25000-byte burst: $q"
+done
+info "srun over every node, with --gres=gpu:2"
+out=$(cd "$work" && timeout 60 srun -N 3 --ntasks-per-node=1 --gres=gpu:2 hostname | sort | tr '\n' ' ')
+[[ $out == "node1 node2 node3 " ]] || fail "srun -N 3 ran on '$out'"
+
+info "a second up of the same name is refused"
+if cluster up --nodes 2 >"$work/second.log" 2>&1; then fail "a second 'up' of $CLUSTER_NAME succeeded"; fi
+grep -q "already up" "$work/second.log" || fail "the second up did not say the cluster is already up: $(cat "$work/second.log")"
+sinfo -h -N -t idle -o %N | grep -q node3 || fail "the refused up harmed the running cluster"
+
+info "rate: node2 reshaped to 50mbit"
+cluster rate 50mbit node2 2>/dev/null || fail "rate 50mbit node2 failed"
+/usr/bin/python3 -c "
+import json, sys; c = json.load(open('$DTBENCH_CLUSTER'))
+assert [n['link_rate_bps'] for n in c['nodes']] == [200_000_000, 50_000_000, 200_000_000], c['nodes']" ||
+  fail "cluster.json does not show node2 at 50mbit"
+[[ $(tc qdisc show dev "${CLUSTER_NAME}h1") == *"rate 50Mbit"* ]] || fail "node2's bridge port is not at 50Mbit"
+
+info "node-down node3: link down, every process in it killed, Slurm marks it down"
+cluster exec node3 setsid sleep 1000 </dev/null >/dev/null 2>&1 &
+sleep 0.5
+ip netns pids "${CLUSTER_NAME}ns2" | xargs -r ps -o comm= -p | grep -qx sleep || fail "the test's sleep is not running in node3"
+cluster node-down node3 2>/dev/null || fail "node-down failed"
+[[ -z $(ip netns pids "${CLUSTER_NAME}ns2") ]] || fail "processes survive in node3: $(ip netns pids "${CLUSTER_NAME}ns2" | tr '\n' ' ')"
+[[ $(ip -n "${CLUSTER_NAME}ns2" -br link show "${CLUSTER_NAME}v2" | awk '{print $2}') != UP ]] || fail "node3's link is still up"
+cluster exec node1 timeout 3 bash -c "exec 3<>/dev/tcp/node3/6818" 2>/dev/null && fail "node1 still reaches node3"
+down_state() { [[ $(node_state node3) == down* ]]; }
+wait_for 40 "Slurm to mark node3 down" down_state
+info "node-up node3: back in service"
+cluster node-up node3 2>/dev/null || fail "node-up failed"
+idle3() { [[ $(node_state node3) == idle ]]; }
+wait_for 40 "node3 to return to idle" idle3
+
+info "down leaves nothing behind"
+cluster down || fail "down failed"
+expect_clean "down"
+
+info "an up killed half-way: down removes its remains, and a later up works"
+for delay in 0.1 0.4 0.8 1.2; do
+  cluster --subnet "$CLUSTER_SUBNET" up --nodes 3 >/dev/null 2>&1 &
+  starter=$!
+  sleep "$delay"
+  kill -KILL "$starter" 2>/dev/null
+  wait "$starter" 2>/dev/null
+  cluster down >/dev/null 2>&1
+  expect_clean "down after an up killed at ${delay} s"
+done
+cluster --subnet "$CLUSTER_SUBNET" up --nodes 3 >/dev/null 2>&1 &
+starter=$!
+sleep 0.6
+kill -KILL "$starter" 2>/dev/null
+wait "$starter" 2>/dev/null
+cluster_up --nodes 2
+[[ $(sinfo -h -N -t idle -o %N | sort | tr '\n' ' ') == "node1 node2 " ]] || fail "up after a killed up: $(sinfo -N | tr '\n' ';')"
+
+info "daemons that died: down still cleans"
+pkill -KILL -f "$dir/etc/slurm.conf"
+pkill -KILL -f "$dir/munge"
+sleep 0.3
+cluster down >/dev/null 2>&1 || true
+expect_clean "down after the daemons died"
+echo "PASS: cluster lifecycle (up, rate, node-down/up, down, killed up, dead daemons)"

@@ -1,0 +1,127 @@
+#include <catch2/catch.hpp>
+
+#include "common/usage_error.h"
+#include "experiments/sweep/slurm_launcher.h"
+#include "experiments/sweep/sweep_grid.h"
+#include "experiments/sweep/sweep_runner.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+// The sbatch command line of a point (sbatchSubmission), word for word: on one machine's worth of
+// tasks (--ntasks), on GPUs, and placed on nodes (--nodes, --ntasks-per-node) through
+// train_multinode.sbatch. Needs no Slurm: the scripts are empty files in a temporary slurm/ folder.
+
+namespace fs = std::filesystem;
+using dtbench::sweep::expandGrid;
+using dtbench::sweep::Grid;
+using dtbench::sweep::GridPoint;
+using dtbench::sweep::parseGridAxis;
+using dtbench::sweep::sbatchSubmission;
+using dtbench::sweep::SweepSettings;
+
+namespace {
+
+// A slurm/ folder holding the default job scripts (empty files), removed at the end.
+struct ScriptFolder {
+  fs::path root;
+  ScriptFolder() {
+    char pattern[] = "/tmp/dtbench-sbatch-test.XXXXXX";
+    root = mkdtemp(pattern);
+    fs::create_directories(root / "slurm");
+    for (const char* name : {"train_cpu.sbatch", "train_gpus.sbatch", "train_multinode.sbatch", "mine.sbatch"})
+      std::ofstream(root / "slurm" / name) << "#!/bin/bash\n";
+  }
+  ~ScriptFolder() { fs::remove_all(root); }
+  std::string script(const char* name) const { return (root / "slurm" / name).string(); }
+};
+
+SweepSettings settingsIn(const ScriptFolder& folder, std::vector<std::string> trainFlags) {
+  SweepSettings settings;
+  settings.outDir = (folder.root / "runs").string();
+  settings.trainFlags = std::move(trainFlags);
+  settings.executable = "/opt/dtbench";
+  settings.slurm.scriptDirectory = (folder.root / "slurm").string();
+  return settings;
+}
+
+GridPoint pointOf(const std::vector<std::string>& axes, int ranksPerNode, size_t index) {
+  Grid grid;
+  for (const std::string& axis : axes) dtbench::sweep::addAxis(grid, parseGridAxis(axis));
+  return expandGrid(grid, ranksPerNode).at(index);
+}
+
+using Words = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("a point of world N is sbatch --ntasks=N through train_cpu.sbatch", "[sweep][slurm]") {
+  const ScriptFolder folder;
+  const SweepSettings settings = settingsIn(folder, {"--model", "lenet"});
+  const auto submission = sbatchSubmission(pointOf({"world=1,2", "batch=8"}, 1, 1), settings);
+  const std::string runs = (folder.root / "runs").string();
+  CHECK(submission.command == Words{"sbatch", "--parsable", "--job-name=world2-batch8", "--ntasks=2",
+                                    "--output=" + runs + "/world2-batch8.log", "--open-mode=append", "--export=ALL",
+                                    folder.script("train_cpu.sbatch"), "--model", "lenet", "--batch-size", "8"});
+  CHECK(submission.environment ==
+        std::vector<std::pair<std::string, std::string>>{{"DTBENCH", "/opt/dtbench"}, {"RUNS", runs},
+                                                         {"RUN_NAME", "world2-batch8"}});
+}
+
+TEST_CASE("a GPU point of world N asks for one node with N GPUs through train_gpus.sbatch", "[sweep][slurm]") {
+  const ScriptFolder folder;
+  SweepSettings settings = settingsIn(folder, {"--device", "cuda"});
+  settings.slurm.sbatchArgs = {"--time=10", "-p", "gpu"};
+  const auto command = sbatchSubmission(pointOf({"world=4"}, 1, 0), settings).command;
+  CHECK(Words(command.begin() + 3, command.end()) ==
+        Words{"--ntasks=4", "--output=" + (folder.root / "runs" / "world4.log").string(), "--open-mode=append",
+              "--export=ALL", "--ntasks-per-node=4", "--gres=gpu:4", "--time=10", "-p", "gpu",
+              folder.script("train_gpus.sbatch"), "--device", "cuda"});
+}
+
+TEST_CASE("a point on M nodes is sbatch --nodes=M --ntasks-per-node=K through train_multinode.sbatch",
+          "[sweep][slurm][nodes]") {
+  const ScriptFolder folder;
+  const std::string log = "--output=" + (folder.root / "runs" / "nodes2-topology_ring.log").string();
+  SECTION("CPU ranks (--device cpu) cancel the script's GPU request") {
+    SweepSettings settings = settingsIn(folder, {"--device", "cpu"});
+    settings.slurm.sbatchArgs = {"--cpus-per-task=2"};
+    const auto point = pointOf({"nodes=1,2", "topology=ring"}, 3, 1);
+    REQUIRE(point.worldSize == 6);
+    CHECK(sbatchSubmission(point, settings).command ==
+          Words{"sbatch", "--parsable", "--job-name=nodes2-topology_ring", "--nodes=2", "--ntasks=6",
+                "--ntasks-per-node=3", log, "--open-mode=append", "--export=ALL", "--gres=none",
+                "--cpus-per-task=2", folder.script("train_multinode.sbatch"), "--device", "cpu", "--topology",
+                "ring"});
+  }
+  SECTION("without --device train_multinode.sbatch runs --device cuda and gets one GPU per rank of a node") {
+    const auto command = sbatchSubmission(pointOf({"nodes=1,2", "topology=ring"}, 2, 1), settingsIn(folder, {}))
+                             .command;
+    CHECK(command == Words{"sbatch", "--parsable", "--job-name=nodes2-topology_ring", "--nodes=2", "--ntasks=4",
+                           "--ntasks-per-node=2", log, "--open-mode=append", "--export=ALL", "--gres=gpu:2",
+                           folder.script("train_multinode.sbatch"), "--topology", "ring"});
+  }
+  SECTION("--slurm-script is used as given and no --gres is added") {
+    SweepSettings settings = settingsIn(folder, {"--device", "cuda:0"});
+    settings.slurm.script = folder.script("mine.sbatch");
+    const auto command = sbatchSubmission(pointOf({"nodes=4"}, 1, 0), settings).command;
+    CHECK(Words(command.begin() + 3, command.end()) ==
+          Words{"--nodes=4", "--ntasks=4", "--ntasks-per-node=1",
+                "--output=" + (folder.root / "runs" / "nodes4.log").string(), "--open-mode=append", "--export=ALL",
+                folder.script("mine.sbatch"), "--device", "cuda:0"});
+  }
+}
+
+TEST_CASE("a point on nodes without train_multinode.sbatch is refused before anything is submitted",
+          "[sweep][slurm][nodes]") {
+  const ScriptFolder folder;
+  fs::remove(folder.root / "slurm" / "train_multinode.sbatch");
+  CHECK_THROWS_WITH(sbatchSubmission(pointOf({"nodes=2"}, 1, 0), settingsIn(folder, {"--device", "cpu"})),
+                    Catch::Contains("train_multinode.sbatch does not exist; set DTBENCH_SLURM_DIR"));
+  // A point of a plain world is not affected.
+  CHECK_NOTHROW(sbatchSubmission(pointOf({"world=2"}, 1, 0), settingsIn(folder, {"--device", "cpu"})));
+}
