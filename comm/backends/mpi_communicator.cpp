@@ -138,6 +138,19 @@ class MpiWork final : public Work {
   bool done_ = false;
 };
 
+#ifdef OMPI_MAJOR_VERSION
+// The number of ranks the launcher started, from its environment (Open MPI's mpirun, then Slurm's
+// srun), or 0 when none says.
+int launcherWorldSize() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "PMI_SIZE"})
+    if (const char* value = std::getenv(name); value && *value) {
+      const int size = std::atoi(value);
+      if (size > 0) return size;
+    }
+  return 0;
+}
+#endif
+
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std::make_shared<MpiState>()) {
@@ -154,7 +167,13 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     // all-gather algorithm (3, "rabenseifner") matched MPI_Allreduce from 64 KB to 16 MB and was
     // faster below. dtbench asks for it unless the user's environment chose an algorithm already
     // (it falls back to the binomial tree where it does not apply). Read at MPI_Init.
-    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "3", /*overwrite=*/0);
+    // Across the emulated cluster's nodes (docs/benchmarks.md, "The link bound", 2026-11-25) that
+    // algorithm reached 0.87-0.94 of the link bound at 4 nodes but only 0.43 at 3: it needs a power of
+    // two. The ring (1) reached 0.86-0.94 at 3 nodes, so a world size that is not a power of two gets
+    // the ring. The size is the launcher's (mpirun, srun), read before MPI_Init.
+    const int worldSize = launcherWorldSize();
+    const bool powerOfTwo = worldSize > 0 && (worldSize & (worldSize - 1)) == 0;
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", worldSize > 0 && !powerOfTwo ? "1" : "3", /*overwrite=*/0);
 #endif
     mpiCheck(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
     impl_->initializedHere = true;

@@ -73,7 +73,8 @@ LinkBound linkBound(const Schedule& schedule, const HostLayout& hosts, int64_t n
 
 LinkBound topologyLinkBound(const std::string& topology, const HostLayout& hosts, int64_t numel, int64_t elementBytes,
                             const std::vector<double>& linkBitsPerSecond) {
-  const Schedule schedule = makeSchedule(topology == "native" ? "ring" : topology, hosts);
+  // native: the least any all-reduce moves across the links, a ring over the hosts (hierarchical's).
+  const Schedule schedule = makeSchedule(topology == "native" ? "hierarchical" : topology, hosts);
   return linkBound(schedule, hosts, numel, elementBytes, linkBitsPerSecond);
 }
 

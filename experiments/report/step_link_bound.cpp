@@ -46,11 +46,11 @@ StepLinkBound stepLinkBound(const RunData& run, const AllreduceModel& model) {
   const std::string topology = run.configText("topology", "native");
   // --ranks-per-host K: the schedule ran over the emulated hosts, its bytes crossed the real ones' links.
   const int perHost = static_cast<int>(run.configNumber("ranks_per_host", 0));
-  const bool emulated = run.configFlag("hosts_emulated", false) && perHost > 0;
+  // (native's algorithm is the backend's, which never saw the emulated hosts: its bound is over the real ones)
+  const bool emulated = run.configFlag("hosts_emulated", false) && perHost > 0 && topology != "native";
   try {
     const comm::Schedule schedule =
-        emulated ? comm::makeSchedule(topology == "native" ? "ring" : topology,
-                                      comm::hostsFromRanksPerHost(world, perHost))
+        emulated ? comm::makeSchedule(topology, comm::hostsFromRanksPerHost(world, perHost))
                  : comm::Schedule{};
     for (size_t b = 0; b < model.bucketElements.size(); ++b) {
       const int64_t elements = model.bucketElements[b], elementBytes = model.bucketElementBytes[b];

@@ -41,7 +41,10 @@ done
 grep -q 'batch8-world2 .*submitted as job' "$work/sweep1.txt" || fail "no submission line for batch8-world2"
 rows=$(tail -n +2 "$sweep_out/jobs.csv" | grep -c ',completed,')
 [[ $rows == 4 && $(tail -n +2 "$sweep_out/jobs.csv" | wc -l) == 4 ]] || fail "jobs.csv should hold 4 completed rows: $(cat "$sweep_out/jobs.csv")"
-speedups=$(awk '/Table 1/{t=1; next} /Table 2/{t=0} t && /^\| lenet/ { split($0, f, "|"); if (f[12] ~ /[0-9]\.[0-9]/) n++ } END {print n+0}' "$work/sweep1.txt")
+# The speedup column found by its header, not by position.
+speedups=$(awk '/Table 1/{t=1; next} /Table 2/{t=0}
+  t && /^\| model/ { n = split($0, h, "|"); for (i = 1; i <= n; i++) { gsub(/ /, "", h[i]); if (h[i] == "speedup") c = i } }
+  t && /^\| lenet/ { split($0, f, "|"); if (c && f[c] ~ /[0-9]\.[0-9]/) k++ } END {print k+0}' "$work/sweep1.txt")
 [[ $speedups == 4 ]] || fail "the printed Table 1 should have 4 rows with a speedup, found $speedups"
 grep -q "Table 3" "$sweep_out/report.md" || fail "report.md lacks Table 3"
 

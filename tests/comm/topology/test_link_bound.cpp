@@ -125,12 +125,31 @@ TEST_CASE("hierarchical over 2 hosts of 2: only the leaders' ring crosses", "[li
   CHECK(bound.busbwBytesPerSecond == Approx(kPayload * 1.5));
 }
 
-TEST_CASE("native is held to the ring's bound over the same hosts", "[link_bound]") {
+TEST_CASE("native is held to a ring over the hosts: hierarchical's bound, the ring's with one rank per host",
+          "[link_bound]") {
+  // One rank per host: the ring over the ranks is the ring over the hosts.
+  {
+    const HostLayout hosts = hostsFromRanksPerHost(3, 1);
+    const LinkBound native = topologyLinkBound("native", hosts, kNumel, kFloat, gigabit(3));
+    const LinkBound ring = topologyLinkBound("ring", hosts, kNumel, kFloat, gigabit(3));
+    CHECK(native.minSeconds == ring.minSeconds);
+    CHECK(native.busbwBytesPerSecond == ring.busbwBytesPerSecond);
+  }
+  // 2 hosts x 2 ranks: a ring over the ranks crosses each link with 1.5 S, the hosts' ring with S,
+  // so native's bound is 1.5 times the ring's (an algorithm such as recursive halving does reach past
+  // the ring's).
+  {
+    const HostLayout hosts = hostsFromRanksPerHost(4, 2);
+    const LinkBound native = topologyLinkBound("native", hosts, kNumel, kFloat, gigabit(2));
+    const LinkBound ring = topologyLinkBound("ring", hosts, kNumel, kFloat, gigabit(2));
+    CHECK(native.busbwBytesPerSecond == Approx(1.5 * ring.busbwBytesPerSecond));
+    CHECK(native.busiestLinkBytesPerBusbwByte == Approx(2.0 / 3));
+  }
   for (const HostLayout& hosts :
        {hostsFromRanksPerHost(4, 2), hostsFromRanksPerHost(3, 1), hostsFromRanksPerHost(5, 2)}) {
     const std::vector<double> rates = gigabit(hosts.hosts.size());
     const LinkBound native = topologyLinkBound("native", hosts, kNumel, kFloat, rates);
-    const LinkBound ring = topologyLinkBound("ring", hosts, kNumel, kFloat, rates);
+    const LinkBound ring = topologyLinkBound("hierarchical", hosts, kNumel, kFloat, rates);
     CHECK(native.minSeconds > 0);
     CHECK(native.minSeconds == ring.minSeconds);
     CHECK(native.busbwBytesPerSecond == ring.busbwBytesPerSecond);

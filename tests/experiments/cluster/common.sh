@@ -37,19 +37,10 @@ cluster_up() {
   eval "$(cluster env)"
 }
 
-job_state() { scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n1 | cut -d= -f2; }
-job_field() { scontrol -o show job "$1" 2>/dev/null | grep -o " $2=[^ ]*" | head -n1 | cut -d= -f2; }
+# job_state, job_field, wait_for
+# shellcheck source=../../slurm/job_helpers.sh
+source "$repo/tests/slurm/job_helpers.sh"
 node_state() { sinfo -h -N -n "$1" -o '%T' 2>/dev/null | head -n1; }
-
-# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.5 s until it succeeds.
-wait_for() {
-  local limit=$1 what=$2 deadline; shift 2
-  deadline=$((SECONDS + limit))
-  until "$@"; do
-    ((SECONDS < deadline)) || fail "timed out after ${limit} s waiting for $what"
-    sleep 0.5
-  done
-}
 
 # wait_job JOB SECONDS: until the job ends; prints its final state.
 job_done() { case $(job_state "$1") in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) return 0 ;; *) return 1 ;; esac; }
@@ -63,5 +54,15 @@ leftover_processes() {
       [[ $(cat "/proc/$pid/comm" 2>/dev/null) == slurmd ]] && continue
       echo "$ns:$pid:$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)"
     done
+  done
+}
+
+# Fails unless, within 30 s (slurmstepd may still be finishing a step that ended), no process but
+# slurmd runs in any node.
+expect_nothing_left() {
+  local deadline=$((SECONDS + 30)) left
+  while left=$(leftover_processes) && [[ -n $left ]]; do
+    ((SECONDS < deadline)) || fail "processes left on the nodes: $left"
+    sleep 0.5
   done
 }

@@ -1,9 +1,11 @@
 #!/bin/bash
 # No all-reduce beats its link bound. On 3 nodes with links shaped to 1 Gbit/s, `dtbench allreduce`
 # (gloo and mpi, one rank per node; gloo with two ranks per node) reports beside busbw the bound of
-# comm/topology/link_bound.h for every topology; at 4 and 16 MB (far above the tbf burst of 125 KB)
-# every row's busbw must be at most its bound (of_bound <= 1), and the bound must be the one the
-# Schedule gives (ring, one rank per node: exactly the link's payload rate, 1e9/8 x 1448/1514 bytes/s).
+# comm/topology/link_bound.h for every topology; at 4 and 16 MB every row's busbw must be at most its
+# bound, give or take the one bucket tbf may release at line rate (125 KB at 1 Gbit/s: the busiest
+# link may carry its bytes less 125 KB in t_min, so of_bound <= 1 + 125 KB / that link's bytes, at most
+# 3% at 4 MB), and the bound must be the one the Schedule gives (ring, one rank per node: exactly the
+# link's payload rate, 1e9/8 x 1448/1514 bytes/s).
 # How close each comes is in docs/benchmarks.md, not here.
 #   tests/experiments/cluster/test_link_bound.sh path/to/dtbench
 set -uo pipefail
@@ -44,8 +46,12 @@ for name in ("gloo-1", "mpi-1", "gloo-2"):
             problems.append(f"{where}: link_rate_bps {r['link_rate_bps']!r}, want 1e9")
             continue
         busbw, bound, ratio = float(r["busbw_gbps"]), float(r["bound_busbw_gbps"]), float(r["of_bound"])
-        if busbw > bound:
-            problems.append(f"{where}: busbw {busbw:.4f} GB/s beats the bound {bound:.4f}")
+        world = int(r["world_size"])
+        # the busiest link's payload bytes: busbw bytes / bound x the payload rate
+        link_bytes = int(r["size"]) * 2 * (world - 1) / world / (bound * 1e9) * (payload * 1e9)
+        allowance = 1 + 125_000 / link_bytes
+        if busbw > bound * allowance:
+            problems.append(f"{where}: busbw {busbw:.4f} GB/s beats the bound {bound:.4f} (x {allowance:.4f} for tbf's bucket)")
         if abs(ratio - busbw / bound) > 1e-3 * max(ratio, 1e-9) + 1e-6:
             problems.append(f"{where}: of_bound {ratio} is not busbw / bound = {busbw / bound}")
         if r["topology"] in ("ring", "native") and name.endswith("-1"):

@@ -4,7 +4,8 @@
 # and every process in it are killed, so no connection closes). Slurm marks node2 DOWN after
 # SlurmdTimeout, stops the survivors and requeues the job; after `node-up node2` the job resumes from
 # its last checkpoint and completes with the same param_checksum as the run uninterrupted. Then the
-# same with `scontrol requeue` mid-epoch. Nothing is left running on any node afterwards.
+# same with `scontrol requeue` mid-epoch. A rank killed on a live node instead stops its peers at once
+# (exit 1, naming it and its node; not requeued). Nothing is left running on any node afterwards.
 #   tests/experiments/cluster/test_node_failure.sh path/to/dtbench
 set -uo pipefail
 DTBENCH=$(realpath "${1:?usage: $0 DTBENCH}")
@@ -87,6 +88,25 @@ PY
 
 run_interrupted node-failure node-down
 run_interrupted requeued requeue
-left=$(leftover_processes)
-[[ -z $left ]] || fail "processes left on the nodes: $left"
+
+# A rank killed on a live node closes its connections: its peers stop at once (well within --timeout),
+# exit 1 naming it and its node, and the job script does not requeue that exit.
+info "killed-rank: SIGKILL to the rank on node2"
+job=$(RUN_NAME=killed-rank sbatch --parsable --job-name=killed-rank --nodes=3 --ntasks-per-node=1 --gres=gpu:1 \
+  --cpus-per-task=1 --time=10 --requeue --output="$work/killed-rank.out" "$repo/slurm/train_multinode.sbatch" \
+  "${train[@]}") || fail "sbatch failed"
+out=$RUNS/killed-rank
+checkpointed() { [[ -f $out/checkpoint/state.json ]] || job_done "$job"; }
+wait_for 90 "the first checkpoint of job $job" checkpointed
+victim=$(ip netns pids "${CLUSTER_NAME}ns1" | while read -r pid; do
+  [[ $(cat "/proc/$pid/comm" 2>/dev/null) == dtbench ]] && echo "$pid"; done | head -n1)
+[[ -n $victim ]] || fail "no dtbench rank found in node2"
+killed_at=$SECONDS
+kill -KILL "$victim"
+state=$(wait_job "$job" 60)
+((SECONDS - killed_at < 30)) || fail "the survivors took $((SECONDS - killed_at)) s to stop (their --timeout is 60 s)"
+[[ $state == FAILED ]] || fail "job $job ended $state, want FAILED (exit 1 is never requeued)"
+[[ $(job_field "$job" Restarts) == 0 ]] || fail "job $job was requeued after a killed rank"
+grep -Eq "rank 1 .*node2|node2.*rank 1" "$work/killed-rank.out" || fail "no survivor named rank 1 on node2: $(grep -i rank "$work/killed-rank.out" | head -n 5)"
+expect_nothing_left
 echo "PASS: node failure and scontrol requeue mid-epoch: requeued, resumed, same checksum, nothing left running"

@@ -45,6 +45,5 @@ if problems:
     sys.exit(1)
 print(f"Table 1: {seen}")
 PY
-left=$(leftover_processes)
-[[ -z $left ]] || fail "processes left on the nodes: $left"
+expect_nothing_left
 echo "PASS: sweep --grid nodes=1,2 --ranks-per-node 2 over gloo and mpi on the emulated cluster"

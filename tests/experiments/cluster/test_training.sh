@@ -87,6 +87,5 @@ print(f"ok {name}: {world} ranks on {sorted(set(want_hosts))}, param_checksum {b
 PY
 done
 ((failures == 0)) || fail "$failures run(s) wrong"
-left=$(leftover_processes)
-[[ -z $left ]] || fail "processes left on the nodes: $left"
+expect_nothing_left
 echo "PASS: multi-node training on the emulated cluster (gloo, mpi via srun and mpirun, hierarchical and binary-tree-star over real hosts)"

@@ -126,7 +126,7 @@ TEST_CASE("the link bound of a ring with one rank per node is the slowest link's
   CHECK(boundOf(runWith({})) == Approx(kPayload1Gbit).epsilon(1e-12));
   CHECK(boundOf(runWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", 5e8}}}})) ==
         Approx(kPayloadHalfGbit).epsilon(1e-12));
-  // native is held to the ring's bound.
+  // native is held to a ring over the hosts: with one rank per node, the ring's bound.
   CHECK(boundOf(runWith({{"topology", "native"}})) == Approx(kPayload1Gbit).epsilon(1e-12));
 }
 
