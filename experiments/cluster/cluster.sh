@@ -66,16 +66,6 @@ in_node() {
   nsenter --net="/run/netns/$(nw_ns "$i")" --uts="$(uts_file "$i")" --mount="$(mnt_file "$i")" -- "$@"
 }
 
-# The pid in FILE when it names a live process whose command line contains MARK (no recycled pid).
-live_pid() {
-  local file=$1 mark=$2 pid
-  [[ -s $file ]] || return 1
-  pid=$(tr -dc 0-9 <"$file")
-  [[ -n $pid && -r /proc/$pid/cmdline ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$mark" || return 1
-  echo "$pid"
-}
-
 # Pids of every process inside node i's network namespace.
 node_pids() { ip netns pids "$(nw_ns "$1")" 2>/dev/null || true; }
 
@@ -150,7 +140,7 @@ write_cluster_json() {
 # The cluster's state is thrown away with it, so its daemons get SIGKILL (no orderly shutdown to wait for).
 kill_pidfile() {
   local pid
-  pid=$(live_pid "$1" "$2") || return 0
+  pid=$(pd_live_pid "$1" "$2") || return 0
   kill -KILL "$pid" 2>/dev/null || true
 }
 
@@ -204,7 +194,6 @@ wait_until() {  # wait_until TENTHS COMMAND...: polls every 0.05 s
   return 1
 }
 
-show_log() { echo "---- last lines of $1 ----" >&2; tail -n 20 "$1" >&2 2>/dev/null || echo "(no log)" >&2; }
 
 start_slurmd() {
   local i=$1 dir node
@@ -212,7 +201,7 @@ start_slurmd() {
   in_node "$i" setsid slurmd -D -N "$node" -f "$dir/etc/slurm.conf" </dev/null >>"$dir/log/slurmd.$node.out" 2>&1 &
 }
 # The daemons write their own pid files (setsid may fork, so $! is not always the daemon).
-slurmd_pid() { live_pid "$(dir_of)/pids/slurmd.$(node_name "$1").daemon.pid" "$(dir_of)"; }
+slurmd_pid() { pd_live_pid "$(dir_of)/pids/slurmd.$(node_name "$1").daemon.pid" "$(dir_of)"; }
 
 nodes_idle() {
   local want=$1 have
@@ -261,7 +250,7 @@ cluster_up() {
   local dir
   dir=$(dir_of)
   if [[ -e $dir || -n $(nw_leftovers) ]]; then
-    if live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null; then
+    if pd_live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null; then
       die "up: cluster $NAME is already up ($dir); '$prog --name $NAME down' first, or pick another --name"
     fi
     note "up: clearing the remains of an earlier instance $NAME"
@@ -300,13 +289,8 @@ cluster_up() {
   done
 
   # munge: a key and socket of the cluster's own.
-  local key=$dir/munge/munge.key sock=$dir/munge/munge.socket
-  mungekey --create --keyfile="$key" --bits=1024 >"$dir/log/mungekey.log" 2>&1 || { show_log "$dir/log/mungekey.log"; die "mungekey failed"; }
-  chmod 0600 "$key"
-  setsid munged --foreground --force --key-file="$key" --socket="$sock" --pid-file="$dir/munge/munged.pid" \
-    --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munged.seed" </dev/null >>"$dir/log/munged.out" 2>&1 &
-  munge_ok() { [[ -S $sock ]] && munge --socket="$sock" -n </dev/null 2>/dev/null | unmunge --socket="$sock" >/dev/null 2>&1; }
-  wait_until 50 munge_ok || { show_log "$dir/log/munged.log"; die "munged did not come up on $sock"; }
+  local sock=$dir/munge/munge.socket
+  pd_start_munge "$dir/munge" "$dir/log" || die "up: munge did not start (see above)"
 
   # slurm.conf and gres.conf.
   local port=6817 ctl_host
@@ -378,11 +362,11 @@ EOF
   ctld_up() { scontrol ping 2>/dev/null | grep -q UP || ! kill -0 "$ctld" 2>/dev/null; }
   wait_until 100 ctld_up
   scontrol ping 2>/dev/null | grep -q UP ||
-    { show_log "$dir/log/slurmctld.log"; show_log "$dir/log/slurmctld.out"; die "slurmctld did not come up on $(ctl_addr):$port"; }
+    { pd_show_log "$dir/log/slurmctld.log"; pd_show_log "$dir/log/slurmctld.out"; die "slurmctld did not come up on $(ctl_addr):$port"; }
   for ((i = 0; i < k; i++)); do start_slurmd "$i"; done
   if ! wait_until 300 nodes_idle "$k"; then
     sinfo -N >&2 || true
-    for ((i = 0; i < k; i++)); do show_log "$dir/log/slurmd.$(node_name "$i").log"; done
+    for ((i = 0; i < k; i++)); do pd_show_log "$dir/log/slurmd.$(node_name "$i").log"; done
     die "the nodes did not all become idle within 30 s"
   fi
   write_cluster_json
@@ -414,7 +398,7 @@ cluster_status() {
   local dir i k node
   dir=$(dir_of) k=$(nw_size)
   export SLURM_CONF=$dir/etc/slurm.conf
-  echo "cluster $NAME: $k node(s), subnet $NW_SUBNET.0/24, controller $(ctl_addr):$(cat "$dir/etc/ctld_port") (slurmctld $(live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null && echo up || echo DOWN))"
+  echo "cluster $NAME: $k node(s), subnet $NW_SUBNET.0/24, controller $(ctl_addr):$(cat "$dir/etc/ctld_port") (slurmctld $(pd_live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null && echo up || echo DOWN))"
   for ((i = 0; i < k; i++)); do
     node=$(node_name "$i")
     local link slurmd up_drops down_drops
@@ -502,6 +486,8 @@ main() {
   if [[ -z $subnet ]]; then subnet=$(cat "$(dir_of)/etc/subnet" 2>/dev/null || echo 10.78.0); fi
   # shellcheck source=../impair/netns_world.sh
   source "$here/../impair/netns_world.sh"
+  # shellcheck source=private_daemons.sh
+  source "$here/private_daemons.sh"
   NW_PREFIX=$NAME NW_SUBNET=$subnet
   # GSO on the veths: 64 KB super-packets cross veth and bridge as one skb. With one segment per packet
   # (netns_world's default, for exact loss) these 2 cores forward only ~180 Mbit/s per flow whatever

@@ -25,23 +25,18 @@ note() { echo "$prog: $*" >&2; }
 base=${TMPDIR:-/tmp}
 prefix=live-slurm
 
-# The pid in FILE, if it names a live process whose command line mentions MARK (so a recycled pid
-# never gets killed).
-live_pid() {
-  local file=$1 mark=$2 pid
-  [[ -s $file ]] || return 1
-  pid=$(tr -dc 0-9 <"$file")
-  [[ -n $pid && -r /proc/$pid/cmdline ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$mark" || return 1
-  echo "$pid"
-}
+# pd_live_pid, pd_show_log, pd_start_munge
+# shellcheck source=../../experiments/cluster/private_daemons.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../experiments/cluster/private_daemons.sh"
 
 # Stop the daemons of instance DIR (slurmd, slurmctld, munged, in that order) and remove DIR.
 stop_instance() {
   local dir=$1 name pid waited
   [[ -d $dir && -f $dir/instance ]] || die "$dir is not a live Slurm instance directory"
-  for name in slurmd slurmctld munged; do
-    pid=$(live_pid "$dir/pids/$name.pid" "$dir") || continue
+  local file
+  for file in pids/slurmd.pid pids/slurmctld.pid munge/munged.pid; do  # munged writes its own
+    name=$(basename "$file" .pid)
+    pid=$(pd_live_pid "$dir/$file" "$dir") || continue
     kill -TERM "$pid" 2>/dev/null || true
     for waited in $(seq 1 50); do
       kill -0 "$pid" 2>/dev/null || break
@@ -98,13 +93,6 @@ free_port() {
   die "no free TCP port found in 30100-32699"
 }
 
-show_log() {
-  local file=$1
-  echo "---- last lines of $file ----" >&2
-  tail -n 30 "$file" >&2 2>/dev/null || echo "(no log written)" >&2
-  echo "----" >&2
-}
-
 env_lines() {
   local dir=$1
   echo "export LIVE_SLURM_DIR=$dir"
@@ -130,28 +118,8 @@ start() {
   trap 'rc=$?; if [[ $rc != 0 ]]; then stop_instance "'"$dir"'" 2>/dev/null || true; fi' EXIT
 
   # --- munge: a key and a socket of this instance's own.
-  local key=$dir/munge/munge.key sock=$dir/munge/munge.socket
-  if ! mungekey --create --keyfile="$key" --bits=1024 >"$dir/log/mungekey.log" 2>&1; then
-    show_log "$dir/log/mungekey.log"
-    die "mungekey could not create $key"
-  fi
-  chmod 0600 "$key"
-  setsid munged --foreground --force --key-file="$key" --socket="$sock" \
-    --pid-file="$dir/munge/munged.pid" --log-file="$dir/log/munged.log" \
-    --seed-file="$dir/munge/munged.seed" </dev/null >>"$dir/log/munged.out" 2>&1 &
-  echo $! >"$dir/pids/munged.pid"
-  local i ok=0
-  for i in $(seq 1 50); do
-    if [[ -S $sock ]] && munge --socket="$sock" -n </dev/null 2>/dev/null | unmunge --socket="$sock" >/dev/null 2>&1; then
-      ok=1; break
-    fi
-    live_pid "$dir/pids/munged.pid" "$dir" >/dev/null || break
-    sleep 0.1
-  done
-  if [[ $ok != 1 ]]; then
-    show_log "$dir/log/munged.log"; show_log "$dir/log/munged.out"
-    die "munged did not come up on $sock"
-  fi
+  local sock=$dir/munge/munge.socket i ok
+  pd_start_munge "$dir/munge" "$dir/log" || die "munged did not come up (see above)"
 
   # --- slurm.conf for this machine.
   local node cpus mem_kb margin mem ctld_port slurmd_port select
@@ -217,11 +185,11 @@ EOF
   ok=0
   for i in $(seq 1 100); do
     if scontrol ping 2>/dev/null | grep -q UP; then ok=1; break; fi
-    live_pid "$dir/pids/slurmctld.pid" "$dir" >/dev/null || break
+    pd_live_pid "$dir/pids/slurmctld.pid" "$dir" >/dev/null || break
     sleep 0.2
   done
   if [[ $ok != 1 ]]; then
-    show_log "$dir/log/slurmctld.log"; show_log "$dir/log/slurmctld.out"
+    pd_show_log "$dir/log/slurmctld.log"; pd_show_log "$dir/log/slurmctld.out"
     die "slurmctld did not come up (port $ctld_port)"
   fi
   setsid slurmd -D -f "$SLURM_CONF" </dev/null >>"$dir/log/slurmd.out" 2>&1 &
@@ -231,14 +199,14 @@ EOF
   for i in $(seq 1 $((wait_s * 5))); do
     state=$(sinfo -h -n "$node" -o '%T' 2>/dev/null | head -n1 || true)
     [[ $state == idle ]] && break
-    if ! live_pid "$dir/pids/slurmd.pid" "$dir" >/dev/null; then
-      show_log "$dir/log/slurmd.log"; show_log "$dir/log/slurmd.out"
+    if ! pd_live_pid "$dir/pids/slurmd.pid" "$dir" >/dev/null; then
+      pd_show_log "$dir/log/slurmd.log"; pd_show_log "$dir/log/slurmd.out"
       die "slurmd exited before the node became idle"
     fi
     sleep 0.2
   done
   if [[ $state != idle ]]; then
-    show_log "$dir/log/slurmd.log"; show_log "$dir/log/slurmctld.log"
+    pd_show_log "$dir/log/slurmd.log"; pd_show_log "$dir/log/slurmctld.log"
     die "node $node is '${state:-unknown}', not idle, after ${wait_s} s"
   fi
   trap - EXIT
