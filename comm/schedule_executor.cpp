@@ -36,16 +36,10 @@ struct Plan {
   int64_t stepWorkspace = 0;             // elements: the most one step receives into the workspace
 };
 
-// Segment g of chunk c (Note [Pipelined schedules]).
-ElementRange piece(int64_t numel, int chunks, int c, int g, int segments) {
-  const ElementRange chunk = chunkRange(numel, chunks, c, c + 1);
-  return ElementRange{chunk.begin + chunk.size() * g / segments, chunk.begin + chunk.size() * (g + 1) / segments};
-}
-
 void appendMessages(std::vector<Message>& out, const Transfer& t, int64_t numel, int chunks, int g, int segments) {
   bool open = false;  // the last message belongs to this transfer and may grow
   for (int c = t.firstChunk; c < t.endChunk; ++c) {
-    const ElementRange r = piece(numel, chunks, c, g, segments);
+    const ElementRange r = segmentRange(numel, chunks, c, g, segments);
     if (r.size() == 0) continue;  // both sides skip empty pieces
     if (open && out.back().range.end == r.begin) {
       out.back().range.end = r.end;
@@ -120,9 +114,7 @@ ScheduleExecutor::ScheduleExecutor(int64_t segmentBytes) : segmentBytes_(segment
 }
 
 int ScheduleExecutor::segmentsFor(const Schedule& schedule, int64_t numel, int64_t elementBytes) const {
-  if (segmentBytes_ == 0 || schedule.chunks < 1) return 1;
-  const int64_t chunkBytes = (numel + schedule.chunks - 1) / schedule.chunks * elementBytes;
-  return static_cast<int>(std::clamp<int64_t>(chunkBytes / segmentBytes_, 1, kMaxSegments));
+  return segmentCount(schedule, numel, elementBytes, segmentBytes_);
 }
 
 void ScheduleExecutor::run(const Schedule& schedule, PointToPoint& p2p, const at::Tensor& tensor) {

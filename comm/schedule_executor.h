@@ -10,9 +10,10 @@
 //
 // Note [Pipelined schedules]
 // Each chunk of the Schedule is cut into G segments of about `segmentBytes` (G = 1 for chunks
-// smaller than that, or when segmentBytes is 0; at most kMaxSegments); piece (c, g) is segment g of
-// chunk c, and a transfer's message for segment g is its pieces (c, g), one message per contiguous
-// run (with G = 1: one message per transfer, as the Schedule says). Work item (step s, segment g)
+// smaller than that, or when segmentBytes is 0; at most kMaxSegments): G is segmentCount() of
+// comm/topology/schedule.h. Piece (c, g) is segment g of chunk c (segmentRange() there), and a
+// transfer's message for segment g is its pieces (c, g), one message per contiguous run (with
+// G = 1: one message per transfer, as the Schedule says). Work item (step s, segment g)
 // posts its receives and sends, waits for them and applies what arrived. Since every transfer of
 // segment g touches only pieces (., g), item (s + 1, g) needs nothing but item (s, g): it is posted
 // the moment (s, g) is applied, while (s, g + 1) ... are still in flight. So a ring's all-gather of
@@ -48,13 +49,13 @@ namespace dtbench::comm {
 
 class ScheduleExecutor {
  public:
-  static constexpr int kMaxSegments = 64;
+  static constexpr int kMaxSegments = comm::kMaxSegments;  // schedule.h
 
   // segmentBytes 0: no segmentation (every transfer is one message per step).
   explicit ScheduleExecutor(int64_t segmentBytes = 0);
   int64_t segmentBytes() const { return segmentBytes_; }
   // Segments per chunk for a tensor of `numel` elements of `elementBytes` each (the same on every
-  // rank: it depends only on the Schedule, the tensor's size and segmentBytes).
+  // rank: it depends only on the Schedule, the tensor's size and segmentBytes): segmentCount().
   int segmentsFor(const Schedule& schedule, int64_t numel, int64_t elementBytes) const;
   void run(const Schedule& schedule, PointToPoint& p2p, const at::Tensor& tensor);
 

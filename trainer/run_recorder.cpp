@@ -14,8 +14,11 @@
 
 namespace dtbench::trainer {
 
-RunRecorder::RunRecorder(const RunConfig& config, World* world, const GradScaler* scaler)
-    : config_(config), world_(world), scaler_(scaler) {}
+RunRecorder::RunRecorder(const RunConfig& config, World* world, const GradScaler* scaler,
+                         const GradientReadyProbe* readyProbe)
+    : config_(config), world_(world), scaler_(scaler), readyProbe_(readyProbe) {
+  if (readyProbe_) profile_.emplace(readyProbe_->parameters(), readyProbe_->bufferElements());
+}
 
 void RunRecorder::open(RunDirectory dir) { dir_.emplace(std::move(dir)); }
 
@@ -42,6 +45,7 @@ void RunRecorder::begin(const nlohmann::json& configJson) {
 
 void RunRecorder::addStep(const StepRecord& r, int64_t globalStep) {
   epochRecords_.push_back(r);
+  if (profile_) profile_->add(r.backwardS, readyProbe_->readyS());
   if (!dir_) return;
   const int world = world_ ? world_->size() : 1;
   dir_->appendHistory(
@@ -119,6 +123,8 @@ void RunRecorder::finish(double paramChecksum) {
     }
   }
   if (dir_ && config_.timeline) writeChromeTrace(dir_->path() + "/timeline.json", allTrace_);
+  if (dir_ && profile_ && profile_->steps() > 0)
+    writeJsonAtomically(dir_->path() + "/step_profile.json", profile_->toJson(world_ ? world_->rank() : 0));
 }
 
 void RunRecorder::recordFailure(const std::string& error) {

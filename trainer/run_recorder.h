@@ -2,13 +2,14 @@
 // RunRecorder: what a run writes into its directory while it trains (docs/run-directory.md), and
 // the collectives that bring every rank's share to rank 0, which alone writes:
 //   - every step: the rank keeps its StepRecord; rank 0 appends its "Batch" line to
-//     train_history.log;
+//     train_history.log and adds the step's gradient ready times to its StepProfile;
 //   - gatherEpoch (collective; at every epoch end and before every checkpoint): every rank's
 //     batches.csv rows and trace events not yet sent reach rank 0, which writes the rows and returns
 //     the epoch's figures so far over every rank (its own times; loss, accuracy and samples of all);
 //   - endEpoch: the epoch's "Epoch" line and summary.json with the epoch's figures;
 //   - finish (collective; when the run ends, completed or interrupted): traffic.csv and
-//     traffic_timeline.csv, every rank's parameter checksum, and with --timeline timeline.json;
+//     traffic_timeline.csv, every rank's parameter checksum, step_profile.json (the steps this
+//     process trained: since the resume after --resume), and with --timeline timeline.json;
 //   - writeSummary: summary.json with a status (running, completed, interrupted, failed).
 // Other ranks only collect and send. A checkpoint keeps what the recorder holds (rankState,
 // runState) so that --resume continues the same files (restoreRank, restoreRun).
@@ -25,7 +26,9 @@
 #include "trainer/config.h"
 #include "trainer/epoch_stats.h"
 #include "trainer/grad_scaler.h"
+#include "trainer/gradient_ready.h"
 #include "trainer/run_directory.h"
+#include "trainer/step_profile.h"
 #include "trainer/step_record.h"
 #include "trainer/world.h"
 
@@ -33,8 +36,10 @@ namespace dtbench::trainer {
 
 class RunRecorder {
  public:
-  // `world` is null for one rank; `scaler` (--amp fp16) is null otherwise. Both outlive the recorder.
-  RunRecorder(const RunConfig& config, World* world, const GradScaler* scaler);
+  // `world` is null for one rank; `scaler` (--amp fp16) is null otherwise; `readyProbe` is rank 0's
+  // (null elsewhere: no step_profile.json), read at every addStep. All outlive the recorder.
+  RunRecorder(const RunConfig& config, World* world, const GradScaler* scaler,
+              const GradientReadyProbe* readyProbe = nullptr);
 
   // Rank 0: the directory it writes (a new one, or the reopened one of --resume).
   void open(RunDirectory dir);
@@ -73,7 +78,9 @@ class RunRecorder {
   const RunConfig& config_;
   World* world_;
   const GradScaler* scaler_;
-  std::optional<RunDirectory> dir_;  // rank 0 only
+  const GradientReadyProbe* readyProbe_;
+  std::optional<StepProfile> profile_;  // with readyProbe_: the ready times of this process's steps
+  std::optional<RunDirectory> dir_;     // rank 0 only
   nlohmann::json summary_;
   std::vector<EpochStats> epochs_;
   std::vector<StepRecord> epochRecords_;  // this rank's steps of the epoch in progress

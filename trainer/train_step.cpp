@@ -83,7 +83,11 @@ TrainStep::Forward TrainStep::forward(const Batch& batch) {
 
 void TrainStep::backward(const Forward& out, int64_t globalStep, bool stopRequested) {
   if (p_.sync) p_.sync->beforeBackward(globalStep, stopRequested);
-  (p_.scaler ? p_.scaler->scale(out.loss) : out.loss).backward();  // fp16: scaled gradients, all-reduced as they are
+  // fp16: scaled gradients, all-reduced as they are.
+  const at::Tensor loss = p_.scaler ? p_.scaler->scale(out.loss) : out.loss;
+  if (p_.readyProbe) p_.readyProbe->arm();
+  loss.backward();
+  if (p_.readyProbe) p_.readyProbe->disarm();
 }
 
 // comm_total_s = the union of the step's collective intervals; comm_exposed_s = from the end of

@@ -13,6 +13,10 @@
 // the StepRecord and, with --timeline, the trace; the collectives' intervals go to the trace's
 // communication lane. A single rank has no GradientSync: nothing to synchronize, communication 0.
 //
+// Rank 0's GradientReadyProbe is armed right before loss.backward() and disarmed after it, so its
+// offsets count from the call of backward (after GradientSync::beforeBackward), not from the start
+// of the backward phase.
+//
 // Preemption: the step reads the stop flag before backward and carries it into the step's
 // collectives (trainer/sync/gradient_sync.h); the outcome says whether some rank asked to stop,
 // so every rank stops after the same step.
@@ -29,6 +33,7 @@
 #include "trainer/chrome_trace.h"
 #include "trainer/config.h"
 #include "trainer/grad_scaler.h"
+#include "trainer/gradient_ready.h"
 #include "trainer/step_record.h"
 #include "trainer/step_timer.h"
 #include "trainer/stop_signal.h"
@@ -37,8 +42,8 @@
 
 namespace dtbench::trainer {
 
-// What a step works with; every object outlives the TrainStep. `scaler` (--amp fp16), `sync` and
-// `world` (several ranks) may be null.
+// What a step works with; every object outlives the TrainStep. `scaler` (--amp fp16), `sync`,
+// `world` (several ranks) and `readyProbe` (rank 0) may be null.
 struct StepParts {
   const RunConfig& config;
   c10::Device device;
@@ -48,6 +53,7 @@ struct StepParts {
   std::optional<at::ScalarType> ampDtype;
   GradScaler* scaler;
   GradientSync* sync;
+  GradientReadyProbe* readyProbe;  // armed around loss.backward() (trainer/gradient_ready.h)
   World* world;
   StopSignalHandler& stopSignal;
   const TraceClock& traceClock;

@@ -29,6 +29,7 @@
 #include "trainer/environment.h"
 #include "trainer/epoch_stats.h"
 #include "trainer/grad_scaler.h"
+#include "trainer/gradient_ready.h"
 #include "trainer/memory_policy.h"
 #include "trainer/optimizer.h"
 #include "trainer/parameter_checksum.h"
@@ -58,8 +59,9 @@ struct Trainer::State {
   data::DatasetSplits data;
   models::ClassifierPtr model;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::optional<at::ScalarType> ampDtype;  // --amp: autocast's type around forward and loss
-  std::unique_ptr<GradScaler> scaler;      // --amp fp16 only
+  std::optional<at::ScalarType> ampDtype;          // --amp: autocast's type around forward and loss
+  std::unique_ptr<GradScaler> scaler;              // --amp fp16 only
+  std::unique_ptr<GradientReadyProbe> readyProbe;  // rank 0 only: step_profile.json
   std::optional<data::PrefetchLoader> trainLoader;
   std::optional<data::PrefetchLoader> testLoader;  // rank 0 only
   // Distributed runs only; destroyed in reverse order: hooks, then the worker, then the communicator.
@@ -159,7 +161,10 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   trainLoader.emplace(data.train, trainOptions, prefetch);
   if (root()) testLoader.emplace(data.test, testOptions, prefetch);  // rank 0 evaluates
 
-  recorder.emplace(config, worldOrNull(), scaler.get());
+  // Every run, one rank included: when each gradient becomes ready (the hooks see the final
+  // parameters: after the move to the device and to channels-last).
+  if (root()) readyProbe = std::make_unique<GradientReadyProbe>(*model);
+  recorder.emplace(config, worldOrNull(), scaler.get(), readyProbe.get());
   checkpointer.emplace(config, worldOrNull(), *model, *optimizer, scaler.get(), *recorder);
   if (config.resume) {
     position = checkpointer->restore();
@@ -173,7 +178,7 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
     startSync();
   }
   step.emplace(StepParts{config, device, *trainLoader, model, *optimizer, ampDtype, scaler.get(), sync.get(),
-                         worldOrNull(), *stopSignal, traceClock});
+                         readyProbe.get(), worldOrNull(), *stopSignal, traceClock});
   if (root()) recorder->begin(describeRun(config, memoryPolicy, *model, data, worldOrNull(), sync.get()));
 }
 

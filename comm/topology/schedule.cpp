@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <set>
+#include <stdexcept>
 
 namespace dtbench::comm {
 namespace {
@@ -20,6 +21,18 @@ std::string describe(const Transfer& t, size_t step) {
 
 ElementRange chunkRange(int64_t numel, int chunks, int firstChunk, int endChunk) {
   return ElementRange{numel * firstChunk / chunks, numel * endChunk / chunks};
+}
+
+int segmentCount(const Schedule& schedule, int64_t numel, int64_t elementBytes, int64_t segmentBytes) {
+  if (segmentBytes < 0) throw std::invalid_argument("segment size must be >= 0 bytes (0: no segments)");
+  if (segmentBytes == 0 || schedule.chunks < 1) return 1;
+  const int64_t chunkBytes = (numel + schedule.chunks - 1) / schedule.chunks * elementBytes;
+  return static_cast<int>(std::clamp<int64_t>(chunkBytes / segmentBytes, 1, kMaxSegments));
+}
+
+ElementRange segmentRange(int64_t numel, int chunks, int chunk, int segment, int segments) {
+  const ElementRange c = chunkRange(numel, chunks, chunk, chunk + 1);
+  return ElementRange{c.begin + c.size() * segment / segments, c.begin + c.size() * (segment + 1) / segments};
 }
 
 std::string verifySchedule(const Schedule& s) {

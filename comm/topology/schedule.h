@@ -9,6 +9,10 @@
 // own with them. Steps run one after another on each rank (a rank waits only for its own transfers
 // of the step, so ranks drift apart by at most the data dependencies).
 //
+// Segmentation (Note [Pipelined schedules] in comm/schedule_executor.h): the executor cuts each
+// chunk into segmentCount() segments of near-equal length, segment g of chunk c being
+// segmentRange(..., c, g, ...); both are pure, so a model of the executor computes the same pieces.
+//
 // Invariant of every correct all-reduce Schedule, checked by verifySchedule for every generator and
 // world size in tests/comm: simulating the steps on sets of contributing ranks, every rank ends
 // with every chunk holding every rank's contribution exactly once.
@@ -48,6 +52,21 @@ struct ElementRange {
 // Elements of chunks [firstChunk, endChunk) of a tensor of `numel` elements cut into `chunks`:
 // chunk c is [numel * c / chunks, numel * (c + 1) / chunks).
 ElementRange chunkRange(int64_t numel, int chunks, int firstChunk, int endChunk);
+
+// The most segments a chunk is cut into.
+constexpr int kMaxSegments = 64;
+
+// Segments per chunk (Note [Pipelined schedules] in comm/schedule_executor.h); 1 when segmentBytes is 0.
+// For a tensor of `numel` elements of `elementBytes` each: a chunk of the Schedule (its largest,
+// ceil(numel / chunks) elements) cut into pieces of about segmentBytes, floor(chunk bytes /
+// segmentBytes) of them, at least 1 and at most kMaxSegments; 1 also for a Schedule without chunks.
+// The same on every rank. Throws std::invalid_argument for a negative segmentBytes.
+int segmentCount(const Schedule& schedule, int64_t numel, int64_t elementBytes, int64_t segmentBytes);
+
+// Elements of segment g of chunk c: chunkRange(numel, chunks, c, c + 1) cut into `segments`
+// near-equal pieces, segment g being [begin + size * g / segments, begin + size * (g + 1) / segments)
+// (empty when the chunk has fewer elements than segments).
+ElementRange segmentRange(int64_t numel, int chunks, int chunk, int segment, int segments);
 
 // "" when the Schedule is a correct all-reduce (see above), else the first violation in words.
 std::string verifySchedule(const Schedule& schedule);

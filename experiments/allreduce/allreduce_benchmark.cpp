@@ -44,11 +44,12 @@ struct Row {
   int64_t bytes = 0;
   int64_t count = 0;
   double timeUs = 0;
-  double algbw = 0;    // GB/s
-  double busbw = 0;    // GB/s
-  int64_t wrong = -1;  // -1: not checked
-  std::optional<double> boundBusbw;  // GB/s; none off the cluster, on one host, or for no bytes
-  std::optional<double> ofBound;     // busbw / boundBusbw
+  double algbw = 0;                     // GB/s
+  double busbw = 0;                     // GB/s
+  int64_t wrong = -1;                   // -1: not checked
+  std::optional<double> boundBusbw;     // GB/s; none off the cluster, on one host, or for no bytes
+  std::optional<double> ofBound;        // busbw / boundBusbw
+  std::optional<int64_t> segmentBytes;  // the executor's pipeline segment (0: whole chunks); none for native
 };
 
 // The hosts' link rates as the bound needs them: one per host of `hosts`, or none off the cluster
@@ -155,14 +156,15 @@ void printRow(const Row& r) {
   std::fflush(stdout);
 }
 
+// `nodes`: distinct real host names of the ranks.
 void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int world, const std::string& backend,
-                  std::optional<double> linkRate) {
+                  std::optional<double> linkRate, int nodes) {
   const nlohmann::json rate = linkRate ? rateJson(*linkRate) : nlohmann::json();
   const auto optional = [](std::optional<double> value) { return value ? nlohmann::json(*value) : nlohmann::json(); };
   if (!s.csvPath.empty()) {
     std::ofstream csv(s.csvPath);
     csv << "backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,"
-           "bound_busbw_gbps,of_bound\n";
+           "bound_busbw_gbps,of_bound,nodes,segment_bytes\n";
     const auto cell = [](std::optional<double> value) {
       std::ostringstream out;
       if (value) out << *value;
@@ -171,7 +173,8 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
     for (const Row& r : rows)
       csv << backend << ',' << r.topology << ',' << world << ',' << r.bytes << ',' << r.count << ',' << r.dtype << ','
           << r.timeUs << ',' << r.algbw << ',' << r.busbw << ',' << (r.wrong >= 0 ? std::to_string(r.wrong) : "") << ','
-          << (linkRate ? rate.dump() : "") << ',' << cell(r.boundBusbw) << ',' << cell(r.ofBound) << '\n';
+          << (linkRate ? rate.dump() : "") << ',' << cell(r.boundBusbw) << ',' << cell(r.ofBound) << ',' << nodes << ','
+          << (r.segmentBytes ? std::to_string(*r.segmentBytes) : "") << '\n';
     if (!csv) throw std::runtime_error("cannot write --csv " + s.csvPath);
   }
   if (!s.jsonPath.empty()) {
@@ -189,7 +192,9 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
                      {"wrong", r.wrong >= 0 ? nlohmann::json(r.wrong) : nlohmann::json()},
                      {"link_rate_bps", rate},
                      {"bound_busbw_gbps", optional(r.boundBusbw)},
-                     {"of_bound", optional(r.ofBound)}});
+                     {"of_bound", optional(r.ofBound)},
+                     {"nodes", nodes},
+                     {"segment_bytes", r.segmentBytes ? nlohmann::json(*r.segmentBytes) : nlohmann::json()}});
     std::ofstream json(s.jsonPath);
     json << out.dump(2) << '\n';
     if (!json) throw std::runtime_error("cannot write --json " + s.jsonPath);
@@ -270,10 +275,11 @@ void checkOutputsWritable(const AllreduceSettings& s) {
 }
 
 int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const AllreduceSettings& s, double timeoutS) {
-  const std::vector<std::string> hostnames =
-      ranksPerHost > 0 ? std::vector<std::string>{} : comm::allgatherStrings(c, comm::thisHostName());
+  // The real host names, also under --ranks-per-host: the CSV's nodes counts them.
+  const std::vector<std::string> hostnames = comm::allgatherStrings(c, comm::thisHostName());
   const comm::HostLayout hosts =
       ranksPerHost > 0 ? comm::hostsFromRanksPerHost(c.size(), ranksPerHost) : comm::hostsFromNames(hostnames);
+  const int nodes = static_cast<int>(comm::hostsFromNames(hostnames).hosts.size());
   const Links links = linksOf(c, ranksPerHost, hostnames, hosts);
   comm::TrafficRecorder recorder(c.rank(), c.size());
   const bool root = c.rank() == 0;
@@ -326,6 +332,7 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
       }
       for (int64_t count : sweepCounts(s, comm::bytesPerElement(elementType))) {
         rows.push_back(measure(c, algorithm, s, type, count));
+        if (algorithm.schedule()) rows.back().segmentBytes = algorithm.segmentBytes();
         boundRow(rows.back(), hosts, links, comm::bytesPerElement(elementType));
         if (root) printRow(rows.back());
       }
@@ -335,7 +342,7 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
   int64_t wrong = 0;
   for (const Row& r : rows) wrong += std::max<int64_t>(0, r.wrong);
   if (root) {
-    writeOutputs(s, rows, c.size(), backend, links.cluster.slowest());
+    writeOutputs(s, rows, c.size(), backend, links.cluster.slowest(), nodes);
     if (s.check)
       std::printf("# check: %lld wrong element(s) over all sizes and topologies\n", static_cast<long long>(wrong));
   }

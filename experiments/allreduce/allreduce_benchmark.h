@@ -14,7 +14,10 @@
 // row's topology and size (comm/topology/link_bound.h; GB/s), of_bound = busbw / bound; "-" (empty
 // in the CSV, null in the JSON) off the cluster, with --ranks-per-host (emulated hosts have no link),
 // when every rank is on one host or a link is not shaped. The CSV's and JSON's link_rate_bps is the
-// slowest link among the run's hosts (empty / null off the cluster).
+// slowest link among the run's hosts (empty / null off the cluster). Last, in the CSV and JSON only:
+// nodes = the number of distinct real host names of the ranks (also under --ranks-per-host), and
+// segment_bytes = the pipeline segment the executor used for a point-to-point topology (its
+// default or --segment-bytes; 0: whole chunks), empty / null for native.
 //
 // Check values: rank r's element i is (i mod 7 + 1)(r + 1), so every sum is an integer below 256
 // for up to 8 ranks, exact in float32, float16 and bfloat16, and the check compares for equality.

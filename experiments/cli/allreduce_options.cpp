@@ -78,7 +78,9 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
                            "one of its nodes): bound = the busbw the nodes' shaped links allow for the topology and\n"
                            "size (GB/s), of_bound = busbw / bound; '-' off the cluster, with --ranks-per-host, or\n"
                            "with every rank on one host. CSV and JSON add link_rate_bps (the slowest link),\n"
-                           "bound_busbw_gbps and of_bound, empty or null off the cluster.\n\n"
+                           "bound_busbw_gbps and of_bound, empty or null off the cluster, then nodes (distinct\n"
+                           "real host names of the ranks) and segment_bytes (the point-to-point topologies'\n"
+                           "pipeline segment, 0 for whole chunks; empty or null for native).\n\n"
                            "Run one process per rank: dtbench launch -n N -- dtbench allreduce ... (gloo), or\n"
                            "mpirun -np N dtbench allreduce --backend mpi ...");
   options.set_width(100);

@@ -16,6 +16,10 @@ const std::vector<Subcommand>& subcommands() {
        "run dtbench train over a grid (batch sizes x world sizes x ...) on this machine\n"
        "or as Slurm jobs, skipping completed points, then write the job table and the report",
        runSweepCommand},
+      {"predict",
+       "predict Tables 1-3 at other world sizes on a described machine from one measured run\n"
+       "(--calibrate: fit the machine's links to dtbench allreduce results)",
+       runPredictCommand},
   };
   return table;
 }

@@ -14,6 +14,7 @@ int runLaunchCommand(const std::vector<std::string>& args);
 int runAllreduceCommand(const std::vector<std::string>& args);
 int runReportCommand(const std::vector<std::string>& args);
 int runSweepCommand(const std::vector<std::string>& args);
+int runPredictCommand(const std::vector<std::string>& args);
 
 struct Subcommand {
   const char* name;

@@ -250,7 +250,9 @@ cluster_up() {
   local dir
   dir=$(dir_of)
   if [[ -e $dir || -n $(nw_leftovers) ]]; then
-    if pd_live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null; then
+    # Up means finished: cluster.json is its last step. Live daemons without it are the remains of
+    # an up that was killed after starting them, cleared like any other remains.
+    if [[ -f $dir/cluster.json ]] && pd_live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null; then
       die "up: cluster $NAME is already up ($dir); '$prog --name $NAME down' first, or pick another --name"
     fi
     note "up: clearing the remains of an earlier instance $NAME"

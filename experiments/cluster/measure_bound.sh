@@ -43,7 +43,7 @@ for rate in $rates; do
         [[ $backend == mpi ]] && mpi=(--mpi=pmix)
         port=$((port + 1))
         echo "[$(date +%T)] $rate $backend ${nodes} node(s) x $per_node" >&2
-        MASTER_ADDR=node1 MASTER_PORT=$port srun -N "$nodes" --ntasks-per-node="$per_node" --cpus-per-task=1 "${mpi[@]}" \
+        MASTER_ADDR=node1 MASTER_PORT=$port srun -w "node[1-$nodes]" -N "$nodes" --ntasks-per-node="$per_node" --cpus-per-task=1 "${mpi[@]}" \
           "$dtbench" allreduce --backend "$backend" --topology all -b "$min" -e "$max" -f "$factor" \
           --warmup-iters "$warmup" --iters "$iters" --timeout 600 --csv "$csv.part" >"$out/$rate-$backend-n${nodes}x$per_node.log" 2>&1 ||
           { echo "  failed: see $out/$rate-$backend-n${nodes}x$per_node.log" >&2; continue; }

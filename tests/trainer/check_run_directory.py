@@ -1,5 +1,6 @@
 """Reads a dtbench run directory the way its users do (pandas) and checks the contract of
-docs/run-directory.md: columns, types, row counts, and that the figures agree with each other.
+docs/run-directory.md: columns, types, row counts, and that the figures agree with each other
+(step_profile.json through check_step_profile.py, beside this file).
 Usage: /usr/bin/python3 check_run_directory.py DIR --epochs E --steps S [--cluster-file F --link-rate HOST=BPS...]
 (--cluster-file: the run was on the emulated cluster F, its hosts' links at the --link-rate given; else off it)"""
 import argparse
@@ -8,6 +9,8 @@ import math
 import sys
 
 import pandas as pd
+
+from check_step_profile import problems as step_profile_problems
 
 parser = argparse.ArgumentParser()
 parser.add_argument("dir")
@@ -82,8 +85,11 @@ if args.cluster_file is not None:
 check(cluster_file == args.cluster_file, f"cluster_file {cluster_file!r}, want {args.cluster_file!r}")
 check(rates == want_rates, f"link_rate_bps {rates!r}, want {want_rates!r}")
 
+# step_profile.json: rank 0's gradient ready times over every step but the run's first.
+problems += step_profile_problems(d, args.epochs * args.steps - 1)
+
 if problems:
     print("run directory check FAILED:\n  " + "\n  ".join(problems))
     sys.exit(1)
-print(f"run directory {d}: train_history.log, batches.csv, summary.json and config.json read with pandas "
-      f"{pd.__version__}: OK ({len(history)} history rows, run of {duration:.2f} s)")
+print(f"run directory {d}: train_history.log, batches.csv, summary.json, config.json and step_profile.json read "
+      f"with pandas {pd.__version__}: OK ({len(history)} history rows, run of {duration:.2f} s)")

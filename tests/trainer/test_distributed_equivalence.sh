@@ -5,7 +5,7 @@
 # dtbench launch, plus once with the rendezvous through a FileStore instead of the TCPStore; mpi:
 # started by mpirun): the final param_checksum matches the 1-rank run (relative 1e-5) and every rank
 # holds the same parameters (param_checksums identical, --check-every 1 passes). Then a model with
-# BatchNorm over 2 ranks.
+# BatchNorm over 2 ranks, whose rank 0 also writes step_profile.json (check_step_profile.py).
 # Usage: distributed_equivalence_test.sh path/to/dtbench gloo|mpi
 set -uo pipefail
 dtbench=$1 backend=${2:-gloo}
@@ -132,8 +132,10 @@ if [[ $rc -ne 0 ]]; then
 elif ! /usr/bin/python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); c=s["param_checksums"]
 sys.exit(0 if s["status"] == "completed" and len(c) == 2 and c[0] == c[1] else 1)' "$tmp/bn/summary.json"; then
   fail "resnet18 over 2 ranks: ranks differ or the run did not complete: $(cat "$tmp/bn/summary.json")"
+elif ! result=$(/usr/bin/python3 "$(dirname "$0")/check_step_profile.py" "$tmp/bn" --steps 2); then
+  fail "resnet18 over 2 ranks: $result"
 else
-  echo "ok: resnet18 with BatchNorm over 2 ranks in $(( $(date +%s) - start ))s, identical ranks"
+  echo "ok: resnet18 with BatchNorm over 2 ranks in $(( $(date +%s) - start ))s, identical ranks, step_profile.json"
 fi
 
 echo "distributed_equivalence_test ($backend): $failures failure(s), total $(( $(date +%s) - start_all ))s"

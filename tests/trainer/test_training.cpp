@@ -131,6 +131,31 @@ TEST_CASE("LeNet learns the synthetic task and writes the run directory", "[trai
   CHECK(configJson.at("environment").at("libtorch_version").get<std::string>().size() > 0);
   CHECK_THAT(configJson.at("environment").at("allocator").get<std::string>(), Catch::Contains("glibc"));
 
+  // step_profile.json: when each gradient became ready, the median over the steps after the first.
+  const auto profile = readJson(out + "/step_profile.json");
+  CHECK(profile.at("rank") == 0);
+  CHECK(profile.at("steps") == 63);
+  const double backwardS = profile.at("backward_s").get<double>();
+  CHECK(backwardS > 0);
+  const auto& parameters = profile.at("parameters");
+  REQUIRE(parameters.size() == 10);  // LeNet: five layers, a weight and a bias each, in model order
+  int64_t elements = 0;
+  for (const auto& p : parameters) {
+    INFO(p.dump());
+    elements += p.at("elements").get<int64_t>();
+    CHECK(p.at("dtype") == "float32");
+    REQUIRE(p.at("ready_s").is_number());
+    const double ready = p.at("ready_s").get<double>();
+    CHECK(std::isfinite(ready));
+    CHECK(ready >= 0);
+    CHECK(ready <= backwardS * 1.5 + 0.01);
+  }
+  CHECK(elements == configJson.at("model_parameters").get<int64_t>());
+  CHECK(parameters.front().at("name") == "conv1.weight");
+  CHECK(parameters.back().at("name") == "fc3.bias");
+  // Backward runs from the classifier to the first convolution.
+  CHECK(parameters.back().at("ready_s").get<double>() <= parameters.front().at("ready_s").get<double>());
+
   std::ifstream batchesCsv(out + "/batches.csv");
   std::string line;
   int64_t rows = -1;
@@ -258,9 +283,11 @@ TEST_CASE("channels-last trains to the loss of the contiguous layout", "[trainin
   REQUIRE(last.size() == 3);
   for (size_t i = 0; i < last.size(); ++i) {
     INFO("step " << i + 1 << ": NCHW loss " << contiguous[i] << ", NHWC loss " << last[i]);
-    CHECK(last[i] == Approx(contiguous[i]).epsilon(1e-4));  // another summation order, the same maths
+    // Another summation order, the same maths: oneDNN picks kernels by the CPU's instruction set,
+    // and on some machines step 3 differs by 1.6e-4 relative (2.20424 against 2.20390).
+    CHECK(last[i] == Approx(contiguous[i]).epsilon(5e-4));
   }
-  CHECK(lastChecksum == Approx(contiguousChecksum).epsilon(1e-5));
+  CHECK(lastChecksum == Approx(contiguousChecksum).epsilon(1e-4));
 }
 
 TEST_CASE("every model runs in channels-last", "[training][channels_last]") {

@@ -3,37 +3,11 @@
 // "Gradient synchronization").
 //
 // Contract: assignBuckets(tensors, limits) is a pure function of the tensors' dtypes, devices and
-// byte sizes (numel * element size) and of the limits. `tensors` are the parameters in model order
+// byte sizes (numel * element size) and of the limits: the layout of comm::assignBucketsBySize
+// (comm/bucket_layout.h, which states the rules, DDP's and so c10d's, with a worked example), each
+// tensor's key being its (dtype, device). `tensors` are the parameters in model order
 // (model.parameters()); the result lists buckets in launch order, each a list of indices into
-// `tensors`, every index exactly once. The rules are those of PyTorch DDP (LibTorch 1.13, c10d's
-// compute_bucket_assignment_by_size) for the buckets it rebuilds after the first iteration, when
-// gradients become ready in reverse parameter order:
-//   - tensors are visited in reverse parameter order (the order backward produces gradients);
-//   - each (dtype, device) has one open bucket; a tensor is always added to its key's open bucket;
-//   - as soon as that bucket's byte size reaches its cap (size >= cap) it is closed. The cap of a
-//     key's first closed bucket is firstBucketBytes, of every later one bucketBytes (the
-//     progression is per key: a float and a double bucket each get a small first bucket);
-//   - closed buckets come in the order they closed; after them the buckets still open at the end,
-//     in reverse order of the first visit to their key (the order c10d's hash map yields in
-//     LibTorch 1.13, which c10d does not otherwise specify; with one dtype, simply last).
-// Indices inside a bucket are in visit order, so descending.
-// Where a bucket is said to close "when adding the next parameter would exceed its cap",
-// c10d (and so dtbench) adds that parameter first and closes the bucket once it reaches the cap, so
-// a bucket exceeds its cap by up to its last parameter (a parameter larger than the cap closes
-// the bucket it joins).
-//
-// Worked example (float32, firstBucketBytes = 1 MiB, bucketBytes = 4 MiB), parameters in model
-// order p0 = 0.5 MiB, p1 = 3 MiB, p2 = 0.5 MiB, p3 = 2 MiB, p4 = 0.25 MiB, p5 = 1 MiB:
-//   visit p5: open {p5} = 1 MiB reaches the first cap of 1 MiB    -> bucket 0 = [5]
-//   visit p4, p3, p2: open {p4, p3, p2} = 2.75 MiB < 4 MiB
-//   visit p1: open {p4, p3, p2, p1} = 5.75 MiB reaches 4 MiB      -> bucket 1 = [4, 3, 2, 1]
-//   visit p0: open {p0} = 0.5 MiB, still open at the end          -> bucket 2 = [0]
-// Bucket 0 holds the last layer, whose gradient is ready first, so its all-reduce starts earliest.
-//
-// Note: 1.13's Python DDP itself (by default) runs the first iteration with a single bucket and
-// then rebuilds the buckets in the order gradients actually became ready; where autograd's ready
-// order differs from reverse parameter order (it does in torchvision's VGG, for one) DDP's buckets
-// differ slightly from these. assignBuckets always assumes reverse parameter order.
+// `tensors`, every index exactly once.
 
 #include <cstddef>
 #include <cstdint>

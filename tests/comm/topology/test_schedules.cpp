@@ -172,3 +172,42 @@ TEST_CASE("chunk ranges cover the tensor without gaps for any length", "[schedul
       CHECK(covered == numel);
     }
 }
+
+TEST_CASE("segments per chunk follow the segment size, within bounds, as data", "[schedule][segments]") {
+  const Schedule ring = ringSchedule(4);                           // 4 chunks
+  CHECK(segmentCount(ring, 1 << 24, 4, 0) == 1);                   // no segmentation
+  CHECK(segmentCount(ring, 1 << 20, 4, 1 << 20) == 1);             // 1 MB chunks of 1 MB segments
+  CHECK(segmentCount(ring, 1 << 20, 4, 256 << 10) == 4);           // 1 MB chunks of 256 KB
+  CHECK(segmentCount(ring, (1 << 20) + 1, 4, 256 << 10) == 4);     // the largest chunk, rounded down
+  CHECK(segmentCount(ring, 1000, 4, 256 << 10) == 1);              // smaller than one segment
+  CHECK(segmentCount(ring, 1 << 20, 4, 1) == kMaxSegments);        // at most kMaxSegments
+  CHECK(segmentCount(Schedule{}, 1 << 20, 4, 1) == kMaxSegments);  // one chunk of 4 MB
+  Schedule chunkless;
+  chunkless.chunks = 0;
+  CHECK(segmentCount(chunkless, 1 << 20, 4, 1) == 1);
+  CHECK_THROWS_WITH(segmentCount(ring, 1 << 20, 4, -1), Catch::Contains(">= 0"));
+}
+
+TEST_CASE("segment ranges cut each chunk without gaps", "[schedule][segments]") {
+  for (int64_t numel : {0, 1, 7, 13, 1000003})
+    for (int chunks = 1; chunks <= 4; ++chunks)
+      for (int segments : {1, 2, 3, 64}) {
+        for (int c = 0; c < chunks; ++c) {
+          const ElementRange chunk = chunkRange(numel, chunks, c, c + 1);
+          int64_t covered = chunk.begin;
+          for (int g = 0; g < segments; ++g) {
+            const ElementRange r = segmentRange(numel, chunks, c, g, segments);
+            CHECK(r.begin == covered);
+            CHECK(r.size() >= chunk.size() / segments);
+            CHECK(r.size() <= chunk.size() / segments + 1);
+            covered = r.end;
+          }
+          CHECK(covered == chunk.end);
+        }
+      }
+  // 10 elements in 2 chunks of 5, the second cut in 3: [5, 6), [6, 8), [8, 10).
+  CHECK(segmentRange(10, 2, 1, 0, 3).begin == 5);
+  CHECK(segmentRange(10, 2, 1, 0, 3).end == 6);
+  CHECK(segmentRange(10, 2, 1, 1, 3).end == 8);
+  CHECK(segmentRange(10, 2, 1, 2, 3).end == 10);
+}

@@ -58,16 +58,20 @@ grep -q "^# cluster $tmp/cluster.json: links node1 1 Gbit/s, node2 100 Mbit/s; b
 import csv, json, sys
 P = 1e8 / 8 * 1448 / 1514 / 1e9  # GB/s
 want = {"native": 6400 / 4800 * P, "ring": P, "star": 6400 / 4800 * P, "hierarchical": 6400 / 4800 * P}
+segment = {"native": None, "ring": 0, "star": 1 << 20, "hierarchical": 1 << 20}  # the defaults
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert sorted(r["topology"] for r in rows) == sorted(want), rows
 for r in rows:
     assert r["wrong"] == "0", r
+    assert r["nodes"] == "2", r  # node1 and node2
+    assert r["segment_bytes"] == ("" if segment[r["topology"]] is None else str(segment[r["topology"]])), r
     assert r["link_rate_bps"] == "100000000", r
     bound = float(r["bound_busbw_gbps"])
     assert abs(bound - want[r["topology"]]) < 1e-5 * want[r["topology"]], (r, want[r["topology"]])
     assert abs(float(r["of_bound"]) - float(r["busbw_gbps"]) / bound) < 1e-5 * float(r["of_bound"]), r
 for r in json.load(open(sys.argv[2])):
     assert r["link_rate_bps"] == 100000000, r
+    assert r["nodes"] == 2 and r["segment_bytes"] == segment[r["topology"]], r
     assert abs(r["bound_busbw_gbps"] - want[r["topology"]]) < 1e-12, r
     assert abs(r["of_bound"] - r["busbw_gbps"] / r["bound_busbw_gbps"]) < 1e-12, r
 print("bounds as worked by hand:", {t: round(b, 7) for t, b in want.items()})

@@ -1,0 +1,152 @@
+#include "experiments/cli/predict_options.h"
+
+#include <cxxopts.hpp>
+
+#include "common/lists.h"
+#include "common/usage_error.h"
+#include "experiments/cli/command_line.h"
+
+namespace dtbench::experiments {
+
+using common::UsageError;
+
+namespace {
+
+int worldValue(const std::string& word) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(word, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != word.size() || v < 1 || v > (1 << 24))
+    throw UsageError("--world: '" + word + "' is not a world size (a whole number from 1), e.g. --world 2,4,...,64");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+std::vector<int> parseWorldList(const std::string& text) {
+  const std::vector<std::string> words = common::splitList(text);
+  std::vector<int> worlds;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] != "...") {
+      worlds.push_back(worldValue(words[i]));
+      continue;
+    }
+    if (worlds.size() < 2 || i + 1 >= words.size() || words[i + 1] == "...")
+      throw UsageError("--world: '...' needs two sizes before it and one after, e.g. 2,4,...,64");
+    const int a = worlds[worlds.size() - 2], b = worlds.back(), last = worldValue(words[i + 1]);
+    if (b <= a) throw UsageError("--world: the sizes before '...' must increase");
+    const bool ratio = b % a == 0 && b / a > 1;
+    for (long long next = ratio ? 1LL * b * (b / a) : 2LL * b - a; next < last;
+         next = ratio ? next * (b / a) : next + (b - a))
+      worlds.push_back(static_cast<int>(next));
+  }
+  if (worlds.empty()) throw UsageError("--world needs at least one world size");
+  return worlds;
+}
+
+PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
+  PredictOptions o;
+  cxxopts::Options options(
+      "dtbench predict",
+      "Predicts Tables 1-3 (and a per-step breakdown) of a training configuration at other world sizes on a\n"
+      "described machine, from one measured run directory: the run's compute and the moments its gradients\n"
+      "became ready, the topology's own schedule over modelled links (docs/predict.md). Or, with --calibrate,\n"
+      "fits the links' latency and bandwidth to dtbench allreduce results and prints a hardware file.\n\n"
+      "Usage: dtbench predict RUN --hardware FILE --world 2,4,...,64 [what-if flags]\n"
+      "       dtbench predict --calibrate allreduce.csv[,more.csv] [--output hardware.json]");
+  options.set_width(100);
+  // clang-format off
+  options.add_options()
+    ("hardware", "The machine to predict for (JSON; docs/predict.md, \"The hardware file\")", cxxopts::value<std::string>())
+    ("world", "World sizes, e.g. 2,4,8 or 2,4,...,1024; nodes = world / ranks_per_node", cxxopts::value<std::string>())
+    ("topology", "What if the all-reduce used this topology (default: the run's)", cxxopts::value<std::string>())
+    ("backend", "Backend whose native efficiency applies to --topology native (default: the run's)", cxxopts::value<std::string>())
+    ("sync", "What if gradients were synchronized this way: ssgd or pairavg (default: the run's)",
+     cxxopts::value<std::string>())
+    ("bucket-mb", "What if buckets were capped at this many MiB (default: the run's)", cxxopts::value<double>())
+    ("no-overlap", "What if one fused all-reduce ran after backward")
+    ("element-bytes", "What if every gradient element had this many bytes (2: float16/bfloat16, 4: float32)", cxxopts::value<int64_t>())
+    ("segment-bytes", "Pipeline segment of a point-to-point topology (default: the run's or the topology's)", cxxopts::value<int64_t>())
+    ("format", "md, csv (every table, each after a '# title' line) or json", cxxopts::value<std::string>()->default_value("md"))
+    ("table", "Print only these tables, comma-separated (time_speedup, compute_comm, bandwidth, step_breakdown, "
+              "prediction_inputs); one table with --format csv is plain CSV", cxxopts::value<std::string>())
+    ("plots", "Draw predicted speedup and compute vs exposed communication against world size into DIR "
+              "(PNG and PDF, python3-matplotlib)", cxxopts::value<std::string>())
+    ("measured", "With --plots: run directories of the same configuration, drawn beside the prediction "
+                 "(comma-separated)", cxxopts::value<std::string>())
+    ("calibrate", "dtbench allreduce --csv results to fit the links to (comma-separated)", cxxopts::value<std::string>())
+    ("allreduce", "dtbench allreduce --csv results to predict on --hardware, each row beside its measurement "
+                  "(validation of the link model; comma-separated)", cxxopts::value<std::string>())
+    ("output", "With --calibrate: write the fitted hardware file here (else it is printed)", cxxopts::value<std::string>())
+    ("run", "Measured run directory", cxxopts::value<std::string>())
+    ("h,help", "Show this help");
+  // clang-format on
+  options.parse_positional({"run"});
+  options.positional_help("RUN");
+  const ParsedOptions result = parseOptions(options, "predict", args);
+  if (result.help) {
+    o.help = true;
+    o.helpText = result.helpText;
+    return o;
+  }
+  const cxxopts::ParseResult& p = result.result;
+  o.format = reportFormatNames().parse(p["format"].as<std::string>());
+  if (p.count("table")) o.tables = common::splitList(p["table"].as<std::string>());
+  if (p.count("calibrate")) {
+    o.calibrate = common::splitList(p["calibrate"].as<std::string>());
+    if (o.calibrate.empty()) throwUsage("predict", "--calibrate needs at least one CSV file");
+    if (p.count("output")) o.outputPath = p["output"].as<std::string>();
+    if (p.count("run") || p.count("hardware") || p.count("world"))
+      throwUsage("predict", "--calibrate fits a hardware file from all-reduce results; predict with it in a second "
+                            "command (RUN --hardware FILE --world ...)");
+    return o;
+  }
+  if (p.count("output")) throwUsage("predict", "--output belongs to --calibrate");
+  if (p.count("allreduce")) {
+    o.allreduce = common::splitList(p["allreduce"].as<std::string>());
+    if (o.allreduce.empty()) throwUsage("predict", "--allreduce needs at least one CSV file");
+    if (!p.count("hardware")) throwUsage("predict", "--allreduce needs --hardware FILE: the machine to predict the rows on");
+    if (p.count("run") || p.count("world"))
+      throwUsage("predict", "--allreduce predicts the rows of its CSV files; a run and --world belong to a step prediction");
+    o.hardwarePath = p["hardware"].as<std::string>();
+    return o;
+  }
+  if (!p.count("run")) throwUsage("predict", "name the measured run directory, e.g. dtbench predict runs/r18-1 --hardware hw.json --world 2,4,8");
+  o.run = p["run"].as<std::string>();
+  if (!p.count("hardware")) throwUsage("predict", "--hardware FILE is required (docs/predict.md, \"The hardware file\")");
+  o.hardwarePath = p["hardware"].as<std::string>();
+  if (!p.count("world")) throwUsage("predict", "--world is required, e.g. --world 2,4,...,64");
+  o.worlds = parseWorldList(p["world"].as<std::string>());
+  if (p.count("topology")) o.topology = p["topology"].as<std::string>();
+  if (p.count("backend")) o.backend = p["backend"].as<std::string>();
+  if (p.count("sync")) {
+    o.sync = p["sync"].as<std::string>();
+    if (o.sync != "ssgd" && o.sync != "pairavg") throw UsageError("--sync is ssgd or pairavg, got '" + o.sync + "'");
+  }
+  if (p.count("bucket-mb")) {
+    o.bucketMb = p["bucket-mb"].as<double>();
+    if (!(*o.bucketMb > 0)) throw UsageError("--bucket-mb must be a positive number of MiB");
+  }
+  o.noOverlap = p.count("no-overlap") > 0;
+  if (p.count("element-bytes")) {
+    o.elementBytes = p["element-bytes"].as<int64_t>();
+    if (*o.elementBytes != 2 && *o.elementBytes != 4)
+      throw UsageError("--element-bytes is 2 (float16, bfloat16) or 4 (float32), got " + std::to_string(*o.elementBytes));
+  }
+  if (p.count("plots")) o.plotsDir = p["plots"].as<std::string>();
+  if (p.count("measured")) {
+    if (o.plotsDir.empty()) throwUsage("predict", "--measured runs are drawn beside the prediction: give --plots DIR too");
+    o.measured = common::splitList(p["measured"].as<std::string>());
+  }
+  if (p.count("segment-bytes")) {
+    o.segmentBytes = p["segment-bytes"].as<int64_t>();
+    if (*o.segmentBytes < 0) throw UsageError("--segment-bytes must be >= 0 (0: whole chunks)");
+  }
+  return o;
+}
+
+}  // namespace dtbench::experiments

@@ -1,0 +1,39 @@
+#pragma once
+// The command line of `dtbench predict` (predict_command.cpp), parsed once into one struct.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/cli/report_options.h"
+
+namespace dtbench::experiments {
+
+struct PredictOptions {
+  std::string run;                        // measured run directory
+  std::string hardwarePath;               // --hardware
+  std::vector<int> worlds;                // --world
+  std::vector<std::string> calibrate;     // --calibrate CSV[,CSV...]
+  std::vector<std::string> allreduce;     // --allreduce CSV[,CSV...]: measured rows to predict (with --hardware)
+  std::string outputPath;                 // --output (calibration's hardware file)
+  std::string topology, backend, sync;
+  std::optional<double> bucketMb;
+  bool noOverlap = false;
+  std::optional<int64_t> elementBytes, segmentBytes;
+  ReportFormat format = ReportFormat::kMarkdown;
+  std::vector<std::string> tables;
+  std::string plotsDir;                   // --plots
+  std::vector<std::string> measured;      // --measured DIR[,DIR...]
+  bool help = false;
+  std::string helpText;
+};
+
+// "2,4,...,64": a list of world sizes; "..." continues the progression of the two before it (a ratio
+// when the second is a whole multiple of the first, else a difference) up to the number after it.
+// Throws common::UsageError naming --world.
+std::vector<int> parseWorldList(const std::string& text);
+
+// Throws common::UsageError naming the bad flag.
+PredictOptions parsePredictOptions(const std::vector<std::string>& args);
+
+}  // namespace dtbench::experiments

@@ -1,0 +1,44 @@
+#pragma once
+// Hardware: the machine a prediction is for (docs/predict.md, "The hardware file"), read from a small
+// JSON file:
+//
+//   {"description": "...", "nodes": 64, "ranks_per_node": 4,
+//    "intra_node": {"bandwidth_gbit_s": 400, "latency_us": 3},
+//    "inter_node": {"bandwidth_gbit_s": 100, "latency_us": 12},
+//    "compute_scale": 1.0, "native_efficiency": {"gloo": 0.9, "mpi": 1.0}}
+//
+// Bandwidths are the payload one message gets on an idle link, in Gbit/s (10^9 bit/s); latencies in
+// microseconds (network_model.h says how they are used). `nodes` (optional) is the most nodes the
+// machine has; `compute_scale` (optional, default 1) multiplies the measured run's compute;
+// `native_efficiency` (optional, per backend, default 1) divides the ring model's time for
+// `--topology native`. Any other key is refused (a misspelt key must not pass silently), except
+// `description` and `calibration` (what --calibrate wrote; not read back).
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/predict/network_model.h"
+
+namespace dtbench::predict {
+
+struct Hardware {
+  std::string description;
+  std::optional<int> nodes;
+  int ranksPerNode = 1;
+  LinkClass intra, inter;
+  double computeScale = 1;
+  std::map<std::string, double> nativeEfficiency;
+
+  double efficiencyOf(const std::string& backend) const;  // 1 when not given
+};
+
+// Throws common::UsageError naming `source` and the field, e.g. "hw.json: inter_node.bandwidth_gbit_s
+// must be a positive number".
+Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source);
+Hardware loadHardware(const std::string& path);
+nlohmann::json toJson(const Hardware& hardware);
+
+}  // namespace dtbench::predict

@@ -1,0 +1,147 @@
+#include "experiments/predict/measured_step.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "comm/element_type.h"
+#include "common/usage_error.h"
+#include "experiments/report/run_data.h"
+
+namespace dtbench::predict {
+namespace {
+
+[[noreturn]] void fail(const std::string& dir, const std::string& what) {
+  throw common::UsageError("dtbench predict: run " + dir + ": " + what);
+}
+
+int64_t elementBytesOf(const std::string& dtype, const std::string& dir) {
+  try {
+    return comm::bytesPerElement(comm::parseElementType(dtype));
+  } catch (const std::exception&) {
+    fail(dir, "unknown element type '" + dtype + "'");
+  }
+}
+
+// step_profile.json (docs/run-directory.md): the parameters and when their gradients became ready.
+bool readProfile(const std::string& dir, bool localBuffers, MeasuredStep& run) {
+  const std::filesystem::path path = std::filesystem::path(dir) / "step_profile.json";
+  std::ifstream in(path);
+  if (!in) return false;
+  nlohmann::json json;
+  try {
+    in >> json;
+    for (const nlohmann::json& p : json.at("parameters")) {
+      MeasuredParameter parameter;
+      parameter.name = p.at("name").get<std::string>();
+      parameter.elements = p.at("elements").get<int64_t>();
+      parameter.elementBytes = elementBytesOf(p.at("dtype").get<std::string>(), dir);
+      // null: the gradient never arrived in the steps measured; taken as ready when backward ends.
+      parameter.readyS = p.at("ready_s").is_null() ? json.at("backward_s").get<double>() : p.at("ready_s").get<double>();
+      if (parameter.elements < 0 || !(parameter.readyS >= 0)) fail(dir, "step_profile.json: a parameter has negative elements or ready_s");
+      run.parameters.push_back(parameter);
+    }
+    if (json.contains("buffer_elements") && json.at("buffer_elements").is_number_integer()) {
+      run.bufferElements = json.at("buffer_elements").get<int64_t>();
+      run.bufferElementsKnown = true;
+    }
+    if (localBuffers) run.bufferElements = 0;  // --local-bn-stats: nothing is broadcast
+  } catch (const nlohmann::json::exception& e) {
+    fail(dir, std::string("step_profile.json is damaged: ") + e.what());
+  }
+  if (run.parameters.empty()) fail(dir, "step_profile.json lists no parameters");
+  return true;
+}
+
+// Without step_profile.json: config.json's buckets (several ranks, --sync ssgd) stand for the
+// parameters, each ready when backward has produced the bytes of it and of every bucket before it
+// (gradients spread evenly over backward by size).
+void bucketsAsParameters(const std::string& dir, const nlohmann::json& config, MeasuredStep& run) {
+  if (!config.contains("bucket_elements") || !config.at("bucket_elements").is_array())
+    fail(dir, "has no step_profile.json (recorded by dtbench train since predict exists) and no bucket_elements in "
+              "config.json: train it again with this dtbench");
+  const auto& elements = config.at("bucket_elements");
+  const auto& dtypes = config.at("bucket_dtypes");
+  std::vector<MeasuredParameter> launchOrder;
+  int64_t total = 0;
+  for (size_t b = 0; b < elements.size(); ++b) {
+    MeasuredParameter p;
+    p.name = "bucket " + std::to_string(b);
+    p.elements = elements[b].get<int64_t>() - (b + 1 == elements.size() ? 1 : 0);  // the stop flag rides in the last
+    p.elementBytes = elementBytesOf(dtypes[b].get<std::string>(), dir);
+    total += p.elements * p.elementBytes;
+    launchOrder.push_back(p);
+  }
+  int64_t done = 0;
+  for (MeasuredParameter& p : launchOrder) {
+    done += p.elements * p.elementBytes;
+    p.readyS = total > 0 ? run.backwardS * static_cast<double>(done) / static_cast<double>(total) : 0;
+  }
+  run.parameters.assign(launchOrder.rbegin(), launchOrder.rend());  // model order
+}
+
+}  // namespace
+
+int64_t MeasuredStep::gradientElements() const {
+  int64_t n = 0;
+  for (const MeasuredParameter& p : parameters) n += p.elements;
+  return n;
+}
+
+MeasuredStep loadMeasuredStep(const std::string& dir) {
+  if (!std::filesystem::is_directory(dir)) fail(dir, "is not a directory");
+  const report::RunData data = report::loadRun(dir);
+  if (!data.problems.empty()) fail(dir, data.problems.front());
+  if (data.config.is_null()) fail(dir, "has no config.json");
+  MeasuredStep run;
+  run.path = dir;
+  run.model = data.model();
+  run.dataset = data.dataset();
+  run.device = data.configText("device", "cpu");
+  run.backend = data.configText("backend", "gloo");
+  run.topology = data.configText("topology", "native");
+  run.sync = data.configText("sync", "ssgd");
+  run.worldSize = data.worldSize();
+  run.batchSize = data.batchSize();
+  run.trainSamples = static_cast<int64_t>(data.configNumber("train_samples", 0));
+  run.dropLast = data.configFlag("drop_last", false);
+  run.bucketMb = data.configNumber("bucket_mb", 25);
+  run.overlap = data.configFlag("overlap", true);
+  if (data.config.contains("segment_bytes") && data.config.at("segment_bytes").is_number_integer())
+    run.segmentBytes = data.config.at("segment_bytes").get<int64_t>();
+  if (run.batchSize < 1 || run.trainSamples < 1) fail(dir, "config.json lacks batch_size or train_samples");
+
+  std::vector<report::BatchRow> rows;
+  for (const report::BatchRow& r : data.batches)
+    if (r.rank == 0) rows.push_back(r);
+  if (rows.empty()) fail(dir, "batches.csv has no row of rank 0");
+  run.epoch = std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.epoch < b.epoch; })->epoch;
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const auto& r) { return r.epoch != run.epoch; }), rows.end());
+  if (run.epoch == 1 && rows.size() > 1)
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [](const auto& r) { return r.step == 1; }), rows.end());
+  run.rows = static_cast<int64_t>(rows.size());
+  const double n = static_cast<double>(rows.size());
+  for (const report::BatchRow& r : rows) {
+    run.h2dS += r.h2dS / n;
+    run.forwardS += r.forwardS / n;
+    run.backwardS += r.backwardS / n;
+    run.optimizerS += r.optimizerS / n;
+    run.computeS += (r.stepS - r.dataS - r.commExposedS) / n;
+    run.measuredStepS += (r.stepS - r.dataS) / n;
+    run.measuredExposedS += r.commExposedS / n;
+    run.measuredCommTotalS += r.commTotalS / n;
+  }
+  run.readyMeasured = readProfile(dir, data.configFlag("local_bn_stats", false), run);
+  if (!run.readyMeasured) bucketsAsParameters(dir, data.config, run);
+  return run;
+}
+
+int64_t stepsPerEpoch(const MeasuredStep& run, int world) {
+  const int64_t perRank = run.dropLast ? run.trainSamples / world : (run.trainSamples + world - 1) / world;
+  return run.dropLast ? perRank / run.batchSize : (perRank + run.batchSize - 1) / run.batchSize;
+}
+
+}  // namespace dtbench::predict

@@ -1,0 +1,57 @@
+#pragma once
+// MeasuredStep: what `dtbench predict` takes from one measured run directory (docs/predict.md, "What
+// is taken from the run"): the mean compute of one step and its phases, when each parameter's
+// gradient became ready during backward (step_profile.json), the sizes and element types of the
+// gradients, and the settings the step ran with (config.json).
+//
+// The rows are rank 0's batches.csv rows of the last epoch it recorded, without the run's first step
+// (warm-up) when the epoch has more than one. compute = step_s − data_s − comm_exposed_s, as the
+// report defines it (docs/report.md, Table 2); a run of several ranks therefore brings its own
+// communication's interference with compute (and a run of one rank none).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtbench::predict {
+
+struct MeasuredParameter {
+  std::string name;
+  int64_t elements = 0;
+  int64_t elementBytes = 4;
+  double readyS = 0;  // from the start of backward to its gradient's accumulation (median over steps)
+};
+
+struct MeasuredStep {
+  std::string path;
+  std::string model, dataset, device, backend, topology, sync;
+  int worldSize = 1;
+  int batchSize = 0;
+  int64_t trainSamples = 0;
+  bool dropLast = false;
+  double bucketMb = 25;
+  bool overlap = true;
+  std::optional<int64_t> segmentBytes;  // config.json's, for the run's own topology
+  int epoch = 0;
+  int64_t rows = 0;  // steps averaged
+  // Means over the rows, seconds.
+  double h2dS = 0, forwardS = 0, backwardS = 0, optimizerS = 0, computeS = 0;
+  double measuredStepS = 0, measuredExposedS = 0, measuredCommTotalS = 0;  // step_s − data_s, and the run's own comm
+  std::vector<MeasuredParameter> parameters;  // model order
+  bool readyMeasured = false;  // false: step_profile.json missing, ready times spread by size (see .cpp)
+  int64_t bufferElements = 0;  // floating-point buffers broadcast every step (0 when unknown)
+  bool bufferElementsKnown = false;
+
+  int64_t gradientElements() const;
+};
+
+// Throws common::UsageError naming the directory and what is missing or damaged.
+MeasuredStep loadMeasuredStep(const std::string& runDirectory);
+
+// Steps per rank and epoch at world N (data/sampler.cpp and data/loader.cpp: the sampler pads the
+// dataset to a multiple of N, or cuts it with --drop-last; then batches of B, the last one partial
+// unless --drop-last).
+int64_t stepsPerEpoch(const MeasuredStep& run, int world);
+
+}  // namespace dtbench::predict

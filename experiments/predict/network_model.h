@@ -1,0 +1,76 @@
+#pragma once
+// NetworkModel: how long one collective takes on modelled links, by executing its Schedule the way
+// comm::ScheduleExecutor does (docs/predict.md, "The network model").
+//
+// The machine: ranks [k·R, (k+1)·R) sit on node k (R ranks per node). Every rank has a port of the
+// intra-node class (one direction up, one down) and every node one link of the inter-node class
+// (up and down). A transfer between two ranks of one node uses the sender's port up and the
+// receiver's port down; a transfer between nodes uses the sending node's link up and the receiving
+// node's link down. Each class has a latency α and a bandwidth β (payload bytes per second).
+//
+// Execution, per rank, as the executor runs it (Note [Pipelined schedules] in
+// comm/schedule_executor.h): every chunk is cut into the same G segments (comm::segmentCount); the
+// rank posts the items (step 0, segment g) of every g at once, then takes its items in (step,
+// segment) order: an item is done when all of its messages are and every earlier item of the rank
+// is; then the item (step + 1, same segment) is posted. A message (one per transfer and segment,
+// empty pieces skipped as the executor skips them) moves only once its receiver is ready: posting a
+// receive sends the sender a notice, and the data leaves when the sender has posted too and the
+// notice has arrived (a rendezvous, the protocol of Gloo's unbound buffers and of Open MPI's TCP path
+// above its eager limit). Everything one rank sends another, notices and data, shares one
+// connection in the order it was emitted: data moves one message after another, a latency after it
+// was queued on an idle connection or right behind its predecessor, and a notice arrives a latency
+// after the data queued before it is through. So a receive posted while its peer is still sending
+// to this rank is noticed only after that data: a tree's broadcast of a segment cannot start while
+// the reduction's later segments still flow the other way on the same connection. Concurrent
+// messages share a link equally: a message's rate is the least, over its two links, of the link's
+// bandwidth divided by the messages on it (equal shares, not max-min fair shares; docs/predict.md). Reductions cost nothing (memory is taken to be far faster than
+// the links). The result is the time from the first post to the last item's completion on any
+// rank: every rank starts together, as the trainer's buckets do.
+
+#include <cstdint>
+#include <vector>
+
+#include "comm/topology/schedule.h"
+
+namespace dtbench::predict {
+
+struct LinkClass {
+  double bytesPerSecond = 0;  // payload a single message gets on an idle link
+  double latencyS = 0;        // from the later post of a message to its first byte
+};
+
+struct Network {
+  int worldSize = 1;
+  int ranksPerNode = 1;  // must divide worldSize
+  LinkClass intra, inter;
+  // Optional: node k's link bandwidth (both directions) instead of inter.bytesPerSecond, for links of
+  // unequal rates (one slow node). Empty: every node's link is of the inter class.
+  std::vector<double> nodeBytesPerSecond;
+
+  int nodes() const { return worldSize / ranksPerNode; }
+  int nodeOf(int rank) const { return rank / ranksPerNode; }
+};
+
+struct SimulatedCollective {
+  double seconds = 0;
+  std::vector<int64_t> bytesSent;           // per rank: payload its messages carried
+  std::vector<int64_t> nodeUp, nodeDown;    // per node: bytes over its link out of / into the node
+  int64_t messages = 0;
+};
+
+// Throws std::invalid_argument when the Schedule's world differs from the network's, ranksPerNode
+// does not divide the world, a used class has a non-positive bandwidth or negative latency, numel < 0
+// or elementBytes < 1.
+SimulatedCollective simulateSchedule(const comm::Schedule& schedule, const Network& network, int64_t numel,
+                                     int64_t elementBytes, int64_t segmentBytes);
+
+// Rank 0's broadcast of `bytes` as a binomial tree of whole messages (step k: every rank that has the
+// data sends it to the rank 2^k above it), the shape of Gloo's and Open MPI's broadcast for small
+// tensors; used for the buffer broadcast of every step. A Schedule-free model: see docs/predict.md.
+comm::Schedule binomialBroadcastSchedule(int worldSize);
+
+// A pair exchange for pair averaging: each matched pair swaps the whole tensor (one step, both
+// directions). partner[r] = -1 sits out.
+comm::Schedule pairExchangeSchedule(const std::vector<int>& partner);
+
+}  // namespace dtbench::predict

@@ -1,0 +1,52 @@
+#include "experiments/predict/prediction_figures.h"
+
+#include <stdexcept>
+
+#include "common/usage_error.h"
+#include "experiments/report/figures.h"
+#include "experiments/report/report.h"
+
+namespace dtbench::predict {
+
+nlohmann::json predictionFigureData(const MeasuredStep& run, const std::vector<StepPrediction>& predictions,
+                                    const StepPrediction& baseline, const std::vector<std::string>& measured) {
+  nlohmann::json data = {{"speedup", nlohmann::json::array()}, {"compute_comm", nlohmann::json::array()}};
+  if (predictions.empty()) return data;
+  const StepPrediction& first = predictions.front();
+  const std::string setup = first.backend + "/" + first.topology + " " + first.sync + " (predicted)";
+  nlohmann::json points = nlohmann::json::array();
+  for (const StepPrediction& p : predictions) {
+    points.push_back({{"N", p.world}, {"speedup", p.epochS > 0 ? baseline.epochS / p.epochS : 0.0}});
+    const double k = static_cast<double>(p.stepsPerEpoch);
+    data["compute_comm"].push_back({{"label", "N=" + std::to_string(p.world) + " predicted"},
+                                    {"compute_s", p.computeS * k},
+                                    {"comm_exposed_s", p.commExposedS * k},
+                                    {"overlap_s", (p.commTotalS - p.commExposedS) * k},
+                                    {"T_s", p.epochS}});
+  }
+  data["speedup"].push_back({{"setup", setup}, {"model", run.model}, {"batch", run.batchSize}, {"points", points}});
+  if (measured.empty()) return data;
+  report::ReportSettings settings;
+  settings.directories = measured;
+  std::unique_ptr<report::Report> built;
+  try {
+    built = report::buildReport(settings);
+  } catch (const std::invalid_argument& e) {
+    throw common::UsageError(std::string("--measured: ") + e.what());
+  }
+  const nlohmann::json theirs = report::figureData(built->runs, built->selection, built->scaling, std::nullopt);
+  for (const nlohmann::json& s : theirs.value("speedup", nlohmann::json::array()))
+    if (s.at("model") == run.model && s.at("batch") == run.batchSize) {
+      nlohmann::json series = s;
+      series["setup"] = s.at("setup").get<std::string>() + " (measured)";
+      data["speedup"].push_back(series);
+    }
+  for (const nlohmann::json& c : theirs.value("compute_comm", nlohmann::json::array())) {
+    nlohmann::json bar = c;
+    bar["label"] = c.at("label").get<std::string>() + " measured";
+    data["compute_comm"].push_back(bar);
+  }
+  return data;
+}
+
+}  // namespace dtbench::predict

@@ -1,0 +1,144 @@
+#include "experiments/predict/prediction_tables.h"
+
+#include <cstdio>
+
+#include "experiments/report/scaling_tables.h"
+
+namespace dtbench::predict {
+namespace {
+
+using report::Cell;
+using report::Table;
+
+std::string setupOf(const StepPrediction& p, const MeasuredStep& run) {
+  std::string s = p.backend + "/" + p.topology + " " + p.sync;
+  if (p.sync == "ssgd" && !p.overlap) s += ", no overlap";
+  char text[64];
+  if (p.bucketMb != 25) {
+    std::snprintf(text, sizeof text, ", bucket %g MB", p.bucketMb);
+    s += text;
+  }
+  if (p.elementBytes != run.parameters.front().elementBytes) s += ", " + std::to_string(p.elementBytes) + "-byte gradients";
+  return s;
+}
+
+std::vector<Cell> configurationCells(const StepPrediction& p, const MeasuredStep& run) {
+  return {Cell::of(run.model), Cell::of(run.dataset), Cell::of(setupOf(p, run)), Cell::integral(run.batchSize),
+          Cell::integral(p.world), Cell::integral(p.nodes)};
+}
+
+double busbwFactor(int n) { return n > 1 ? 2.0 * (n - 1) / n : 0; }
+
+}  // namespace
+
+std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw, const std::string& hardwarePath,
+                                    const std::vector<StepPrediction>& predictions, const StepPrediction& baseline) {
+  Table t1;
+  t1.name = "time_speedup";
+  t1.title = "Table 1 — time and speedup (predicted)";
+  t1.columns = report::configurationColumns();
+  for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN", "images_per_s"})
+    t1.columns.push_back(c);
+  Table t2;
+  t2.name = "compute_comm";
+  t2.title = "Table 2 — compute vs communication per epoch (predicted)";
+  t2.columns = report::configurationColumns();
+  for (const char* c : {"basis", "compute_s", "comm_total_s", "comm_exposed_s", "overlap_s", "exposed_share"})
+    t2.columns.push_back(c);
+  Table t3;
+  t3.name = "bandwidth";
+  t3.title = "Table 3 — bandwidth utilization (predicted)";
+  t3.columns = report::configurationColumns();
+  for (const char* c : {"basis", "dtype", "grad_bytes", "model_bytes", "comm_total_s", "algbw_GBps", "busbw_GBps",
+                        "link_bound_busbw_GBps", "of_link_bound"})
+    t3.columns.push_back(c);
+  Table steps;
+  steps.name = "step_breakdown";
+  steps.title = "Per-step breakdown (predicted, seconds from the start of the step's compute)";
+  steps.columns = {"N", "nodes", "what", "bytes", "launch_s", "start_s", "end_s", "duration_s"};
+
+  const double t1Base = baseline.epochS;
+  for (const StepPrediction& p : predictions) {
+    const double k = static_cast<double>(p.stepsPerEpoch);
+    std::vector<Cell> row = configurationCells(p, run);
+    const double speedup = p.epochS > 0 ? t1Base / p.epochS : 0;
+    for (const Cell& c : {Cell::empty(), Cell::empty(), Cell::integral(p.stepsPerEpoch), Cell::seconds(p.epochS),
+                          Cell::of("predicted"), Cell::ratio(speedup), Cell::ratio(speedup / p.world),
+                          Cell::ratio(speedup * p.world), Cell::ratio(p.imagesPerS)})
+      row.push_back(c);
+    t1.rows.push_back(row);
+    if (p.world < 2) continue;
+    row = configurationCells(p, run);
+    for (const Cell& c : {Cell::of("predicted"), Cell::seconds(p.computeS * k), Cell::seconds(p.commTotalS * k),
+                          Cell::seconds(p.commExposedS * k), Cell::seconds((p.commTotalS - p.commExposedS) * k),
+                          Cell::ratio(p.stepS > 0 ? p.commExposedS / p.stepS : 0)})
+      row.push_back(c);
+    t2.rows.push_back(row);
+    row = configurationCells(p, run);
+    const double algbw = p.commTotalS > 0 ? static_cast<double>(p.gradBytes) / p.commTotalS / 1e9 : 0;
+    const double bound = p.linkBoundS > 0 ? static_cast<double>(p.gradBytes) * busbwFactor(p.world) / p.linkBoundS / 1e9 : 0;
+    const double busbw = algbw * busbwFactor(p.world);
+    row.push_back(Cell::of("predicted"));
+    row.push_back(Cell::of(p.elementBytes == 4 ? "float32" : p.elementBytes == 2 ? "float16/bfloat16"
+                                                                              : std::to_string(p.elementBytes) + " B"));
+    row.push_back(Cell::integral(p.gradBytes));
+    row.push_back(Cell::integral(static_cast<int64_t>(p.busiestRankBytes * k)));
+    row.push_back(Cell::seconds(p.commTotalS * k));
+    row.push_back(Cell::rate(algbw));
+    row.push_back(Cell::rate(busbw));
+    row.push_back(bound > 0 ? Cell::rate(bound) : Cell::empty());
+    row.push_back(bound > 0 ? Cell::ratio(busbw / bound) : Cell::empty());
+    t3.rows.push_back(row);
+    for (const PredictedCollective& c : p.collectives)
+      steps.rows.push_back({Cell::integral(p.world), Cell::integral(p.nodes), Cell::of(c.name), Cell::integral(c.bytes),
+                            Cell::seconds(c.launchS), Cell::seconds(c.startS), Cell::seconds(c.endS),
+                            Cell::seconds(c.seconds)});
+    const double backwardStart = p.h2dS + p.forwardS;
+    steps.rows.push_back({Cell::integral(p.world), Cell::integral(p.nodes), Cell::of("backward"), Cell::empty(),
+                          Cell::seconds(backwardStart), Cell::seconds(backwardStart),
+                          Cell::seconds(backwardStart + p.backwardS), Cell::seconds(p.backwardS)});
+    steps.rows.push_back({Cell::integral(p.world), Cell::integral(p.nodes), Cell::of("step"), Cell::empty(),
+                          Cell::seconds(0), Cell::seconds(0), Cell::seconds(p.stepS), Cell::seconds(p.stepS)});
+  }
+  t1.notes = {"- Every row is a prediction (`basis` = predicted) from the measured run below; `T_s` = steps × the "
+              "predicted step (compute + exposed communication; data loading excluded, as in the report's T).",
+              "- `speedup` = predicted T(1) / predicted T(N) (T(1): the measured compute alone)."};
+  t2.notes = {"- `exposed_share` = comm_exposed / step."};
+  t3.notes = {"- `model_bytes`: the busiest rank's bytes per epoch as the Schedule moves them (native: the ring's); "
+              "`link_bound_busbw_GBps`: Σ over the step's all-reduces of the busiest node link's bytes / inter-node "
+              "bandwidth, as the report's link bound (empty on one node)."};
+
+  Table inputs;
+  inputs.name = "prediction_inputs";
+  inputs.title = "Inputs of the prediction";
+  inputs.columns = {"input", "value"};
+  char text[256];
+  const auto add = [&](const std::string& k, const std::string& v) { inputs.rows.push_back({Cell::of(k), Cell::of(v)}); };
+  add("run", run.path);
+  std::snprintf(text, sizeof text, "%s %s, world %d, batch %d, %s/%s %s, epoch %d, %lld steps averaged",
+                run.model.c_str(), run.dataset.c_str(), run.worldSize, run.batchSize, run.backend.c_str(),
+                run.topology.c_str(), run.sync.c_str(), run.epoch, static_cast<long long>(run.rows));
+  add("measured", text);
+  std::snprintf(text, sizeof text, "compute %.6f s (h2d %.6f, forward %.6f, backward %.6f, optimizer %.6f); the run's own "
+                "comm_exposed %.6f s", run.computeS, run.h2dS, run.forwardS, run.backwardS, run.optimizerS, run.measuredExposedS);
+  add("measured step", text);
+  add("gradient ready times", run.readyMeasured ? "step_profile.json (measured per parameter)"
+                                                : "not recorded: spread over backward by bytes (config.json buckets)");
+  add("buffer broadcast", run.bufferElementsKnown ? std::to_string(run.bufferElements) + " elements"
+                                                  : "not recorded: not modelled");
+  add("hardware", hardwarePath + (hw.description.empty() ? "" : " (" + hw.description + ")"));
+  std::snprintf(text, sizeof text, "%d ranks per node; intra-node %.3f Gbit/s, %.1f us; inter-node %.3f Gbit/s, %.1f us; "
+                "compute scale %g", hw.ranksPerNode, hw.intra.bytesPerSecond * 8 / 1e9, hw.intra.latencyS * 1e6,
+                hw.inter.bytesPerSecond * 8 / 1e9, hw.inter.latencyS * 1e6, hw.computeScale);
+  add("links", text);
+  if (!predictions.empty()) {
+    const StepPrediction& p = predictions.front();
+    std::snprintf(text, sizeof text, "%s/%s %s, bucket %g MB, overlap %s, segment %lld bytes, native efficiency %.4f",
+                  p.backend.c_str(), p.topology.c_str(), p.sync.c_str(), p.bucketMb, p.overlap ? "on" : "off",
+                  static_cast<long long>(p.segmentBytes), hw.efficiencyOf(p.backend));
+    add("predicted setup", text);
+  }
+  return {t1, t2, t3, steps, inputs};
+}
+
+}  // namespace dtbench::predict

@@ -1,0 +1,226 @@
+#include "experiments/predict/step_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+
+#include "comm/bucket_layout.h"
+#include "comm/topology/link_bound.h"
+#include "comm/topology/registry.h"
+#include "common/usage_error.h"
+
+namespace dtbench::predict {
+namespace {
+
+constexpr int64_t kFirstBucketBytes = 1 << 20;  // DDP's first bucket, as trainer/sync/bucket_assignment.h
+constexpr int kPairMatchings = 8;
+
+struct Bucket {
+  int64_t elements = 0;
+  int64_t elementBytes = 4;
+  double readyS = 0;  // from the start of backward
+};
+
+// The buckets in launch order, with the stop flag in the last (as trainer/sync/bucketed_allreduce.h).
+std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double bucketMb, bool overlap) {
+  const auto bytesOf = [&](const MeasuredParameter& p) { return w.elementBytes.value_or(p.elementBytes); };
+  std::vector<Bucket> buckets;
+  if (!overlap) {
+    Bucket all;
+    all.elementBytes = bytesOf(run.parameters.front());
+    all.elements = run.gradientElements();
+    all.readyS = run.backwardS;
+    buckets.push_back(all);
+  } else {
+    std::vector<comm::BucketTensor> tensors;
+    std::map<int64_t, int> keys;
+    for (const MeasuredParameter& p : run.parameters) {
+      const int64_t b = bytesOf(p);
+      const int key = keys.emplace(b, static_cast<int>(keys.size())).first->second;
+      tensors.push_back({p.elements * b, key});
+    }
+    const auto layout = comm::assignBucketsBySize(tensors, kFirstBucketBytes,
+                                                  static_cast<int64_t>(bucketMb * 1024 * 1024));
+    for (const std::vector<size_t>& indices : layout) {
+      Bucket bucket;
+      bucket.elementBytes = bytesOf(run.parameters[indices.front()]);
+      for (size_t i : indices) {
+        bucket.elements += run.parameters[i].elements;
+        // Hooks run inside backward: a median ready time past the median backward is backward's end.
+        bucket.readyS = std::max(bucket.readyS, std::min(run.parameters[i].readyS, run.backwardS));
+      }
+      buckets.push_back(bucket);
+    }
+  }
+  if (!buckets.empty()) buckets.back().elements += 1;
+  return buckets;
+}
+
+// Every all-reduce of one prediction, memoised by size: buckets of equal size take equal time.
+class AllreduceModel {
+ public:
+  AllreduceModel(const comm::Topology& topology, const Network& network, double nativeEfficiency,
+                 int64_t segmentBytes)
+      : topology_(topology), network_(network), efficiency_(nativeEfficiency), segmentBytes_(segmentBytes) {
+    comm::HostLayout hosts = comm::hostsFromRanksPerHost(network.worldSize, network.ranksPerNode);
+    schedule_ = topology.native() ? comm::makeSchedule("ring", hosts) : topology.schedule(hosts);
+  }
+
+  const SimulatedCollective& run(int64_t elements, int64_t elementBytes) {
+    const auto key = std::make_pair(elements, elementBytes);
+    auto it = memo_.find(key);
+    if (it == memo_.end()) {
+      SimulatedCollective c = simulateSchedule(schedule_, network_, elements, elementBytes,
+                                               topology_.native() ? 0 : segmentBytes_);
+      if (topology_.native()) c.seconds /= efficiency_;
+      it = memo_.emplace(key, std::move(c)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  comm::Topology topology_;
+  Network network_;
+  double efficiency_;
+  int64_t segmentBytes_;
+  comm::Schedule schedule_;
+  std::map<std::pair<int64_t, int64_t>, SimulatedCollective> memo_;
+};
+
+int64_t busiest(const std::vector<int64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
+// The union of [launch, end] over the collectives.
+double unionSeconds(std::vector<PredictedCollective> cs) {
+  std::sort(cs.begin(), cs.end(), [](const auto& a, const auto& b) { return a.launchS < b.launchS; });
+  double total = 0, from = 0, to = -1;
+  for (const PredictedCollective& c : cs) {
+    if (c.launchS > to) {
+      if (to > from) total += to - from;
+      from = c.launchS;
+      to = c.endS;
+    } else {
+      to = std::max(to, c.endS);
+    }
+  }
+  if (to > from) total += to - from;
+  return total;
+}
+
+}  // namespace
+
+StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int world, const WhatIf& w) {
+  if (world < 1) throw common::UsageError("--world: world sizes must be whole numbers from 1");
+  const int rpn = std::min(hw.ranksPerNode, world);
+  if (world % rpn != 0)
+    throw common::UsageError("--world " + std::to_string(world) + " is not a multiple of the hardware's ranks_per_node (" +
+                             std::to_string(hw.ranksPerNode) + "): nodes = world / ranks_per_node must be whole");
+  if (hw.nodes && world / rpn > *hw.nodes)
+    throw common::UsageError("--world " + std::to_string(world) + " needs " + std::to_string(world / rpn) +
+                             " nodes; the hardware file has " + std::to_string(*hw.nodes));
+  StepPrediction p;
+  p.world = world;
+  p.ranksPerNode = rpn;
+  p.nodes = world / rpn;
+  p.topology = w.topology.empty() ? run.topology : w.topology;
+  p.backend = w.backend.empty() ? run.backend : w.backend;
+  p.sync = !w.sync.empty() ? w.sync : run.sync == "none" ? "ssgd" : run.sync;  // one rank synchronized nothing
+  p.bucketMb = w.bucketMb.value_or(run.bucketMb);
+  p.overlap = w.overlap.value_or(run.overlap);
+  const comm::Topology topology = comm::Topology::parse(p.topology);
+  p.segmentBytes = topology.native() ? 0
+                   : w.segmentBytes ? *w.segmentBytes
+                   : (p.topology == run.topology && run.segmentBytes) ? *run.segmentBytes
+                                                                      : topology.defaultSegmentBytes();
+  if (p.sync != "ssgd" && p.sync != "pairavg")
+    throw common::UsageError("dtbench predict models --sync ssgd and pairavg, not '" + p.sync + "'");
+
+  const double scale = hw.computeScale;
+  p.h2dS = run.h2dS * scale;
+  p.forwardS = run.forwardS * scale;
+  p.backwardS = run.backwardS * scale;
+  p.optimizerS = run.optimizerS * scale;
+  p.computeS = run.computeS * scale;
+  p.stepsPerEpoch = stepsPerEpoch(run, world);
+
+  const std::vector<Bucket> buckets = bucketsOf(run, w, p.bucketMb, p.overlap);
+  for (const Bucket& b : buckets) p.gradBytes += b.elements * b.elementBytes;
+  if (!buckets.empty()) p.elementBytes = buckets.front().elementBytes;
+
+  if (world > 1) {
+    Network network{world, rpn, hw.intra, hw.inter, {}};
+    const double backwardStart = p.h2dS + p.forwardS;
+    const double backwardEnd = backwardStart + p.backwardS;
+    double free = backwardStart;  // when the communication thread is next idle
+    const double efficiency = hw.efficiencyOf(p.backend);
+    std::vector<int64_t> rankBytes(world, 0), up(p.nodes, 0), down(p.nodes, 0);
+    const auto add = [&](const std::string& name, int64_t bytes, double launch, const SimulatedCollective& c,
+                         double seconds) {
+      PredictedCollective pc{name, bytes, launch, std::max(launch, free), 0, seconds};
+      pc.endS = pc.startS + seconds;
+      free = pc.endS;
+      p.collectives.push_back(pc);
+      for (int r = 0; r < world; ++r) rankBytes[r] += c.bytesSent[r];
+      for (int k = 0; k < p.nodes; ++k) {
+        up[k] += c.nodeUp[k];
+        down[k] += c.nodeDown[k];
+      }
+    };
+    const comm::HostLayout hosts = comm::hostsFromRanksPerHost(world, rpn);
+    if (p.sync == "ssgd") {
+      if (run.bufferElementsKnown && run.bufferElements > 0) {
+        const SimulatedCollective c = simulateSchedule(binomialBroadcastSchedule(world), network, run.bufferElements, 4, 0);
+        add("buffers", run.bufferElements * 4, backwardStart, c, c.seconds / efficiency);
+      }
+      AllreduceModel allreduce(topology, network, efficiency, p.segmentBytes);
+      // native is held to a ring over the nodes, as the link bound holds it.
+      const comm::Schedule boundSchedule =
+          topology.native() ? comm::makeSchedule("hierarchical", hosts) : topology.schedule(hosts);
+      double launch = backwardStart;
+      for (size_t k = 0; k < buckets.size(); ++k) {
+        launch = std::max(launch, p.overlap ? backwardStart + buckets[k].readyS * scale : backwardEnd);
+        const SimulatedCollective& c = allreduce.run(buckets[k].elements, buckets[k].elementBytes);
+        add("bucket " + std::to_string(k), buckets[k].elements * buckets[k].elementBytes, launch, c, c.seconds);
+        // The bound of Table 3 (comm/topology/link_bound.h): the busiest node link's bytes over its bandwidth.
+        if (p.nodes > 1) {
+          const comm::HostLinkBytes link = comm::hostLinkBytes(boundSchedule, hosts, buckets[k].elements,
+                                                               buckets[k].elementBytes);
+          p.linkBoundS += static_cast<double>(std::max(busiest(link.up), busiest(link.down))) / hw.inter.bytesPerSecond;
+        }
+      }
+    } else {
+      // Pair averaging: parameters and buffers, both ways, with one partner; the mean of seeded matchings.
+      const int64_t elements = run.gradientElements() + run.bufferElements;
+      std::mt19937_64 random(20261126);
+      double seconds = 0;
+      SimulatedCollective sum;
+      for (int m = 0; m < kPairMatchings; ++m) {
+        std::vector<int> order(world);
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), random);
+        std::vector<int> partner(world, -1);
+        for (int i = 0; i + 1 < world; i += 2) {
+          partner[order[i]] = order[i + 1];
+          partner[order[i + 1]] = order[i];
+        }
+        const SimulatedCollective c = simulateSchedule(pairExchangeSchedule(partner), network, elements, 4, 0);
+        seconds += c.seconds / kPairMatchings;
+        if (m == 0) sum = c;
+      }
+      add("pair exchange", elements * 4, backwardStart, sum, seconds);
+    }
+    double last = backwardEnd;
+    for (const PredictedCollective& c : p.collectives) last = std::max(last, c.endS);
+    p.commExposedS = last - backwardEnd;
+    p.commTotalS = unionSeconds(p.collectives);
+    p.busiestRankBytes = busiest(rankBytes);
+    p.busiestLinkBytes = std::max(busiest(up), busiest(down));
+  }
+  p.stepS = p.computeS + p.commExposedS;
+  p.epochS = p.stepS * static_cast<double>(p.stepsPerEpoch);
+  p.imagesPerS = p.stepS > 0 ? run.batchSize * world / p.stepS : 0;
+  return p;
+}
+
+}  // namespace dtbench::predict

@@ -1,0 +1,71 @@
+#pragma once
+// StepModel: one training step at world N on modelled hardware, built from a measured step
+// (docs/predict.md, "The step model"). The step is the trainer's (docs/design.md, "Data flow of one
+// training step"):
+//
+//   compute C = the measured compute × compute_scale, of which h2d + forward come first, then
+//   backward B; gradient p is ready at h2d + forward + ready(p) × scale. Buckets are those of
+//   comm::assignBucketsBySize over the parameters (--bucket-mb, first bucket 1 MiB); bucket k is
+//   launched when it and every bucket before it are ready (strict bucket order); with --no-overlap
+//   one bucket of every gradient is launched when backward ends. One communication thread runs the
+//   collectives one after another: the buffer broadcast (queued when backward starts), then bucket
+//   k from max(launch_k, end of the previous collective) for its all-reduce time, the topology's
+//   Schedule simulated on the network (network_model.h); `native` is the ring's Schedule divided by
+//   the backend's native efficiency. Pair averaging swaps parameters and buffers with one partner,
+//   queued when backward starts (the mean over 8 seeded random matchings).
+//   comm_exposed = max(0, end of the last collective − end of backward); comm_total = the union of
+//   the collectives' intervals from launch to end; step = C + comm_exposed (data loading excluded,
+//   as in the report's T).
+//
+// World 1 has no collective: step = C.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/predict/hardware.h"
+#include "experiments/predict/measured_step.h"
+
+namespace dtbench::predict {
+
+struct WhatIf {
+  std::string topology;                 // "" = the run's
+  std::string backend;                  // "" = the run's (native efficiency)
+  std::string sync;                     // "" = the run's (ssgd for a one-rank run): ssgd or pairavg
+  std::optional<double> bucketMb;       // else the run's
+  std::optional<bool> overlap;          // else the run's
+  std::optional<int64_t> elementBytes;  // bytes per gradient element, else each parameter's own
+  std::optional<int64_t> segmentBytes;  // else the run's (same topology) or the topology's default
+};
+
+struct PredictedCollective {
+  std::string name;  // "buffers", "bucket 0", ..., "pair exchange"
+  int64_t bytes = 0;
+  double launchS = 0, startS = 0, endS = 0;  // from the start of the step's compute
+  double seconds = 0;                        // its own duration on the network
+};
+
+struct StepPrediction {
+  int world = 1, nodes = 1, ranksPerNode = 1;
+  std::string topology, backend, sync;
+  double bucketMb = 0;
+  bool overlap = true;
+  int64_t segmentBytes = 0;
+  double h2dS = 0, forwardS = 0, backwardS = 0, optimizerS = 0, computeS = 0;
+  double commTotalS = 0, commExposedS = 0, stepS = 0;
+  int64_t stepsPerEpoch = 0;
+  double epochS = 0, imagesPerS = 0;
+  int64_t gradBytes = 0;                  // bytes one step all-reduces (S of Table 3)
+  int64_t elementBytes = 4;               // of the first bucket
+  int64_t busiestRankBytes = 0;           // per step, the rank sending the most
+  int64_t busiestLinkBytes = 0;           // per step, the busiest node link and direction
+  double linkBoundS = 0;                  // Σ over all-reduces: busiest link's bytes / its bandwidth
+  std::vector<PredictedCollective> collectives;
+};
+
+// Throws common::UsageError for a world that the hardware's ranks per node does not divide, one
+// beyond its nodes, an unknown topology, or a sync the model does not cover.
+StepPrediction predictStep(const MeasuredStep& run, const Hardware& hardware, int world, const WhatIf& whatIf);
+
+}  // namespace dtbench::predict

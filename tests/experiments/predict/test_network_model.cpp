@@ -1,0 +1,117 @@
+// The network model (experiments/predict/network_model.h) against hand-worked executions of the
+// Schedules, and its bytes against the Schedules' own.
+#include <catch2/catch.hpp>
+
+#include "comm/topology/link_bound.h"
+#include "comm/topology/registry.h"
+#include "comm/topology/schedule.h"
+#include "experiments/predict/network_model.h"
+
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+using dtbench::predict::LinkClass;
+using dtbench::predict::Network;
+using dtbench::predict::simulateSchedule;
+
+namespace {
+
+Network oneRankPerNode(int n, double bandwidth, double latency) {
+  Network net;
+  net.worldSize = n;
+  net.ranksPerNode = 1;
+  net.inter = {bandwidth, latency};
+  net.intra = {bandwidth, latency};
+  return net;
+}
+
+}  // namespace
+
+TEST_CASE("A ring of 4 on equal links takes 2(N-1) steps of one chunk, each notice + data + chunk / bandwidth",
+          "[predict][network]") {
+  // 4 Mi float32 elements = 16 MiB, chunk = 4 MiB; beta = 1e8 B/s, alpha = 100 us: every step, the
+  // receiver's notice (alpha), then the data (alpha + 4194304 / 1e8); 6 steps.
+  const Network net = oneRankPerNode(4, 1e8, 1e-4);
+  const auto ring = dtbench::comm::makeSchedule("ring", dtbench::comm::hostsFromRanksPerHost(4, 1));
+  const auto c = simulateSchedule(ring, net, 4 << 20, 4, 0);
+  CHECK(c.seconds == Approx(6 * (2e-4 + 4194304 / 1e8)).epsilon(1e-12));
+  CHECK(c.messages == 4 * 6);
+  for (int r = 0; r < 4; ++r) CHECK(c.bytesSent[r] == 6 * 4194304);
+}
+
+TEST_CASE("A tree whose root link is slow: its children share it, then the broadcast shares it again",
+          "[predict][network]") {
+  // tree over 4 ranks, one per node: parent(1) = parent(2) = 0, parent(3) = 1. Whole chunks, no
+  // latency, S bytes, beta per link. Equal links: 3->1 and 2->0 in [0, S/b]; 1->0 alone to 2S/b;
+  // 0->1 and 0->2 share 0's uplink to 4S/b; 1->3 to 5S/b.
+  const double s = 8e6, beta = 1e8;
+  const auto tree = dtbench::comm::makeSchedule("tree", dtbench::comm::hostsFromRanksPerHost(4, 1));
+  Network net = oneRankPerNode(4, beta, 0);
+  CHECK(simulateSchedule(tree, net, 2000000, 4, 0).seconds == Approx(5 * s / beta).epsilon(1e-12));
+  // Root link at beta/2: 2->0 moves S/2 alone by S/b; then 2->0 and 1->0 get beta/4 each: 2->0 done
+  // at 3S/b, 1->0 has S/2 left, alone at beta/2: 4S/b. Broadcast: two at beta/4: 8S/b. 1->3: 9S/b.
+  net.nodeBytesPerSecond = {beta / 2, beta, beta, beta};
+  CHECK(simulateSchedule(tree, net, 2000000, 4, 0).seconds == Approx(9 * s / beta).epsilon(1e-12));
+}
+
+TEST_CASE("Latency: the receiver's notice, then the data, each alpha", "[predict][network]") {
+  // Two ranks, ring: 2 steps of one chunk each: 2 (2 alpha + (S/2) / beta).
+  const Network net = oneRankPerNode(2, 1e9, 5e-5);
+  const auto ring = dtbench::comm::makeSchedule("ring", dtbench::comm::hostsFromRanksPerHost(2, 1));
+  CHECK(simulateSchedule(ring, net, 1000, 4, 0).seconds == Approx(2 * (1e-4 + 2000 / 1e9)).epsilon(1e-12));
+  CHECK(simulateSchedule(ring, net, 0, 4, 0).seconds == 0);
+}
+
+TEST_CASE("Predicted bytes per rank and per node link equal the Schedule's, segments included", "[predict][network]") {
+  const dtbench::comm::HostLayout hosts = dtbench::comm::hostsFromRanksPerHost(6, 2);
+  Network net;
+  net.worldSize = 6;
+  net.ranksPerNode = 2;
+  net.intra = {1e10, 1e-6};
+  net.inter = {1e9, 1e-5};
+  for (const std::string& name : dtbench::comm::topologyNames()) {
+    if (name == "native") continue;
+    INFO(name);
+    const auto schedule = dtbench::comm::makeSchedule(name, hosts);
+    for (int64_t segment : {int64_t{0}, int64_t{1024}}) {
+      const int64_t numel = 100003;
+      const auto c = simulateSchedule(schedule, net, numel, 4, segment);
+      const auto traffic = dtbench::comm::scheduleTraffic(schedule, numel, 4);
+      for (int r = 0; r < 6; ++r)
+        CHECK(c.bytesSent[r] == std::accumulate(traffic[r].begin(), traffic[r].end(), int64_t{0}));
+      const auto links = dtbench::comm::hostLinkBytes(schedule, hosts, numel, 4);
+      CHECK(c.nodeUp == links.up);
+      CHECK(c.nodeDown == links.down);
+      CHECK(c.seconds > 0);
+    }
+  }
+}
+
+TEST_CASE("A notice waits behind data on its connection: a tree's two phases do not overlap", "[predict][network]") {
+  // Tree of 2 (rank 1 -> root 0, then back), S = 8 MB in two 4 MB segments, no latency. Rank 1 sends
+  // both segments up: done at S/2b and S/b. Its receive of the first segment down is posted at S/2b,
+  // but its notice queues behind the second segment up: it reaches the root at S/b. Down: S/2b
+  // each, one after the other: 2 S/b in all (1.5 S/b if the notice could pass the data).
+  const auto tree = dtbench::comm::makeSchedule("tree", dtbench::comm::hostsFromRanksPerHost(2, 1));
+  const Network net = oneRankPerNode(2, 1e8, 0);
+  CHECK(simulateSchedule(tree, net, 2000000, 4, 4000000).seconds == Approx(2 * 8e6 / 1e8).epsilon(1e-12));
+  CHECK(simulateSchedule(tree, net, 2000000, 4, 0).seconds == Approx(2 * 8e6 / 1e8).epsilon(1e-12));
+  // A star of 3 with whole chunks: both leaves share the hub's downlink (2 x 4 MiB at b/2), then its
+  // uplink: 16 MiB / b.
+  const auto star = dtbench::comm::makeSchedule("star", dtbench::comm::hostsFromRanksPerHost(3, 1));
+  CHECK(simulateSchedule(star, oneRankPerNode(3, 1e8, 0), 1 << 20, 4, 0).seconds ==
+        Approx(2 * 8388608 / 1e8).epsilon(1e-12));
+}
+
+TEST_CASE("Bad networks are refused", "[predict][network]") {
+  const auto ring = dtbench::comm::makeSchedule("ring", dtbench::comm::hostsFromRanksPerHost(4, 1));
+  Network net = oneRankPerNode(4, 1e8, 0);
+  net.ranksPerNode = 3;
+  CHECK_THROWS_WITH(simulateSchedule(ring, net, 10, 4, 0), Catch::Contains("must divide"));
+  net = oneRankPerNode(4, 0, 0);
+  CHECK_THROWS_WITH(simulateSchedule(ring, net, 10, 4, 0), Catch::Contains("bandwidth"));
+  net = oneRankPerNode(2, 1e8, 0);
+  CHECK_THROWS_WITH(simulateSchedule(ring, net, 10, 4, 0), Catch::Contains("4 ranks"));
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# dtbench predict end to end: a real one-rank run (LeNet, synthetic data) predicted at 1, 2 and 4
+# ranks; T at world 1 equals the run's steps × its mean compute; the what-ifs move the numbers the
+# way they must; a hand-made all-reduce CSV (ring times from the formula 2(N-1)(2α + S/(Nβ))) is
+# calibrated back to its α and β and then predicted exactly; bad input gives exit 2 with a message.
+set -euo pipefail
+DTBENCH=$1
+examples=$(cd "$(dirname "$0")/../../../experiments/predict/examples" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$DTBENCH" train --model lenet --dataset synthetic --synthetic-train-size 512 --synthetic-test-size 64 --batch-size 32 \
+  --epochs 1 --no-eval --threads 1 --workers 0 --device cpu --quiet --out "$work/run" >"$work/train.log" 2>&1 ||
+  { cat "$work/train.log" >&2; fail "the one-rank run failed"; }
+[[ -f $work/run/step_profile.json ]] || fail "the run has no step_profile.json"
+
+# Hardware: two ranks per node, so world 4 is two nodes.
+cat >"$work/hw.json" <<'EOF'
+{"description": "test machine", "ranks_per_node": 2,
+ "intra_node": {"bandwidth_gbit_s": 8, "latency_us": 5},
+ "inter_node": {"bandwidth_gbit_s": 0.8, "latency_us": 50}}
+EOF
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 1,2,4 --format csv --table time_speedup >"$work/t1.csv"
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 2,4 --format csv --table compute_comm >"$work/t2.csv"
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 2,4 --no-overlap --format csv --table compute_comm \
+  >"$work/t2-fused.csv"
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 4 --element-bytes 2 --topology star --format csv \
+  --table bandwidth >"$work/t3-half.csv"
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 4 --format csv --table bandwidth >"$work/t3.csv"
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 2,4,...,16 --format json >"$work/all.json"
+
+/usr/bin/python3 - "$work" <<'PY'
+import csv, json, statistics, sys
+work = sys.argv[1]
+problems = []
+rows = list(csv.DictReader(open(f"{work}/run/batches.csv")))
+rows = [r for r in rows if not (r["epoch"] == "1" and r["step"] == "1")]
+compute = statistics.mean(float(r["step_s"]) - float(r["data_s"]) - float(r["comm_exposed_s"]) for r in rows)
+t1 = {int(r["N"]): r for r in csv.DictReader(open(f"{work}/t1.csv"))}
+if sorted(t1) != [1, 2, 4]:
+    problems.append(f"Table 1 worlds {sorted(t1)}")
+if any(r["basis"] != "predicted" for r in t1.values()):
+    problems.append("a row is not marked predicted")
+if [int(t1[n]["nodes"]) for n in (1, 2, 4)] != [1, 1, 2]:
+    problems.append(f"nodes {[t1[n]['nodes'] for n in (1, 2, 4)]}, want 1 1 2 (2 ranks per node)")
+if [int(t1[n]["steps"]) for n in (1, 2, 4)] != [16, 8, 4]:
+    problems.append(f"steps {[t1[n]['steps'] for n in (1, 2, 4)]}, want 16 8 4 (512 samples, batch 32)")
+if abs(float(t1[1]["T_s"]) - 16 * compute) > 1e-5 + 1e-6 * 16 * compute:
+    problems.append(f"T(1) {t1[1]['T_s']} != 16 x mean compute {16 * compute:.6f}")
+if float(t1[1]["speedup"]) != 1.0:
+    problems.append(f"speedup at N=1 is {t1[1]['speedup']}")
+if not float(t1[4]["T_s"]) < float(t1[1]["T_s"]):
+    problems.append("4 ranks are not faster than 1 for a tiny model on fast links")
+t2 = {int(r["N"]): r for r in csv.DictReader(open(f"{work}/t2.csv"))}
+fused = {int(r["N"]): r for r in csv.DictReader(open(f"{work}/t2-fused.csv"))}
+for n in (2, 4):
+    if float(fused[n]["comm_exposed_s"]) + 1e-9 < float(t2[n]["comm_exposed_s"]):
+        problems.append(f"N={n}: no overlap exposes less communication than overlap")
+    if float(t2[n]["comm_total_s"]) <= 0:
+        problems.append(f"N={n}: no communication predicted")
+if not float(t2[4]["comm_total_s"]) > float(t2[2]["comm_total_s"]):
+    problems.append("two nodes over a 0.8 Gbit/s link do not take longer than one node")
+full = next(csv.DictReader(open(f"{work}/t3.csv")))
+half = next(csv.DictReader(open(f"{work}/t3-half.csv")))
+profile = json.load(open(f"{work}/run/step_profile.json"))
+elements = sum(p["elements"] for p in profile["parameters"])
+if int(full["grad_bytes"]) != (elements + 1) * 4 or int(half["grad_bytes"]) != (elements + 1) * 2:
+    problems.append(f"grad_bytes {full['grad_bytes']} / {half['grad_bytes']}, want {(elements + 1) * 4} / {(elements + 1) * 2}")
+if "star" not in half["setup"]:
+    problems.append(f"the star what-if's setup reads {half['setup']!r}")
+table = next(t for t in json.load(open(f"{work}/all.json")) if t["name"] == "time_speedup")
+worlds = [row[table["columns"].index("N")] for row in table["rows"]]
+if worlds != [2, 4, 8, 16]:
+    problems.append(f"--world 2,4,...,16 gave {worlds}")
+if problems:
+    print("\n".join(problems), file=sys.stderr)
+    sys.exit(1)
+PY
+
+# Figures: the predicted speedup and compute vs communication, the measured run beside them.
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 1,2,4 --plots "$work/figures" --measured "$work/run" \
+  --format csv --table time_speedup >/dev/null 2>"$work/plots.err" || { cat "$work/plots.err" >&2; fail "--plots failed"; }
+for f in speedup.png speedup.pdf compute_comm.png figures.json plots.py; do
+  [[ -s $work/figures/$f ]] || fail "--plots wrote no $f"
+done
+/usr/bin/python3 - "$work/figures/figures.json" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))
+predicted = [s for s in data["speedup"] if s["setup"].endswith("(predicted)")]
+if len(predicted) != 1 or [p["N"] for p in predicted[0]["points"]] != [1, 2, 4]:
+    sys.exit(f"figures.json's predicted speedup series: {predicted}")
+labels = [c["label"] for c in data["compute_comm"]]
+if labels[:3] != ["N=1 predicted", "N=2 predicted", "N=4 predicted"]:
+    sys.exit(f"figures.json's compute_comm bars: {labels}")
+PY
+
+# Calibration: ring over 2, 3 and 4 nodes (one rank each), alpha = 50 us, beta = 1e8 B/s (0.8 Gbit/s).
+/usr/bin/python3 - "$work/ring.csv" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,"
+            "bound_busbw_gbps,of_bound,nodes,segment_bytes\n")
+    for n in (2, 3, 4):
+        for size in (1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24):
+            count = size // 4
+            # every step: the receiver's notice (alpha), then the chunk (alpha + chunk / beta); sizes
+            # that n does not divide are left out (their chunks differ by an element).
+            t = 2 * (n - 1) * (2 * 50e-6 + (count // n) * 4 / 1e8) if count % n == 0 else None
+            if t is None:
+                continue
+            f.write(f"gloo,ring,{n},{size},{count},float32,{t * 1e6!r},,,0,,,,{n},0\n")
+PY
+[[ $(wc -l <"$work/ring.csv") -gt 6 ]] || fail "the synthetic ring CSV has too few rows"
+"$DTBENCH" predict --calibrate "$work/ring.csv" --output "$work/fitted.json" --format csv >"$work/calibration.csv"
+/usr/bin/python3 - "$work/fitted.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))
+bw, lat = h["inter_node"]["bandwidth_gbit_s"], h["inter_node"]["latency_us"]
+if abs(bw - 0.8) > 0.008 or abs(lat - 50) > 1:
+    sys.exit(f"calibration fitted {bw} Gbit/s and {lat} us, want 0.8 and 50")
+PY
+"$DTBENCH" predict --allreduce "$work/ring.csv" --hardware "$work/fitted.json" --format csv --table allreduce_model \
+  >"$work/check.csv"
+/usr/bin/python3 - "$work/check.csv" <<'PY'
+import csv, sys
+errors = [abs(float(r["error"])) for r in csv.DictReader(open(sys.argv[1]))]
+if not errors or max(errors) > 0.01:
+    sys.exit(f"the fitted model misses its own synthetic rows by up to {max(errors or [1]):.4f}")
+PY
+
+# Bad input: exit 2 and a message that says what to fix.
+expect_usage() {
+  local want=$1; shift
+  local status=0
+  "$DTBENCH" predict "$@" >"$work/out" 2>"$work/err" || status=$?
+  [[ $status -eq 2 ]] || fail "predict $* exited $status, want 2"
+  grep -qF -- "$want" "$work/err" || { cat "$work/err" >&2; fail "predict $* did not say: $want"; }
+}
+expect_usage "not a multiple of the hardware's ranks_per_node" "$work/run" --hardware "$work/hw.json" --world 3
+expect_usage "--hardware FILE is required" "$work/run" --world 2
+expect_usage "'x' is not a world size" "$work/run" --hardware "$work/hw.json" --world 2,x
+echo '{"ranks_per_node": 1, "intra_node": {"bandwidth_gbit_s": 1, "latency": 1},
+ "inter_node": {"bandwidth_gbit_s": 1, "latency_us": 1}}' >"$work/bad-hw.json"
+expect_usage "unknown key 'intra_node.latency'" "$work/run" --hardware "$work/bad-hw.json" --world 2
+expect_usage "is not a directory" "$work/nothing" --hardware "$work/hw.json" --world 2
+expect_usage "unknown topology" "$work/run" --hardware "$work/hw.json" --world 2 --topology ringg
+expect_usage "--element-bytes is 2" "$work/run" --hardware "$work/hw.json" --world 2 --element-bytes 3
+head -1 "$work/ring.csv" >"$work/empty.csv"
+expect_usage "has no rows" --calibrate "$work/empty.csv"
+grep -v ',ring,' "$work/ring.csv" >"$work/header-only.csv"
+echo 'gloo,ring,1,1024,256,float32,10,,,0,,,,1,0' >>"$work/header-only.csv"
+expect_usage "no row of a point-to-point topology" --calibrate "$work/header-only.csv"
+echo "PASS: dtbench predict end to end"

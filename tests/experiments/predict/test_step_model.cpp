@@ -1,0 +1,148 @@
+// The step model (experiments/predict/step_model.h) on hand-built measured steps: buckets launched
+// as backward makes them ready, one communication thread, exposed communication, and the what-ifs.
+#include <catch2/catch.hpp>
+
+#include "experiments/predict/hardware.h"
+#include "experiments/predict/measured_step.h"
+#include "experiments/predict/step_model.h"
+#include "common/usage_error.h"
+
+#include <string>
+
+using namespace dtbench::predict;
+
+namespace {
+
+// Two parameters in model order: p0 = 2 MiB, p1 = 1 MiB (float32). Visited in reverse, p1 fills the
+// 1 MiB first bucket alone (bucket 0); p0 stays open (bucket 1, with the stop flag: 524289
+// elements). Backward 40 ms: p1 ready at 10 ms, p0 at 30 ms. h2d 0, forward 20 ms, compute 70 ms.
+MeasuredStep twoParameters() {
+  MeasuredStep run;
+  run.model = "hand";
+  run.dataset = "none";
+  run.backend = "gloo";
+  run.topology = "ring";
+  run.sync = "ssgd";
+  run.worldSize = 1;
+  run.batchSize = 10;
+  run.trainSamples = 1000;
+  run.forwardS = 0.02;
+  run.backwardS = 0.04;
+  run.optimizerS = 0.01;
+  run.computeS = 0.07;
+  run.segmentBytes = 0;
+  run.parameters = {{"p0", 524288, 4, 0.03}, {"p1", 262144, 4, 0.01}};
+  return run;
+}
+
+Hardware oneRankPerNode(double bandwidth) {
+  Hardware h;
+  h.ranksPerNode = 1;
+  h.inter = h.intra = {bandwidth, 0};
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("Two buckets overlap backward and the second all-reduce is exposed", "[predict][step]") {
+  // Ring of 2 at 1e8 B/s: bucket 0 (1 MiB) = 2 steps of 0.5 MiB = 0.01048576 s, launched at 20 + 10 ms,
+  // ends 0.04048576. Bucket 1 (524289 elements; chunks of 262144 and 262145) = 2 x 1048580 / 1e8 =
+  // 0.0209716 s, launched at 50 ms (idle thread), ends 0.0709716; backward ends at 60 ms.
+  const StepPrediction p = predictStep(twoParameters(), oneRankPerNode(1e8), 2, {});
+  REQUIRE(p.collectives.size() == 2);
+  CHECK(p.collectives[0].launchS == Approx(0.03));
+  CHECK(p.collectives[0].endS == Approx(0.04048576).epsilon(1e-12));
+  CHECK(p.collectives[1].startS == Approx(0.05));
+  CHECK(p.collectives[1].seconds == Approx(0.0209716).epsilon(1e-12));
+  CHECK(p.commExposedS == Approx(0.0109716).epsilon(1e-9));
+  CHECK(p.commTotalS == Approx(0.01048576 + 0.0209716).epsilon(1e-9));
+  CHECK(p.stepS == Approx(0.0809716).epsilon(1e-9));
+  CHECK(p.gradBytes == (262144 + 524289) * 4);
+  CHECK(p.stepsPerEpoch == 50);  // 1000 samples / 2 ranks / batch 10
+  CHECK(p.epochS == Approx(50 * 0.0809716).epsilon(1e-9));
+}
+
+TEST_CASE("A slow link makes bucket 1 wait for bucket 0: the thread runs one collective at a time", "[predict][step]") {
+  // At 2e7 B/s bucket 0 takes 0.0524288 s (ends 0.0824288), after bucket 1's launch at 0.05.
+  const StepPrediction p = predictStep(twoParameters(), oneRankPerNode(2e7), 2, {});
+  CHECK(p.collectives[1].launchS == Approx(0.05));
+  CHECK(p.collectives[1].startS == Approx(0.0824288).epsilon(1e-12));
+  CHECK(p.collectives[1].endS == Approx(0.0824288 + 2 * 1048580 / 2e7).epsilon(1e-12));
+}
+
+TEST_CASE("What-ifs: no overlap, bucket size, element bytes, topology, world 1", "[predict][step]") {
+  const MeasuredStep run = twoParameters();
+  WhatIf noOverlap;
+  noOverlap.overlap = false;
+  // One bucket of 786433 elements launched when backward ends (60 ms): 2 x 393217 x 4 / 1e8.
+  const StepPrediction fused = predictStep(run, oneRankPerNode(1e8), 2, noOverlap);
+  REQUIRE(fused.collectives.size() == 1);
+  CHECK(fused.commExposedS == Approx(2 * 1572868 / 1e8).epsilon(1e-12));
+  WhatIf half;
+  half.elementBytes = 2;  // bucket 0 now holds p1 (0.5 MiB) and p0 (1 MiB): one bucket, ready at 30 ms
+  const StepPrediction fp16 = predictStep(run, oneRankPerNode(1e8), 2, half);
+  CHECK(fp16.gradBytes == 786433 * 2);
+  REQUIRE(fp16.collectives.size() == 1);
+  CHECK(fp16.collectives[0].launchS == Approx(0.05));
+  WhatIf star;
+  star.topology = "star";
+  star.segmentBytes = 0;
+  CHECK(predictStep(run, oneRankPerNode(1e8), 4, star).topology == "star");
+  const StepPrediction one = predictStep(run, oneRankPerNode(1e8), 1, {});
+  CHECK(one.collectives.empty());
+  CHECK(one.stepS == Approx(0.07));
+  CHECK(one.stepsPerEpoch == 100);
+}
+
+TEST_CASE("Native is the ring's model over the backend's efficiency", "[predict][step]") {
+  MeasuredStep run = twoParameters();
+  run.topology = "native";
+  Hardware h = oneRankPerNode(1e8);
+  h.nativeEfficiency["gloo"] = 0.5;
+  const StepPrediction p = predictStep(run, h, 2, {});
+  CHECK(p.collectives[0].seconds == Approx(2 * 0.01048576).epsilon(1e-12));
+}
+
+TEST_CASE("World sizes the hardware cannot hold are refused", "[predict][step]") {
+  Hardware h = oneRankPerNode(1e8);
+  h.ranksPerNode = 4;
+  h.nodes = 2;
+  CHECK_THROWS_WITH(predictStep(twoParameters(), h, 6, {}), Catch::Contains("not a multiple"));
+  CHECK_THROWS_WITH(predictStep(twoParameters(), h, 12, {}), Catch::Contains("needs 3 nodes"));
+  CHECK(predictStep(twoParameters(), h, 8, {}).nodes == 2);
+}
+
+TEST_CASE("The hardware file: units, defaults and refused keys", "[predict][hardware]") {
+  const Hardware h = hardwareFromJson(nlohmann::json::parse(R"({"ranks_per_node": 4,
+      "intra_node": {"bandwidth_gbit_s": 80, "latency_us": 2},
+      "inter_node": {"bandwidth_gbit_s": 8, "latency_us": 20}, "native_efficiency": {"mpi": 0.9}})"),
+                                      "hw.json");
+  CHECK(h.ranksPerNode == 4);
+  CHECK(h.intra.bytesPerSecond == Approx(1e10));
+  CHECK(h.inter.latencyS == Approx(2e-5));
+  CHECK(h.efficiencyOf("mpi") == Approx(0.9));
+  CHECK(h.efficiencyOf("gloo") == 1);
+  CHECK(h.computeScale == 1);
+  CHECK_THROWS_WITH(hardwareFromJson(nlohmann::json::parse(R"({"ranks_per_node": 1, "inter_node": {}, "intra_node": {}})"),
+                                     "hw.json"),
+                    Catch::Contains("hw.json: intra_node.bandwidth_gbit_s is missing"));
+  CHECK_THROWS_WITH(hardwareFromJson(nlohmann::json::parse(R"({"ranks_per_nod": 1})"), "hw.json"),
+                    Catch::Contains("unknown key 'ranks_per_nod'"));
+  const Hardware back = hardwareFromJson(toJson(h), "again");
+  CHECK(back.inter.bytesPerSecond == Approx(h.inter.bytesPerSecond));
+}
+
+TEST_CASE("Pair averaging swaps every parameter with one partner while backward runs", "[predict][step]") {
+  // Two ranks on two nodes: one exchange of 786432 float32 each way at once, launched when backward
+  // starts (20 ms): 3145728 / 1e8 = 0.03145728 s, hidden by backward (ends 60 ms); at 2e7 B/s it takes
+  // 0.1572864 s and 0.1172864 s of it is exposed.
+  WhatIf pairs;
+  pairs.sync = "pairavg";
+  const StepPrediction fast = predictStep(twoParameters(), oneRankPerNode(1e8), 2, pairs);
+  REQUIRE(fast.collectives.size() == 1);
+  CHECK(fast.collectives[0].launchS == Approx(0.02));
+  CHECK(fast.collectives[0].seconds == Approx(0.03145728).epsilon(1e-12));
+  CHECK(fast.commExposedS == 0);
+  const StepPrediction slow = predictStep(twoParameters(), oneRankPerNode(2e7), 2, pairs);
+  CHECK(slow.commExposedS == Approx(0.1172864).epsilon(1e-9));
+}
