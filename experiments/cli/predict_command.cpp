@@ -8,41 +8,21 @@
 
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
+#include "dtbench/build_config.h"
 #include "experiments/cli/commands.h"
 #include "experiments/cli/predict_options.h"
+#include "experiments/cli/table_output.h"
 #include "experiments/predict/calibration.h"
 #include "experiments/predict/hardware.h"
 #include "experiments/predict/measured_step.h"
-#include "dtbench/build_config.h"
 #include "experiments/predict/prediction_figures.h"
 #include "experiments/predict/prediction_tables.h"
-#include "experiments/report/figures.h"
 #include "experiments/predict/step_model.h"
+#include "experiments/report/figures.h"
 #include "experiments/report/report_table.h"
 
 namespace dtbench::experiments {
 namespace {
-
-void printTables(const std::vector<report::Table>& all, const PredictOptions& o) {
-  std::vector<report::Table> shown;
-  for (const std::string& name : o.tables) {
-    bool found = false;
-    for (const report::Table& t : all)
-      if (t.name == name) shown.push_back(t), found = true;
-    if (!found) {
-      std::string names;
-      for (const report::Table& t : all) names += (names.empty() ? "" : ", ") + t.name;
-      throw common::UsageError("--table: no table '" + name + "'; the tables are " + names);
-    }
-  }
-  if (o.tables.empty()) shown = all;
-  if (o.format == ReportFormat::kMarkdown) std::printf("%s", report::renderMarkdown(shown).c_str());
-  else if (o.format == ReportFormat::kCsv)
-    std::printf("%s", shown.size() == 1 && !o.tables.empty() ? report::renderCsv(shown[0]).c_str()
-                                                             : report::renderCsvAll(shown).c_str());
-  else std::printf("%s\n", report::renderJson(shown).dump(1).c_str());
-  std::fflush(stdout);
-}
 
 // Measured rows beside the model's predictions on `hardware`: the calibration's fit, or a validation.
 report::Table comparisonTable(const std::vector<predict::CalibrationRow>& rows, const char* title) {
@@ -86,7 +66,7 @@ int allreduceCommand(const PredictOptions& o) {
       rows.push_back({m, linkClass, predict::modelledSeconds(m, hardware)});
     }
   if (rows.empty()) throw common::UsageError("--allreduce: no row over 2 or more ranks to predict");
-  printTables({comparisonTable(rows, "All-reduce: measured against predicted on the hardware file")}, o);
+  printTables({comparisonTable(rows, "All-reduce: measured against predicted on the hardware file")}, o.tables, o.format);
   return 0;
 }
 
@@ -116,7 +96,7 @@ int calibrateCommand(const PredictOptions& o) {
     const nlohmann::json out = {{"tables", report::renderJson({table})}, {"hardware", hw}};
     std::printf("%s\n", out.dump(1).c_str());
   } else {
-    printTables({table}, PredictOptions{});
+    printTables({table}, {}, o.format);
     if (o.outputPath.empty()) std::printf("\nHardware file:\n%s\n", hw.dump(2).c_str());
   }
   if (!o.outputPath.empty()) {
@@ -151,7 +131,7 @@ int runPredictCommand(const std::vector<std::string>& args) {
   std::vector<predict::StepPrediction> predictions;
   for (int world : o.worlds) predictions.push_back(predict::predictStep(run, hardware, world, whatIf));
   const predict::StepPrediction baseline = predict::predictStep(run, hardware, 1, whatIf);
-  printTables(predict::predictionTables(run, hardware, o.hardwarePath, predictions, baseline), o);
+  printTables(predict::predictionTables(run, hardware, o.hardwarePath, predictions, baseline), o.tables, o.format);
   if (!o.plotsDir.empty()) {
     const nlohmann::json data = predict::predictionFigureData(run, predictions, baseline, o.measured);
     const std::vector<std::string> files = report::drawFigures(data, o.plotsDir, DTBENCH_PLOT_PYTHON);

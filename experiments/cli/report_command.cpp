@@ -17,6 +17,7 @@
 #include "dtbench/build_config.h"
 #include "experiments/cli/commands.h"
 #include "experiments/cli/report_options.h"
+#include "experiments/cli/table_output.h"
 #include "experiments/report/ceiling.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report.h"
@@ -84,24 +85,7 @@ int runReportCommand(const std::vector<std::string>& args) {
   }
   const report::Report& r = *built;
 
-  std::vector<report::Table> shown = r.tables;
-  if (!o.tables.empty()) {
-    shown.clear();
-    try {
-      for (const std::string& name : o.tables) shown.push_back(r.table(name));
-    } catch (const std::out_of_range& e) {
-      throw common::UsageError(std::string("--table: ") + e.what());
-    }
-  }
-  if (o.format == ReportFormat::kMarkdown) {
-    std::printf("%s%s", o.tables.empty() ? r.preamble().c_str() : "", report::renderMarkdown(shown).c_str());
-  } else if (o.format == ReportFormat::kCsv) {
-    std::printf("%s", shown.size() == 1 && !o.tables.empty() ? report::renderCsv(shown[0]).c_str()
-                                                             : report::renderCsvAll(shown).c_str());
-  } else {
-    std::printf("%s\n", report::renderJson(shown).dump(1).c_str());
-  }
-  std::fflush(stdout);
+  printTables(r.tables, o.tables, o.format, r.preamble());
 
   if (!o.csvDir.empty())
     for (const report::Table& table : r.tables)

@@ -10,14 +10,7 @@
 
 namespace dtbench::report {
 
-const Table& Report::table(const std::string& name) const {
-  std::string names;
-  for (const Table& t : tables) {
-    if (t.name == name) return t;
-    names += (names.empty() ? "" : ", ") + t.name;
-  }
-  throw std::out_of_range("no table '" + name + "' (the tables: " + names + ")");
-}
+const Table& Report::table(const std::string& name) const { return findTable(tables, name); }
 
 std::string Report::preamble() const {
   return "# dtbench report\n\n" + std::to_string(runs.size()) + " run" + (runs.size() == 1 ? "" : "s") + " read, " +

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 namespace dtbench::report {
 namespace {
@@ -99,6 +100,15 @@ std::string renderCsvAll(const std::vector<Table>& tables) {
     out += "# " + tables[i].title + '\n' + renderCsv(tables[i]);
   }
   return out;
+}
+
+const Table& findTable(const std::vector<Table>& tables, const std::string& name) {
+  std::string names;
+  for (const Table& t : tables) {
+    if (t.name == name) return t;
+    names += (names.empty() ? "" : ", ") + t.name;
+  }
+  throw std::out_of_range("no table '" + name + "' (the tables: " + names + ")");
 }
 
 nlohmann::json renderJson(const std::vector<Table>& tables) {

@@ -40,6 +40,9 @@ enum class Precision { kShort, kLong };  // Markdown | CSV and JSON
 
 std::string formatCell(const Cell& cell, Precision precision);
 
+// The table of `tables` named `name`; throws std::out_of_range "no table 'x' (the tables: a, b)".
+const Table& findTable(const std::vector<Table>& tables, const std::string& name);
+
 std::string renderMarkdown(const std::vector<Table>& tables);
 std::string renderCsv(const Table& table);                   // header and rows only
 std::string renderCsvAll(const std::vector<Table>& tables);  // "# title" line before each
