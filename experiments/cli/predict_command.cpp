@@ -24,33 +24,47 @@
 namespace dtbench::experiments {
 namespace {
 
+// |predicted / measured − 1| over rows, and over those from 1 MiB.
+struct ErrorSummary {
+  size_t rows = 0, largeRows = 0;
+  double mean = 0, worst = 0, largeMean = 0, largeWorst = 0;
+};
+
+ErrorSummary summarize(const std::vector<predict::CalibrationRow>& rows) {
+  ErrorSummary e;
+  for (const predict::CalibrationRow& r : rows) {
+    const double error = std::abs(r.predictedS / r.measured.seconds - 1);
+    ++e.rows;
+    e.mean += error;
+    e.worst = std::max(e.worst, error);
+    if (r.measured.bytes >= (1 << 20)) {
+      ++e.largeRows;
+      e.largeMean += error;
+      e.largeWorst = std::max(e.largeWorst, error);
+    }
+  }
+  if (e.rows > 0) e.mean /= static_cast<double>(e.rows);
+  if (e.largeRows > 0) e.largeMean /= static_cast<double>(e.largeRows);
+  return e;
+}
+
 // Measured rows beside the model's predictions on `hardware`: the calibration's fit, or a validation.
-report::Table comparisonTable(const std::vector<predict::CalibrationRow>& rows, const char* title) {
+report::Table comparisonTable(const std::vector<predict::CalibrationRow>& rows, const ErrorSummary& e,
+                              const char* title) {
   report::Table table;
   table.name = "allreduce_model";
   table.title = title;
   table.columns = {"row", "class", "backend", "topology", "N", "nodes", "size", "measured_s", "predicted_s", "error"};
-  double sum = 0, worst = 0, sumLarge = 0, worstLarge = 0;
-  int large = 0;
-  for (const predict::CalibrationRow& r : rows) {
-    const double error = r.predictedS / r.measured.seconds - 1;
+  for (const predict::CalibrationRow& r : rows)
     table.rows.push_back({report::Cell::of(r.measured.source), report::Cell::of(r.linkClass),
                           report::Cell::of(r.measured.backend), report::Cell::of(r.measured.topology),
                           report::Cell::integral(r.measured.world), report::Cell::integral(r.measured.nodes),
                           report::Cell::integral(r.measured.bytes), report::Cell::seconds(r.measured.seconds),
-                          report::Cell::seconds(r.predictedS), report::Cell::ratio(error)});
-    sum += std::abs(error);
-    worst = std::max(worst, std::abs(error));
-    if (r.measured.bytes >= (1 << 20)) {
-      ++large;
-      sumLarge += std::abs(error);
-      worstLarge = std::max(worstLarge, std::abs(error));
-    }
-  }
+                          report::Cell::seconds(r.predictedS), report::Cell::ratio(r.predictedS / r.measured.seconds - 1)});
   char text[256];
-  std::snprintf(text, sizeof text, "- Over %zu rows: mean |error| %.1f%%, worst %.1f%%; from 1 MiB (%d rows): "
-                "mean %.1f%%, worst %.1f%%.", rows.size(), 100 * sum / std::max<size_t>(1, rows.size()),
-                100 * worst, large, 100 * sumLarge / std::max(1, large), 100 * worstLarge);
+  std::snprintf(text, sizeof text, "- Over %zu rows: mean |error| %.1f%%, worst %.1f%%; from 1 MiB (%zu rows): "
+                "mean %.1f%%, worst %.1f%%.", e.rows, 100 * e.mean, 100 * e.worst, e.largeRows, 100 * e.largeMean,
+                100 * e.largeWorst);
   table.notes.push_back(text);
   table.notes.push_back("- `error` = predicted / measured − 1.");
   return table;
@@ -61,12 +75,12 @@ int allreduceCommand(const PredictOptions& o) {
   std::vector<predict::CalibrationRow> rows;
   for (const std::string& path : o.allreduce)
     for (const predict::AllreduceMeasurement& m : predict::readAllreduceCsv(path)) {
-      if (m.world < 2 || m.bytes < m.elementBytes) continue;
-      const std::string linkClass = m.topology == "native" ? "native" : m.nodes == 1 ? "intra" : "inter";
-      rows.push_back({m, linkClass, predict::modelledSeconds(m, hardware)});
+      const std::string linkClass = predict::linkClassOf(m);
+      if (!linkClass.empty()) rows.push_back({m, linkClass, predict::modelledSeconds(m, hardware)});
     }
   if (rows.empty()) throw common::UsageError("--allreduce: no row over 2 or more ranks to predict");
-  printTables({comparisonTable(rows, "All-reduce: measured against predicted on the hardware file")}, o.tables, o.format);
+  printTables({comparisonTable(rows, summarize(rows), "All-reduce: measured against predicted on the hardware file")},
+              o.tables, o.format);
   return 0;
 }
 
@@ -77,21 +91,17 @@ int calibrateCommand(const PredictOptions& o) {
     rows.insert(rows.end(), more.begin(), more.end());
   }
   const predict::Calibration fit = predict::calibrate(rows);
-  report::Table table = comparisonTable(fit.rows, "Calibration: measured all-reduces against the fitted model");
+  const ErrorSummary errors = summarize(fit.rows);
+  report::Table table = comparisonTable(fit.rows, errors, "Calibration: measured all-reduces against the fitted model");
   table.name = "calibration";
   table.notes.back() = "- `error` = predicted / measured − 1, over the fitted rows themselves: the fit's error, not a "
                        "validation (predict other runs with --allreduce).";
-  double sum = 0, worst = 0;
-  for (const predict::CalibrationRow& r : fit.rows) {
-    sum += std::abs(r.predictedS / r.measured.seconds - 1);
-    worst = std::max(worst, std::abs(r.predictedS / r.measured.seconds - 1));
-  }
   nlohmann::json hw = predict::toJson(fit.hardware);
   hw["description"] = "fitted by dtbench predict --calibrate";
   hw["calibration"] = {{"sources", o.calibrate},
                        {"rows", fit.rows.size()},
-                       {"mean_abs_error", sum / std::max<size_t>(1, fit.rows.size())},
-                       {"worst_abs_error", worst}};
+                       {"mean_abs_error", errors.mean},
+                       {"worst_abs_error", errors.worst}};
   if (o.format == ReportFormat::kJson) {
     const nlohmann::json out = {{"tables", report::renderJson({table})}, {"hardware", hw}};
     std::printf("%s\n", out.dump(1).c_str());

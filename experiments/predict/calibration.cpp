@@ -187,14 +187,18 @@ double modelledSeconds(const AllreduceMeasurement& row, const Hardware& hardware
   return topology.native() ? seconds / hardware.efficiencyOf(row.backend) : seconds;
 }
 
+std::string linkClassOf(const AllreduceMeasurement& row) {
+  if (row.world < 2 || row.bytes < row.elementBytes) return "";
+  return row.topology == "native" ? "native" : row.nodes == 1 ? "intra" : "inter";
+}
+
 Calibration calibrate(const std::vector<AllreduceMeasurement>& all) {
   std::vector<AllreduceMeasurement> intra, inter, native;
   int ranksPerNode = 1;
   for (const AllreduceMeasurement& r : all) {
-    if (r.world < 2 || r.bytes < r.elementBytes) continue;
-    if (r.topology == "native") native.push_back(r);
-    else if (r.nodes == 1) intra.push_back(r);
-    else inter.push_back(r);
+    const std::string linkClass = linkClassOf(r);
+    if (linkClass.empty()) continue;
+    (linkClass == "native" ? native : linkClass == "intra" ? intra : inter).push_back(r);
     if (r.nodes > 1) ranksPerNode = std::max(ranksPerNode, r.world / r.nodes);
   }
   if (intra.empty() && inter.empty())

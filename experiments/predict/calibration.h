@@ -38,6 +38,10 @@ std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path);
 // The model's time for one measured configuration on `hardware` (ranks per node = world / nodes).
 double modelledSeconds(const AllreduceMeasurement& row, const Hardware& hardware);
 
+// What a row calibrates: "native" (a backend's efficiency), "intra" (over one node) or "inter"
+// (over several); "" for a row the model has nothing to say about (one rank, or under one element).
+std::string linkClassOf(const AllreduceMeasurement& row);
+
 struct CalibrationRow {
   AllreduceMeasurement measured;
   std::string linkClass;  // "intra", "inter" or "native"
