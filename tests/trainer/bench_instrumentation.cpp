@@ -8,15 +8,22 @@
 //  - history: RunRecorder's per-step train_history.log row (RunDirectory::appendHistory), after
 //             step_s ends;
 //  - batches: the step's batches.csv row (toCsvRow + appendBatchRows), written at the epoch's end;
-//  - flush:   RunDirectory::flush() once per `--steps-per-epoch` steps, amortized per step.
+//  - flush:   RunDirectory::flush() once per `--steps-per-epoch` steps, amortized per step;
+//  - ready:   the GradientReadyProbe (step_profile.json) on as many parameters as ResNet-18 has (62),
+//             of one element each: a backward that reaches each once with the probe armed, less the
+//             same backward with no probe (its hooks removed), alternating in blocks of 100 (inside
+//             step_s; `--steps` / 10 backwards each way);
+//  - profile: StepProfile::add of those 62 ready times (after step_s).
 // Prints one CSV line per part: part,steps,total_s,per_step_us. The run directory is a fresh
 // temporary one (removed at the end) unless --dir is given.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,8 +33,14 @@
 #include <c10/core/Device.h>
 
 #include "common/clock.h"
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+
+#include "models/registry.h"
 #include "trainer/chrome_trace.h"
+#include "trainer/gradient_ready.h"
 #include "trainer/run_directory.h"
+#include "trainer/step_profile.h"
 #include "trainer/step_record.h"
 #include "trainer/step_timer.h"
 
@@ -104,6 +117,45 @@ int main(int argc, char** argv) try {
     }
     print("batches", steps, seconds(start) - flushTotal);
     print("flush", steps, flushTotal);
+  }
+  {
+    // As many parameters as ResNet-18 has (62), each of one element, so that backward costs little
+    // beside the hooks: the probe's cost is the difference between the two timings.
+    struct Parameters : torch::nn::Module {
+      explicit Parameters(size_t n) {
+        for (size_t i = 0; i < n; ++i) register_parameter("p" + std::to_string(i), torch::ones({1}));
+      }
+    } model(dtbench::models::makeModel("resnet18")->parameters().size());
+    const std::vector<at::Tensor> parameters = model.parameters();
+    const auto backward = [&] {
+      at::Tensor loss = at::zeros({});
+      for (const at::Tensor& p : parameters) loss = loss + p.sum();
+      loss.backward();
+    };
+    const int64_t rounds = std::max<int64_t>(1, steps / 1000);  // blocks of 100 each way: steps / 10 backwards each
+    double with = 0, without = 0, profileTotal = 0;
+    std::optional<dtbench::trainer::StepProfile> profile;
+    for (int64_t r = 0; r < rounds; ++r) {
+      {
+        dtbench::trainer::GradientReadyProbe probe(model);  // hooks on for this block only
+        if (!profile) profile.emplace(probe.parameters(), probe.bufferElements());
+        Clock::time_point start = Clock::now();
+        for (int i = 0; i < 100; ++i) {
+          probe.arm();
+          backward();
+          probe.disarm();
+        }
+        with += seconds(start);
+        start = Clock::now();
+        for (int i = 0; i < 100; ++i) profile->add(0.01, probe.readyS());
+        profileTotal += seconds(start);
+      }
+      const Clock::time_point start = Clock::now();
+      for (int i = 0; i < 100; ++i) backward();  // no hooks
+      without += seconds(start);
+    }
+    print("ready", rounds * 100, with - without);
+    print("profile", rounds * 100, profileTotal);
   }
   if (temporary) std::filesystem::remove_all(dir);
   return 0;
