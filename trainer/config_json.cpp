@@ -92,6 +92,7 @@ nlohmann::json toJson(const RunConfig& config) {
       {"gloo_iface", connection.glooIface},
       {"gloo_threads", connection.glooThreads},
       {"timeout_s", connection.timeoutS},
+      {"message_log", connection.messageLog.empty() ? nlohmann::json(nullptr) : nlohmann::json(connection.messageLog)},
       {"inject_delay_ms", impairment.delayMs},
       {"inject_rate_gbps", impairment.rateGbps},
       {"inject_loss_pct", impairment.lossPercent},

@@ -13,6 +13,7 @@
 #include "comm/backends/backend.h"
 #include "comm/backends/make_communicator.h"
 #include "comm/communicator.h"
+#include "comm/traffic/message_log.h"
 #include "comm/work.h"
 #include "common/clock.h"
 #include "common/usage_error.h"
@@ -110,7 +111,12 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
     throw UsageError("--data-on-device needs a CUDA device: this build of LibTorch has no CUDA or no GPU is visible");
   s.device = chooseDevice(s.config.device);
   torch::manual_seed(s.config.seed);
-  s.setUp(memoryPolicy);
+  try {
+    s.setUp(memoryPolicy);
+  } catch (const std::exception&) {
+    if (s.world) s.world->writeMessageLog(/*failure=*/true);
+    throw;
+  }
 }
 
 Trainer::~Trainer() = default;
@@ -189,6 +195,7 @@ void Trainer::State::broadcastInitialState() {
   for (const at::Tensor& b : floatingBuffers(*model)) tensors.push_back(b);
   at::Tensor flat = at::empty({totalElements(tensors)}, at::kFloat);
   packInto(tensors, flat);
+  const comm::MessageCategoryScope category(comm::MessageCategory::kParameters);
   world->communicator->broadcast(flat, 0)->wait();
   unpackFrom(flat, tensors);
 }
@@ -281,20 +288,23 @@ nlohmann::json Trainer::run() {
       recorder.summary()["interrupted_at_step"] = s.position.globalStep;
       recorder.writeSummary("interrupted");
       recorder.summary()["status"] = "interrupted";
-      return recorder.summary();
+    } else {
+      const double checksum = parameterChecksum(*s.model);
+      recorder.finish(checksum);
+      recorder.summary()["param_checksum"] = checksum;
+      recorder.summary()["finished_at"] = common::unixSeconds();
+      recorder.writeSummary("completed");
+      recorder.summary()["status"] = "completed";
     }
-    const double checksum = parameterChecksum(*s.model);
-    recorder.finish(checksum);
-    recorder.summary()["param_checksum"] = checksum;
-    recorder.summary()["finished_at"] = common::unixSeconds();
-    recorder.writeSummary("completed");
-    recorder.summary()["status"] = "completed";
-    return recorder.summary();
   } catch (const std::exception& e) {
     s.progress.clear();
     recorder.recordFailure(errorMessage(e));
+    if (s.world) s.world->writeMessageLog(/*failure=*/true);
     throw;
   }
+  // After the last collective, with the sockets still open (the end snapshot).
+  if (s.world) s.world->writeMessageLog(/*failure=*/false);
+  return recorder.summary();
 }
 
 }  // namespace dtbench::trainer

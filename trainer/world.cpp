@@ -1,8 +1,10 @@
 #include "trainer/world.h"
 
 #include <exception>
+#include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/allgather_values.h"
@@ -43,6 +45,10 @@ std::unique_ptr<comm::Communicator> meetTheOtherRanks(const RunConfig& config) {
 World joinWorld(const RunConfig& config) {
   World world;
   world.communicator = meetTheOtherRanks(config);
+  if (const std::string& dir = config.comm.connection.messageLog; !dir.empty()) {
+    world.messageLog = std::make_unique<comm::MessageLogFiles>(dir, world.communicator->rank(), comm::thisHostName());
+    world.communicator = world.messageLog->wrap(std::move(world.communicator));
+  }
   world.hostNames = comm::allgatherStrings(*world.communicator, comm::thisHostName());
   world.hosts = config.comm.ranksPerHost > 0 ? comm::hostsFromRanksPerHost(world.size(), config.comm.ranksPerHost)
                                              : comm::hostsFromNames(world.hostNames);
@@ -53,6 +59,14 @@ World joinWorld(const RunConfig& config) {
                                                 config.sync.kind == Sync::kSsgd ? config.impairment
                                                                                 : comm::Impairment{});
   return world;
+}
+
+void World::writeMessageLog(bool failure) const {
+  if (!messageLog) return;
+  if (failure)
+    messageLog->writeBestEffort(std::cerr);
+  else
+    messageLog->write();
 }
 
 }  // namespace dtbench::trainer

@@ -3,6 +3,8 @@
 // layout (real host names, or --ranks-per-host), the traffic recorder and the all-reduce algorithm
 // (--topology). joinWorld() is collective: every rank of the run calls it with the same flags.
 // MPI decides rank and size for --backend mpi; the World's rank() and size() are authoritative.
+// Under --message-log the communicator is a LoggingCommunicator (comm/traffic/logging_communicator.h)
+// installed before anything else used it, and messageLog writes the rank's files at the end.
 
 #include <memory>
 #include <string>
@@ -11,6 +13,7 @@
 #include "comm/communicator.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology_allreduce.h"
+#include "comm/traffic/message_log_files.h"
 #include "comm/traffic/traffic_recorder.h"
 #include "trainer/config.h"
 
@@ -22,6 +25,10 @@ struct World {
   std::unique_ptr<comm::TrafficRecorder> recorder;
   std::unique_ptr<comm::TopologyAllreduce> allreduce;
   std::vector<std::string> hostNames;  // of every rank
+  std::unique_ptr<comm::MessageLogFiles> messageLog;  // --message-log only
+
+  // Writes the message log's files (when on); on the failure path failure = true never throws.
+  void writeMessageLog(bool failure) const;
 
   int rank() const { return communicator->rank(); }
   int size() const { return communicator->size(); }

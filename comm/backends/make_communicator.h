@@ -28,6 +28,9 @@ struct BackendOptions {
   std::string glooIface;  // --gloo-iface, else GLOO_SOCKET_IFNAME (read by the caller)
   int glooThreads = 2;
   double timeoutS = 60;  // --timeout: the deadline of every collective and of the rendezvous
+  // --message-log DIR, else DTBENCH_MESSAGE_LOG; "" = off. Not used here: the caller wraps the
+  // communicator (comm/traffic/message_log_files.h).
+  std::string messageLog;
 
   std::chrono::milliseconds timeout() const {
     return std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000.0));

@@ -28,6 +28,7 @@
 #include "comm/topology/link_bound.h"
 #include "comm/topology/ring.h"
 #include "comm/topology_allreduce.h"
+#include "comm/traffic/message_log.h"
 #include "comm/traffic/traffic_exchange.h"
 #include "comm/traffic/traffic_recorder.h"
 #include "comm/work.h"
@@ -123,13 +124,18 @@ Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const All
   row.count = count;
   row.bytes = count * static_cast<int64_t>(c10::elementSize(type));
   at::Tensor data = at::ones({count}, type);
-  for (int i = 0; i < s.warmupIters; ++i) algorithm.allreduce(data.fill_(1));
+  // The all-reduced buffer is the payload (docs/wire.md, "Message log"); barrier and gathers stay control.
+  const auto payload = [&](const at::Tensor& t) {
+    const comm::MessageCategoryScope category(comm::MessageCategory::kGradients);
+    algorithm.allreduce(t);
+  };
+  for (int i = 0; i < s.warmupIters; ++i) payload(data.fill_(1));
   c.barrier()->wait();
   double seconds = 0;
   for (int i = 0; i < s.iters; ++i) {
     data.fill_(1);  // keeps values finite; the fill is outside the timed interval
     const auto start = std::chrono::steady_clock::now();
-    algorithm.allreduce(data);
+    payload(data);
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   row.timeUs = maxOverRanks(c, seconds / s.iters * 1e6);
@@ -137,7 +143,7 @@ Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const All
   row.busbw = comm::ringBusBandwidth(row.algbw, c.size());
   if (s.check) {
     at::Tensor t = checkInput(count, c.rank(), type);
-    algorithm.allreduce(t);
+    payload(t);
     const int64_t wrong = t.to(at::kFloat).ne(checkExpected(count, c.size())).sum().item<int64_t>();
     row.wrong = 0;
     for (const auto& w : comm::allgatherInt64(c, {wrong})) row.wrong += w[0];

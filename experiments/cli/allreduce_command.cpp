@@ -5,13 +5,19 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <exception>
+#include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/backends/make_communicator.h"
 #include "comm/communicator.h"
+#include "comm/failure/peer_table.h"
 #include "comm/rank_discovery.h"
+#include "comm/traffic/message_log_files.h"
 #include "experiments/allreduce/allreduce_benchmark.h"
 #include "experiments/cli/allreduce_options.h"
 #include "experiments/cli/commands.h"
@@ -28,8 +34,21 @@ int runAllreduceCommand(const std::vector<std::string>& args) {
   // Rank 0 writes the outputs: a path it cannot write fails now, not after the whole benchmark.
   if (o.ranks.connection.rank == 0) checkOutputsWritable(o.settings);
   at::set_num_threads(o.settings.threads);
-  const std::unique_ptr<comm::Communicator> c = comm::makeCommunicator(o.ranks.connection);
-  const int64_t wrong = runAllreduceBenchmark(*c, o.ranks.ranksPerHost, o.settings, o.ranks.connection.timeoutS);
+  std::unique_ptr<comm::Communicator> c = comm::makeCommunicator(o.ranks.connection);
+  // --message-log: every operation from here on is recorded (docs/wire.md, "Message log").
+  std::optional<comm::MessageLogFiles> messageLog;
+  if (!o.ranks.connection.messageLog.empty()) {
+    messageLog.emplace(o.ranks.connection.messageLog, c->rank(), comm::thisHostName());
+    c = messageLog->wrap(std::move(c));
+  }
+  int64_t wrong = 0;
+  try {
+    wrong = runAllreduceBenchmark(*c, o.ranks.ranksPerHost, o.settings, o.ranks.connection.timeoutS);
+  } catch (const std::exception&) {
+    if (messageLog) messageLog->writeBestEffort(std::cerr);
+    throw;
+  }
+  if (messageLog) messageLog->write();
   if (wrong > 0) {
     std::fprintf(stderr, "dtbench allreduce: %lld element(s) differ from the exact sum\n",
                  static_cast<long long>(wrong));

@@ -29,7 +29,10 @@ void addRankOptions(cxxopts::Options& options, double defaultTimeoutS) {
     ("gloo-threads", "Gloo worker threads (at most " + std::to_string(kMaxGlooThreads) + ")",
      cxxopts::value<int>()->default_value("2"))
     ("timeout", "Seconds any one collective may take before the run fails, naming the rank it waited for",
-     cxxopts::value<double>()->default_value(std::to_string(static_cast<int>(defaultTimeoutS))));
+     cxxopts::value<double>()->default_value(std::to_string(static_cast<int>(defaultTimeoutS))))
+    ("message-log", "Record every operation handed to the communicator and the rank's TCP sockets into "
+     "DIR/messages.rank<R>.csv and DIR/sockets.rank<R>.csv (default: DTBENCH_MESSAGE_LOG; docs/wire.md)",
+     cxxopts::value<std::string>(), "DIR");
   // clang-format on
 }
 
@@ -58,6 +61,10 @@ RankOptions readRankOptions(const cxxopts::ParseResult& parsed, const comm::Envi
   } else if (auto it = env.find("DTBENCH_RANKS_PER_HOST"); it != env.end()) {
     o.ranksPerHost = std::atoi(it->second.c_str());
   }
+  if (parsed.count("message-log"))
+    c.messageLog = parsed["message-log"].as<std::string>();
+  else if (auto it = env.find("DTBENCH_MESSAGE_LOG"); it != env.end())
+    c.messageLog = it->second;
   c.timeoutS = parsed["timeout"].as<double>();
   if (!(c.timeoutS > 0)) throw UsageError("--timeout must be positive (seconds)");
 

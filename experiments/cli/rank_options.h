@@ -1,9 +1,9 @@
 #pragma once
 // The command-line flags every multi-rank subcommand shares (train, allreduce): who this rank is,
 // where the rendezvous happens, how Gloo and the deadline are set, and the host layout. Defaults
-// come from the launcher's variables (comm/rank_discovery.h), GLOO_SOCKET_IFNAME and
-// DTBENCH_RANKS_PER_HOST. They fill the communicator's own options (comm::BackendOptions), the one
-// home of these settings.
+// come from the launcher's variables (comm/rank_discovery.h), GLOO_SOCKET_IFNAME,
+// DTBENCH_RANKS_PER_HOST and DTBENCH_MESSAGE_LOG. They fill the communicator's own options
+// (comm::BackendOptions), the one home of these settings.
 
 #include <cxxopts.hpp>
 

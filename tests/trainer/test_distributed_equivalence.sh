@@ -5,7 +5,9 @@
 # dtbench launch, plus once with the rendezvous through a FileStore instead of the TCPStore; mpi:
 # started by mpirun): the final param_checksum matches the 1-rank run (relative 1e-5) and every rank
 # holds the same parameters (param_checksums identical, --check-every 1 passes). Then a model with
-# BatchNorm over 2 ranks, whose rank 0 also writes step_profile.json (check_step_profile.py).
+# BatchNorm over 2 ranks, whose rank 0 also writes step_profile.json (check_step_profile.py). The
+# gloo ring runs (3 ranks, and resnet18's with BatchNorm buffers) also write --message-log
+# (check_message_log.py: gradient sends = counted traffic, every category seen).
 # Usage: distributed_equivalence_test.sh path/to/dtbench gloo|mpi
 set -uo pipefail
 dtbench=$1 backend=${2:-gloo}
@@ -100,6 +102,12 @@ for line in "${configs[@]}"; do
   read -ra extra_flags <<<"${extra:-}"
   ranks_per_host=-
   [[ ${extra:-} =~ --ranks-per-host\ ([0-9]+) ]] && ranks_per_host=${BASH_REMATCH[1]}
+  message_log=
+  if [[ $name == ring && $backend == gloo ]]; then
+    message_log=$tmp/messages
+    extra_flags+=(--message-log "$message_log")
+    extra="${extra:+$extra }--message-log DIR"
+  fi
   label="$backend --topology $topology${extra:+ $extra}"
   [[ $overlap == true ]] && label+=" (overlapped buckets)"
   echo "checking: 3 ranks, batch 4, $label"
@@ -116,6 +124,19 @@ for line in "${configs[@]}"; do
   else
     fail "$label: $result"
   fi
+  # --message-log: every rank's files; its gradient sends are exactly traffic.csv's counted bytes.
+  if [[ -n $message_log ]]; then
+    if result=$(/usr/bin/python3 "$(dirname "$0")/check_message_log.py" "$message_log" 3 \
+                  --traffic "$tmp/$name/traffic.csv" --category gradients --category parameters); then
+      echo "ok: $label: message log: $result"
+    else
+      fail "$label: message log: $result"
+    fi
+    if ! /usr/bin/python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["message_log"] != sys.argv[2])' \
+           "$tmp/$name/config.json" "$message_log"; then
+      fail "$label: config.json message_log is not $message_log"
+    fi
+  fi
 done
 
 # A model with BatchNorm: rank 0's running statistics are broadcast during backward and adopted after
@@ -123,9 +144,12 @@ done
 echo "checking: 2 ranks, resnet18 (BatchNorm statistics broadcast from rank 0), $backend ring"
 start=$(date +%s)
 ranks 2
+bn_log=()
+[[ $backend == gloo ]] && bn_log=(--message-log "$tmp/bn-messages")
 out=$(timeout --kill-after=10 120 "${launch[@]}" train --model resnet18 --backend "$backend" \
         --dataset synthetic --synthetic-train-size 64 --synthetic-test-size 0 --batch-size 2 --epochs 1 --max-steps 3 \
-        --no-eval --threads 1 --workers 0 --quiet --timeout 30 --check-every 1 --topology ring --out "$tmp/bn" 2>&1)
+        --no-eval --threads 1 --workers 0 --quiet --timeout 30 --check-every 1 --topology ring --out "$tmp/bn" \
+        "${bn_log[@]}" 2>&1)
 rc=$?
 if [[ $rc -ne 0 ]]; then
   fail "resnet18 over 2 ranks exited $rc:"; echo "$out" | tail -n 20 >&2
@@ -134,6 +158,10 @@ sys.exit(0 if s["status"] == "completed" and len(c) == 2 and c[0] == c[1] else 1
   fail "resnet18 over 2 ranks: ranks differ or the run did not complete: $(cat "$tmp/bn/summary.json")"
 elif ! result=$(/usr/bin/python3 "$(dirname "$0")/check_step_profile.py" "$tmp/bn" --steps 2); then
   fail "resnet18 over 2 ranks: $result"
+elif [[ $backend == gloo ]] &&
+     ! result=$(/usr/bin/python3 "$(dirname "$0")/check_message_log.py" "$tmp/bn-messages" 2 \
+                  --traffic "$tmp/bn/traffic.csv" --category gradients --category buffers --category parameters); then
+  fail "resnet18 over 2 ranks: message log: $result"
 else
   echo "ok: resnet18 with BatchNorm over 2 ranks in $(( $(date +%s) - start ))s, identical ranks, step_profile.json"
 fi

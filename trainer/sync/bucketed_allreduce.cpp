@@ -10,6 +10,7 @@
 
 #include "comm/element_type.h"
 #include "comm/tensor_element_type.h"
+#include "comm/traffic/message_log.h"
 #include "comm/work.h"
 #include "trainer/sync/flat_tensors.h"
 
@@ -125,7 +126,10 @@ void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
   }
   const int64_t gradients = bucket.flat.numel() - (carriesFlag ? 1 : 0);
   if (carriesFlag) bucket.flat[gradients].fill_(stopFlag_);
-  allreduce_.allreduce(bucket.flat);
+  {
+    const comm::MessageCategoryScope category(comm::MessageCategory::kGradients);  // on the worker thread
+    allreduce_.allreduce(bucket.flat);
+  }
   if (carriesFlag) stopAgreed_ = bucket.flat[gradients].item<float>() > 0.5f;
   bucket.flat.narrow(0, 0, gradients).div_(communicator_.size());
   for (size_t k = 0; k < bucket.parameters.size(); ++k) {
@@ -140,6 +144,7 @@ void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
 // statistics for its backward, so they must not change until backward is over).
 void BucketedAllreduce::broadcastBuffers() {
   packInto(buffers_, bufferFlat_);
+  const comm::MessageCategoryScope category(comm::MessageCategory::kBuffers);
   communicator_.broadcast(bufferFlat_, 0)->wait();
 }
 

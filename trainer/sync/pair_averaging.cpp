@@ -6,6 +6,7 @@
 
 #include "comm/point_to_point.h"
 #include "comm/traffic/counting_point_to_point.h"
+#include "comm/traffic/message_log.h"
 #include "comm/work.h"
 #include "trainer/sync/flat_tensors.h"
 #include "trainer/sync/pair_matching.h"
@@ -48,6 +49,7 @@ void PairAveraging::exchange(int partner) {
   packInto(tensors_, mine_);
   comm::PointToPoint& transport = impaired_ ? static_cast<comm::PointToPoint&>(*impaired_) : communicator_;
   comm::CountingPointToPoint counting(transport, recorder_);
+  const comm::MessageCategoryScope category(comm::MessageCategory::kParameters);
   // Both sides post both operations before waiting: neither order can deadlock.
   comm::WorkPtr sent = counting.send(mine_, partner, kExchangeTag);
   comm::WorkPtr received = counting.recv(theirs_, partner, kExchangeTag);

@@ -22,6 +22,8 @@ expect 2 "--threads must be in \[1, $(nproc)\].*got 100000" allreduce --threads 
 expect 2 "--gloo-threads must be in \[1, 64\], got 100000" allreduce --gloo-threads 100000
 expect 2 "--counts needs a comma-separated list.*got ',,'" allreduce --counts ,,
 expect 2 "-f \(--factor\) takes a finite number.*got 'nan'" allreduce -f nan
+touch "$tmp/a-file"
+expect 2 "--message-log $tmp/a-file/logs cannot be created" allreduce --message-log "$tmp/a-file/logs" -b 4 -e 4
 for rank in 0 1; do
   launcher=(env -u DTBENCH_CLUSTER RANK=$rank WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 timeout 60)
   expect 2 "unknown backend 'foo'" allreduce --backend foo

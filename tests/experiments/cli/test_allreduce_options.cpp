@@ -114,3 +114,12 @@ TEST_CASE("outputs that cannot be written are refused before the benchmark", "[c
   CHECK_FALSE(std::filesystem::exists(s.trafficPath));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("message log directory comes from the flag or DTBENCH_MESSAGE_LOG", "[cli][allreduce][message_log]") {
+  using dtbench::experiments::parseAllreduceOptions;
+  CHECK(parseAllreduceOptions({}, {}).ranks.connection.messageLog.empty());
+  CHECK(parseAllreduceOptions({}, {{"DTBENCH_MESSAGE_LOG", "/tmp/from-env"}}).ranks.connection.messageLog ==
+        "/tmp/from-env");
+  CHECK(parseAllreduceOptions({"--message-log", "logs"}, {{"DTBENCH_MESSAGE_LOG", "/tmp/from-env"}})
+            .ranks.connection.messageLog == "logs");
+}

@@ -1,6 +1,7 @@
 #include "catch_torch.h"
 #include "common/usage_error.h"
 #include "trainer/config.h"
+#include "trainer/config_json.h"
 
 #include "experiments/cli/train_options.h"
 #include "trainer/environment.h"
@@ -107,4 +108,15 @@ TEST_CASE("unknown backends and topologies are refused on every rank at parse ti
     CHECK_THAT(errorOf({"--out", "d", "--backend", "foo"}, env), Catch::Contains("unknown backend 'foo'"));
     CHECK_THAT(errorOf({"--out", "d", "--topology", "foo"}, env), Catch::Contains("unknown topology 'foo'"));
   }
+}
+
+TEST_CASE("train takes --message-log into the connection and config.json", "[cli][train][message_log]") {
+  const auto off = parseTrainOptions({"--out", "d"});
+  CHECK(off.config.comm.connection.messageLog.empty());
+  CHECK(dtbench::trainer::toJson(off.config)["message_log"].is_null());
+  const auto on = parseTrainOptions({"--out", "d", "--message-log", "logs"});
+  CHECK(on.config.comm.connection.messageLog == "logs");
+  CHECK(dtbench::trainer::toJson(on.config)["message_log"] == "logs");
+  CHECK(parseTrainOptions({"--out", "d"}, {{"DTBENCH_MESSAGE_LOG", "env-logs"}}).config.comm.connection.messageLog ==
+        "env-logs");
 }
