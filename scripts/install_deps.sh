@@ -8,9 +8,9 @@ set -euo pipefail
 core=(build-essential cmake ninja-build pkg-config git
       libtorch-dev libgloo-dev libopenmpi-dev openmpi-bin
       libcxxopts-dev catch2 nlohmann-json3-dev zlib1g-dev
-      libcurl4-openssl-dev libarchive-dev dataset-fashion-mnist)
+      libcurl4-openssl-dev libarchive-dev libpcap-dev dataset-fashion-mnist)
 extra=(python3-torch python3-torchvision python3-pandas python3-matplotlib
-       slurm-wlm munge nftables iproute2)
+       slurm-wlm munge nftables iproute2 tcpdump)
 
 want=("${core[@]}")
 [[ "${1:-}" == "--minimal" ]] || want+=("${extra[@]}")

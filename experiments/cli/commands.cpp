@@ -20,6 +20,8 @@ const std::vector<Subcommand>& subcommands() {
        "predict Tables 1-3 at other world sizes on a described machine from one measured run\n"
        "(--calibrate: fit the machine's links to dtbench allreduce results)",
        runPredictCommand},
+      {"capture", "capture a run's packets with libpcap (record) and turn them into wire tables (analyze)",
+       runCaptureCommand},
   };
   return table;
 }

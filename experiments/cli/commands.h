@@ -15,6 +15,7 @@ int runAllreduceCommand(const std::vector<std::string>& args);
 int runReportCommand(const std::vector<std::string>& args);
 int runSweepCommand(const std::vector<std::string>& args);
 int runPredictCommand(const std::vector<std::string>& args);
+int runCaptureCommand(const std::vector<std::string>& args);
 
 struct Subcommand {
   const char* name;

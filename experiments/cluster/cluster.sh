@@ -13,6 +13,10 @@
 #   cluster.sh node-up NODE            link up, slurmd started again (Slurm returns the node to service)
 #   cluster.sh down                    stop everything and remove every object (also the remains of an
 #                                      instance whose daemons died or whose `up` was killed)
+#   cluster.sh capture start DIR [--snaplen N] [--nodes node1,node2]
+#                                      packet capture on every node's link and loopback (dtbench capture
+#                                      record, libpcap, headers only) into DIR; docs/wire.md
+#   cluster.sh capture stop            ends the capture; each node's pcap_stats and counters are in DIR
 # Every command takes --name N (default dtbc; letters and digits, at most 8) to pick the instance.
 #
 # RATE: a number with a unit, as tc writes it: 1gbit, 200mbit, 500kbit, or 0 for an unshaped link.
@@ -31,8 +35,8 @@
 # tbf: rate R on both ends of every veth (the node's egress: its uplink; the bridge port's egress: its
 # downlink). Bucket (burst) = 1 ms at R, at least 4 full frames: a burst can leave at line rate, so
 # transfers much larger than it run at R. Queue (limit) = 10 ms at R, at least 64 frames: a switch
-# port's buffer, deep enough that the many-to-one incast of a star or tree root does not drop at
-# these sizes, shallow enough to keep queueing delay small. netem is not used (absent in some kernels):
+# port's buffer, shallow enough to keep queueing delay small (a star's or tree root's incast can
+# overflow it at low rates: docs/cluster.md). netem is not used (absent in some kernels):
 # added latency comes from dtbench's --inject-delay-ms, loss from experiments/impair.
 set -euo pipefail
 
@@ -471,6 +475,107 @@ require() {
   nw_require
 }
 
+# ---------------------------------------------------------------------------------------- capture
+# One `dtbench capture record` per node, inside the node's namespaces (it captures what the node's
+# link carries, after its shaper, and the node's loopback). State: <instance>/capture/{dir,<node>.pid}.
+dtbench_binary() {
+  local bin=${DTBENCH:-$here/../../build/dtbench}
+  [[ -x $bin ]] || die "capture: no dtbench binary at $bin: build it, or name it with DTBENCH=/path/to/dtbench"
+  (cd "$(dirname "$bin")" && echo "$PWD/$(basename "$bin")")
+}
+
+capture_start() {
+  require_up
+  local out="" snaplen=128 nodes="" state dir k i node bin
+  while (($#)); do
+    case $1 in
+      --snaplen) snaplen=${2:-}; shift ;;
+      --nodes) nodes=${2:-}; shift ;;
+      -*) usage_die "capture start: unknown option '$1'" ;;
+      *) [[ -z $out ]] || usage_die "capture start: one output directory, got '$out' and '$1'"; out=$1 ;;
+    esac
+    shift
+  done
+  [[ -n $out ]] || usage_die "capture start: give the directory the pcaps go to"
+  [[ $snaplen =~ ^[0-9]+$ ]] && ((snaplen >= 64 && snaplen <= 262144)) || usage_die "capture start: --snaplen must be 64..262144 bytes, got '$snaplen'"
+  dir=$(dir_of) state=$dir/capture k=$(nw_size)
+  [[ ! -e $state/dir ]] || die "capture start: a capture into $(cat "$state/dir") is running; '$prog capture stop' first"
+  bin=$(dtbench_binary)
+  mkdir -p "$out" "$state"
+  out=$(cd "$out" && pwd)
+  local targets=()
+  if [[ -n $nodes ]]; then
+    local n
+    IFS=, read -r -a n <<<"$nodes"
+    for node in "${n[@]}"; do targets+=("$(node_index "$node")"); done
+  else
+    for ((i = 0; i < k; i++)); do targets+=("$i"); done
+  fi
+  echo "$out" >"$state/dir"
+  for i in "${targets[@]}"; do
+    node=$(node_name "$i")
+    rm -f "$out/$node.ready"
+    # exec: the background job becomes the recorder itself (nsenter execs it), so $! is its pid.
+    (exec nsenter --net="/run/netns/$(nw_ns "$i")" --uts="$(uts_file "$i")" --mount="$(mnt_file "$i")" -- \
+      "$bin" capture record --node "$node" --interface "$(nw_iface "$i"),lo" --snaplen "$snaplen" --output "$out") \
+      </dev/null >"$out/$node.record.log" 2>&1 &
+    echo $! >"$state/$node.pid"
+  done
+  for i in "${targets[@]}"; do
+    node=$(node_name "$i")
+    local pid
+    pid=$(cat "$state/$node.pid")
+    is_ready() { [[ -e $out/$node.ready ]] || ! kill -0 "$pid" 2>/dev/null; }
+    wait_until 100 is_ready
+    if [[ ! -e $out/$node.ready ]]; then
+      cat "$out/$node.record.log" >&2 || true
+      capture_stop >/dev/null 2>&1 || true
+      die "capture start: the recorder on $node did not start (its log is above)"
+    fi
+  done
+  note "capture: ${#targets[@]} node(s) recording their link and loopback into $out (snap length $snaplen); '$prog capture stop' ends it"
+}
+
+capture_stop() {
+  require_up
+  local dir state out pidfile node pid status=0 n=0
+  dir=$(dir_of) state=$dir/capture
+  [[ -e $state/dir ]] || die "capture stop: no capture is running"
+  out=$(cat "$state/dir")
+  for pidfile in "$state"/*.pid; do
+    [[ -e $pidfile ]] || continue
+    pid=$(cat "$pidfile")
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pidfile in "$state"/*.pid; do
+    [[ -e $pidfile ]] || continue
+    node=$(basename "$pidfile" .pid) pid=$(cat "$pidfile")
+    gone() { ! kill -0 "$pid" 2>/dev/null; }
+    wait_until 300 gone || { kill -KILL "$pid" 2>/dev/null || true; note "capture stop: the recorder on $node did not end within 30 s; killed"; status=1; }
+    wait "$pid" 2>/dev/null || true
+    if [[ ! -s $out/$node.capture.json ]]; then
+      note "capture stop: $node wrote no capture.json; its log:"; cat "$out/$node.record.log" >&2 || true; status=1
+    elif grep -q '"pcap_dropped": *[1-9]' "$out/$node.capture.json"; then
+      note "capture stop: $node's capture DROPPED packets (pcap_stats in $out/$node.capture.json): the tables will be incomplete"; status=1
+    fi
+    rm -f "$pidfile"
+    n=$((n + 1))
+  done
+  rm -f "$state/dir"
+  note "capture: stopped on $n node(s); tables: dtbench capture analyze $out [--messages DIR]"
+  return $status
+}
+
+cluster_capture() {
+  local sub=${1:-}
+  (($#)) && shift
+  case $sub in
+    start) capture_start "$@" ;;
+    stop) capture_stop "$@" ;;
+    *) usage_die "capture: use 'capture start DIR [--snaplen N] [--nodes LIST]' or 'capture stop'" ;;
+  esac
+}
+
 # ------------------------------------------------------------------------------------------- main
 main() {
   local args=() subnet=""
@@ -509,8 +614,9 @@ main() {
     exec) require; cluster_exec "$@" ;;
     node-down) require; node_down "$@" ;;
     node-up) require; node_up "$@" ;;
-    "") usage_die "give a command: up, down, env, status, rate, exec, node-down or node-up" ;;
-    *) usage_die "unknown command '$command'; use up, down, env, status, rate, exec, node-down or node-up" ;;
+    capture) require; cluster_capture "$@" ;;
+    "") usage_die "give a command: up, down, env, status, rate, exec, node-down, node-up or capture" ;;
+    *) usage_die "unknown command '$command'; use up, down, env, status, rate, exec, node-down, node-up or capture" ;;
   esac
 }
 

@@ -4,7 +4,8 @@
 # ML Frameworks Under the Microscope", on an emulated cluster).
 #
 # Usage: loss_sweep.sh [--ranks K] [--losses 0,0.01,0.1,1,2] [--rate-mbit R] [--out DIR]
-#                      [--dtbench PATH] [--port N] [--run-timeout S] [-- <dtbench train flags>]
+#                      [--dtbench PATH] [--port N] [--run-timeout S] [--capture [--keep-pcap]]
+#                      [-- <dtbench train flags>]
 #
 # Contract
 #   Needs root, ip, nft and tc (refused with what to install otherwise) and Debian's /usr/bin/python3
@@ -27,6 +28,11 @@
 #   namespace, veth, bridge and nftables table of the prefix is removed (SIGKILL of this script
 #   cannot be trapped: then `netns_world.sh --prefix dtb<PID> down`).
 #   Run i of the sweep rendezvouses on port N + i (default N 29500) of ns0's address.
+#   --capture: every namespace's veth is captured during each run (`dtbench capture record`, libpcap,
+#   headers only, into DIR/capture/loss-<P>pct) and the ranks write their message log there; after
+#   the run `dtbench capture analyze` writes the wire tables into DIR/loss-<P>pct/wire/ (docs/wire.md)
+#   and the table gains the retransmissions seen on the wire (fast and after a timeout) beside the
+#   rules' drops and tbf's. The pcaps are deleted after the analysis unless --keep-pcap.
 #   Exit: 0 when at least one run completed (failed runs are results, in the table), 1 when none did
 #   or the cleanup left something behind, 2 for a bad command line, 128+N on signal N.
 set -euo pipefail
@@ -40,7 +46,7 @@ die() { echo "loss_sweep: $*" >&2; exit 2; }
 need_value() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 is_number() { [[ $1 =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]]; }
 
-ranks=2 losses=0,0.01,0.1,1,2 rate=0 out='' port=29500 run_timeout=600
+ranks=2 losses=0,0.01,0.1,1,2 rate=0 out='' port=29500 run_timeout=600 capture=0 keep_pcap=()
 dtbench=${DTBENCH:-$repo/build/dtbench}
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -51,6 +57,8 @@ while [[ $# -gt 0 ]]; do
     --dtbench) need_value "$@"; dtbench=$2; shift 2 ;;
     --port) need_value "$@"; port=$2; shift 2 ;;
     --run-timeout) need_value "$@"; run_timeout=$2; shift 2 ;;
+    --capture) capture=1; shift ;;
+    --keep-pcap) keep_pcap=(--keep-pcap); shift ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;
     *) die "unknown option '$1' (dtbench train flags go after --; see --help)" ;;
@@ -68,6 +76,7 @@ is_number "$rate" || die "--rate-mbit must be a non-negative number (Mbit/s; 0 =
 [[ $port =~ ^[0-9]+$ ]] && ((port >= 1024 && port <= 60000)) || die "--port must be in 1024..60000, got '$port'"
 [[ $run_timeout =~ ^[0-9]+$ ]] && ((run_timeout >= 1)) || die "--run-timeout must be whole seconds >= 1, got '$run_timeout'"
 IFS=, read -r -a loss_list <<<"$losses"
+((capture || ${#keep_pcap[@]} == 0)) || die "--keep-pcap needs --capture"
 ((${#loss_list[@]} > 0)) || die "--losses is empty; give percentages such as 0,0.01,0.1,1,2"
 labels=() label=''
 for loss in "${loss_list[@]}"; do
@@ -103,6 +112,7 @@ out=$(cd "$out" && pwd)
 
 # --- state shared with the traps ------------------------------------------------------------------
 rank_pids=()     # PIDs of the current run's ranks in rank order (each is dtbench: run_rank.sh execs)
+capture_pids=()  # the current run's packet recorders (--capture), one per namespace
 declare -A rc_of # exit code of every rank PID already reaped
 watch_pid=''     # the current run's timeout sleeper
 current=''       # index into loss_list of the run in progress
@@ -141,6 +151,38 @@ ranks_rcs() {  # exit codes in rank order, comma-separated
 }
 elapsed() { awk -v s="$run_start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }'; }
 
+# start_capture DIR: one recorder per namespace on its veth; returns once all capture.
+start_capture() {
+  local cap=$1 i tries
+  mkdir -p "$cap/messages"
+  capture_pids=()
+  for ((i = 0; i < ranks; i++)); do
+    # exec: the background job becomes the recorder itself, so $! is the pid that SIGTERM must reach.
+    (exec ip netns exec "$(nw_ns "$i")" "$dtbench" capture record --node "host$i" --interface "$(nw_iface "$i")" \
+      --output "$cap") </dev/null >"$cap/host$i.record.log" 2>&1 &
+    capture_pids+=("$!")
+  done
+  for ((i = 0; i < ranks; i++)); do
+    for ((tries = 0; tries < 200; tries++)); do
+      [[ -e $cap/host$i.ready ]] && break
+      kill -0 "${capture_pids[$i]}" 2>/dev/null || break
+      sleep 0.05
+    done
+    [[ -e $cap/host$i.ready ]] || echo "loss_sweep: the recorder of host$i did not start: $(tail -n 3 "$cap/host$i.record.log")" >&2
+  done
+}
+
+# stop_capture DIR RUN_DIR: end the recorders, then the wire tables into RUN_DIR/wire.
+stop_capture() {
+  local cap=$1 dir=$2 pid
+  ((${#capture_pids[@]})) || return 0
+  for pid in "${capture_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${capture_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  capture_pids=()
+  "$dtbench" capture analyze "$cap" --messages "$cap/messages" --output "$dir/wire" "${keep_pcap[@]}" \
+    >"$cap/analyze.log" 2>&1 || echo "loss_sweep: capture analyze failed: $(tail -n 3 "$cap/analyze.log")" >&2
+}
+
 stop_watch() {
   [[ -n $watch_pid ]] || return 0
   kill "$watch_pid" 2>/dev/null || true
@@ -174,6 +216,7 @@ cleanup() {
   if [[ -n $current ]]; then
     stop_ranks
     stop_watch
+    for pid in "${capture_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     record "$current" "$(elapsed)" interrupted "$(ranks_rcs)"
     current='' rank_pids=()
   fi
@@ -208,6 +251,8 @@ for index in "${!loss_list[@]}"; do
   nw_rate "$rate"  # reinstalled for each run: its statistics in impairment.json are this run's
   run_port=$((port + index))
   rank_pids=() rc_of=()
+  cap=$out/capture/loss-${label}pct
+  if ((capture)); then start_capture "$cap"; export DTBENCH_MESSAGE_LOG=$cap/messages; fi
   run_start=$(date +%s.%N) current=$index
   for ((i = 0; i < ranks; i++)); do
     "$here/run_rank.sh" --prefix "$NW_PREFIX" --rank "$i" --world-size "$ranks" --port "$run_port" --dtbench "$dtbench" \
@@ -231,6 +276,7 @@ for index in "${!loss_list[@]}"; do
   done
   wall=$(elapsed)
   stop_watch
+  ((capture)) && stop_capture "$cap" "$dir"
   record "$index" "$wall" "$status" "$(ranks_rcs)"
   current='' rank_pids=()
   row=$(awk -F, -v d="$dir" '$11 == d { print $2 " (T " ($3 == "" ? "-" : $3) " s, wall " $5 " s, dropped " $7 " of " ($8 == "" ? 0 : $8) " packets)" }' "$out/slowdown.csv")

@@ -20,7 +20,13 @@ sum of comm_total_s; wall_s = launch of the ranks to the exit of the last (proce
 synthesis and rendezvous included); slowdown = T / T at 0 % loss (empty without a completed 0 % run
 or for a failed run); dropped_packets = packets the nftables rules dropped, all namespaces;
 arrived_packets = packets that arrived on the namespaces' veths while the rule was in place (none
-counted at 0 %, where there is no table); observed_loss_pct = dropped / arrived.
+counted at 0 %, where there is no table); observed_loss_pct = dropped / arrived; tbf_dropped_packets =
+packets tbf dropped (`tc -s qdisc`, all namespaces; its queue overflowing, not the loss rule). With
+loss_sweep.sh --capture (RUN_DIR/wire/, docs/wire.md), as seen on the wire at the senders' veths:
+retransmitted_packets (segments that repeated sequence bytes already sent), fast_retransmits (after
+a duplicate ACK or SACK from the receiver), probe_retransmits (neither, sooner than the 200 ms minimum
+RTO: RACK or a tail-loss probe, docs/wire.md) and timeout_retransmits (neither, later: a
+retransmission timeout); empty without a capture.
 """
 import csv
 import json
@@ -29,7 +35,8 @@ import re
 import sys
 
 COLUMNS = ["loss_pct", "status", "epoch_time_s", "comm_total_s", "wall_s", "slowdown", "dropped_packets",
-           "arrived_packets", "observed_loss_pct", "steps", "run_dir", "error"]
+           "arrived_packets", "observed_loss_pct", "steps", "run_dir", "error", "tbf_dropped_packets",
+           "retransmitted_packets", "fast_retransmits", "probe_retransmits", "timeout_retransmits"]
 
 
 def read_text(path):
@@ -105,6 +112,21 @@ def last_log_line(out_dir, run_dir, rank):
     return lines[-1][:300] if lines else ""
 
 
+def tbf_dropped(record):
+    """Packets the tbf qdiscs dropped, all namespaces (`dropped N` of `tc -s qdisc`)."""
+    return sum(int(n) for r in record["ranks"] for n in re.findall(r"dropped (\d+)", r.get("tc_qdisc", "")))
+
+
+def wire_retransmissions(run_dir):
+    """(all, fast, probe, timeout) retransmitted segments from RUN_DIR/wire/wire_retransmissions.csv, or None."""
+    path = os.path.join(run_dir, "wire", "wire_retransmissions.csv")
+    if not os.path.exists(path):
+        return None
+    with open(path, newline="") as f:
+        kinds = [r["kind"] for r in csv.DictReader(f)]
+    return len(kinds), kinds.count("fast"), kinds.count("probe"), kinds.count("timeout")
+
+
 def row_of(out_dir, run_dir):
     record = json.load(open(os.path.join(run_dir, "impairment.json")))
     try:
@@ -133,6 +155,10 @@ def row_of(out_dir, run_dir):
     row = {"loss_pct": f"{record['loss_pct']:g}", "status": status, "epoch_time_s": "", "comm_total_s": "",
            "wall_s": f"{record['wall_s']:.2f}", "slowdown": "", "dropped_packets": record["dropped_packets"],
            "arrived_packets": record.get("arrived_packets", 0), "observed_loss_pct": "", "steps": "", "run_dir": run_dir, "error": error}
+    row["tbf_dropped_packets"] = tbf_dropped(record)
+    wire = wire_retransmissions(run_dir)
+    (row["retransmitted_packets"], row["fast_retransmits"], row["probe_retransmits"],
+     row["timeout_retransmits"]) = wire if wire else ("", "", "", "")
     if record.get("arrived_packets"):
         row["observed_loss_pct"] = f"{100.0 * record['dropped_packets'] / record['arrived_packets']:.3f}"
     times = last_epoch_times(run_dir) if status == "completed" else None
@@ -153,12 +179,17 @@ def table(out_dir, run_dirs):
         w.writeheader()
         w.writerows(rows)
     os.replace(os.path.join(out_dir, "slowdown.csv.tmp"), os.path.join(out_dir, "slowdown.csv"))
-    lines = ["| loss % | status | epoch time T (s) | comm_total_s | wall_s | slowdown | dropped / arrived packets |",
-             "|---:|---|---:|---:|---:|---:|---:|"]
+    lines = ["| loss % | status | epoch time T (s) | comm_total_s | wall_s | slowdown | dropped / arrived packets "
+             "| tbf drops | retransmissions on the wire (fast / probe / timeout) |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         status = r["status"] + (f" ({r['error']})" if r["error"] else "")
         lines.append(f"| {r['loss_pct']} | {status} | {r['epoch_time_s'] or '-'} | {r['comm_total_s'] or '-'} | "
-                     f"{r['wall_s']} | {r['slowdown'] or '-'} | {r['dropped_packets']} / {r['arrived_packets'] or '-'} |")
+                     f"{r['wall_s']} | {r['slowdown'] or '-'} | {r['dropped_packets']} / {r['arrived_packets'] or '-'} | "
+                     f"{r['tbf_dropped_packets']} | "
+                     + (f"{r['retransmitted_packets']} ({r['fast_retransmits']} / {r['probe_retransmits']} / "
+                        f"{r['timeout_retransmits']})"
+                        if r["retransmitted_packets"] != "" else "-") + " |")
     lines.append("")
     lines.append("T = sum(step_s - data_s) over the last epoch, slowest rank (batches.csv); comm_total_s likewise; "
                  "wall_s = launch to exit of the last rank; slowdown = T / T(0 %)"

@@ -6,7 +6,10 @@
 # rank 0's config.json names the namespace's veth as gloo's interface; the nftables rulesets
 # captured in every namespace after each run, before teardown (impairment.json), hold no drop rule
 # at 0 % and exactly one drop rule per namespace at 5 % whose counter dropped > 0 packets in all;
-# and nothing of the run's prefix is left (namespaces, veths, bridge, nft tables). Also checks the
+# and nothing of the run's prefix is left (namespaces, veths, bridge, nft tables). With --capture,
+# the packets seen on the senders' veths show more retransmissions at 5 % (each data packet the
+# receiver's rule dropped is sent again) than at 0 % (where only reordering between the cores' queues
+# makes a few early resends), each of one kind. Also checks the
 # refusals: not root, and a loss finer than the rule's 0.01 % resolution.
 # Needs root (CI runs it as root); as another user it says why and exits 1.
 # Usage: impair_test.sh DTBENCH
@@ -42,7 +45,7 @@ rc=0
 
 # The sweep: 0 % and 5 %.
 rc=0
-"$sweep" --ranks 2 --losses 0,5 --dtbench "$dtbench" --out "$tmp/sweep" --run-timeout 40 -- \
+"$sweep" --ranks 2 --losses 0,5 --dtbench "$dtbench" --out "$tmp/sweep" --run-timeout 40 --capture -- \
   --model lenet --dataset synthetic --synthetic-train-size 512 --synthetic-test-size 100 --lr 0.02 \
   --epochs 1 --max-steps 6 --batch-size 16 --threads 1 --workers 0 --no-eval --quiet --timeout 30 \
   >"$tmp/sweep.log" 2>&1 || rc=$?
@@ -103,6 +106,30 @@ if config.get("world_size") != 2 or config.get("gloo_iface") != prefix + "v0":
     failures.append(f"config.json: world_size {config.get('world_size')}, gloo_iface {config.get('gloo_iface')!r}; "
                     f"expected 2 and {prefix}v0")
 print(f"impair_test: 5 % loss dropped {dropped} packets over the run")
+for loss, row in rows.items():
+    if not os.path.exists(os.path.join(out, f"loss-{loss}pct", "wire", "wire_flows.csv")):
+        failures.append(f"{loss} %: --capture wrote no wire tables")
+def resent(row):
+    """(all, sum of the kinds) retransmissions on the wire, or None."""
+    try:
+        return int(row["retransmitted_packets"]), sum(int(row[k]) for k in ("fast_retransmits", "probe_retransmits", "timeout_retransmits"))
+    except (KeyError, ValueError):
+        return None
+zero, five = rows.get("0", {}), rows.get("5", {})
+r0, r5 = resent(zero), resent(five)
+if r0 is None or r5 is None:
+    failures.append(f"retransmission columns missing or not numbers: 0 % {r0}, 5 % {r5}")
+else:
+    for loss, (total, kinds) in (("0", r0), ("5", r5)):
+        if total != kinds:
+            failures.append(f"{loss} %: {total} retransmissions but {kinds} by kind")
+    # Reordering between the two cores' queues makes a few early resends even without loss; the
+    # rule's drops make many more (each lost data segment is sent again).
+    if r5[0] <= r0[0]:
+        failures.append(f"5 %: {r5[0]} retransmissions on the wire, not more than at 0 % ({r0[0]})")
+print(f"impair_test: retransmissions on the wire: {zero.get('retransmitted_packets')} at 0 %, "
+      f"{five.get('retransmitted_packets')} at 5 % ({five.get('fast_retransmits')} fast, {five.get('probe_retransmits')} "
+      f"early timers, {five.get('timeout_retransmits')} timeouts)")
 for f in failures:
     print("impair_test: FAIL:", f, file=sys.stderr)
 sys.exit(1 if failures else 0)

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# dtbench capture through the binary: usage errors (exit 2), bad input (exit 1), and, as root, a
+# short recording of lo turned into the wire tables (pcaps deleted unless --keep-pcap).
+set -uo pipefail
+dtbench=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect CODE TEXT ARGS...: dtbench ARGS exits with CODE and says TEXT on stderr.
+expect() {
+  local code=$1 text=$2
+  shift 2
+  local err
+  err=$("$dtbench" "$@" 2>&1 >/dev/null)
+  local rc=$?
+  [[ $rc == "$code" ]] || fail "dtbench $*: exit $rc, expected $code ($err)"
+  [[ $err == *"$text"* ]] || fail "dtbench $*: expected '$text' in: $err"
+}
+
+expect 2 "name an action" capture
+expect 2 "unknown action 'play'" capture play
+expect 2 "--interface IF" capture record --node n1 --output "$work/x"
+expect 2 "--snaplen is from 64" capture record --node n1 --interface lo --output "$work/x" --snaplen 10
+expect 2 "--duration must be" capture record --node n1 --interface lo --output "$work/x" --duration 0
+expect 2 "does not exist" capture analyze "$work/nowhere"
+expect 2 "see dtbench capture analyze --help" capture analyze "$work" --frobnicate
+mkdir -p "$work/empty"
+expect 1 "no <node>.capture.json" capture analyze "$work/empty"
+expect 2 "is no directory" capture analyze "$work/empty" --messages "$work/nowhere"
+"$dtbench" capture --help | grep -q "capture record" || fail "capture --help does not show the usage"
+
+if [[ $(id -u) != 0 ]]; then
+  echo "skipped the live recording: capturing needs root"
+else
+  expect 1 "nosuch0" capture record --node n1 --interface nosuch0 --output "$work/bad"
+  out=$("$dtbench" capture record --node n1 --interface lo --output "$work/cap" --duration 0.5 2>"$work/record.err")
+  [[ $out == ready ]] || fail "record printed '$out', expected 'ready' ($(cat "$work/record.err"))"
+  for f in n1.ready n1.lo.pcap n1.capture.json; do [[ -f $work/cap/$f ]] || fail "record wrote no $f"; done
+  "$dtbench" capture analyze "$work/cap" --keep-pcap --output "$work/tables" 2>"$work/analyze.err" ||
+    fail "analyze: $(cat "$work/analyze.err")"
+  for f in wire_pairs.csv wire_links.csv wire_flows.csv wire_flow_bins.csv wire_retransmissions.csv wire_summary.json; do
+    [[ -f $work/tables/$f ]] || fail "analyze wrote no $f"
+  done
+  [[ -f $work/cap/n1.lo.pcap ]] || fail "--keep-pcap: the pcap is gone"
+  "$dtbench" capture analyze "$work/cap" 2>"$work/analyze.err" || fail "analyze: $(cat "$work/analyze.err")"
+  [[ ! -e $work/cap/n1.lo.pcap ]] || fail "the pcap was kept without --keep-pcap"
+  [[ -f $work/cap/wire_summary.json ]] || fail "analyze without --output wrote no tables into DIR"
+fi
+((failures == 0)) && echo "capture CLI: all checks passed"
+exit $((failures > 0))
