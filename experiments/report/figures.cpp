@@ -23,6 +23,7 @@
 #include "experiments/report/run_epoch.h"
 #include "experiments/report/run_tables.h"
 #include "experiments/report/traffic_tables.h"
+#include "experiments/report/wire_figures.h"
 
 namespace dtbench::report {
 namespace fs = std::filesystem;
@@ -102,7 +103,7 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
   nlohmann::json data = {{"speedup", nlohmann::json::array()},    {"compute_comm", nlohmann::json::array()},
                          {"traffic", nlohmann::json::array()},    {"batch_times", nlohmann::json::array()},
                          {"curves", nlohmann::json::array()},     {"throughput", nlohmann::json::array()},
-                         {"link_throughput", nlohmann::json::array()}};
+                         {"link_throughput", nlohmann::json::array()}, {"wire", nlohmann::json::array()}};
   std::map<std::tuple<std::string, std::string, int>, nlohmann::json> series;
   for (const ScalingRow& row : rows) {
     const Configuration& c = row.configuration;
@@ -136,6 +137,8 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
     for (const BatchRow* row : batchRowsOf(run, selection, epoch)) steps.push_back(std::max(0.0, row->stepS));
     if (!steps.empty()) data["batch_times"].push_back({{"id", run.id}, {"step_s", steps}});
     if (!run.timeline.empty()) data["link_throughput"].push_back(linkThroughputOf(run));
+    nlohmann::json wire = wireFigureData(run);
+    if (!wire.is_null()) data["wire"].push_back(wire);
     nlohmann::json curves = curvesOf(run);
     if (!curves.is_null()) data["curves"].push_back(curves);
   }

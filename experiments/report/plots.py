@@ -7,7 +7,10 @@ For each figure with data this writes OUT_DIR/NAME.png (150 dpi) and OUT_DIR/NAM
 prints each written path on its own line. Figures: `speedup`, `compute_comm`,
 `traffic_<id>` (one per traffic entry; other characters than [A-Za-z0-9._-] in the id become
 `_`, a repeated name gets `_2`, `_3`, ...), `batch_time_cdf`, `curves`, `throughput`,
-`link_throughput_<id>` (one per run with a traffic timeline, named like the traffic maps).
+`link_throughput_<id>` (one per run with a traffic timeline, named like the traffic maps), and
+from the packet captures (`wire`, one entry per run with wire data): `wire_heatmap_<id>`,
+`wire_throughput_<id>`, `wire_flows_<id>` (named like the traffic maps) and, across those runs,
+`wire_batch_size_effect`.
 A figure whose list is absent or empty is skipped silently, as is a traffic entry with an
 empty matrix. An optional key given as null counts as absent; the curves' series may hold
 nulls, which are left out. Exit status 0 on success; on unusable input (missing file, bad JSON, wrong
@@ -52,6 +55,11 @@ SCHEMA = {
     "throughput?": [{"label": STR, "images_per_s": [NUM]}],
     "link_throughput?": [{"id": STR, "links": [{"src": NUM, "dst": NUM, "t_s": [NUM],
                                                  "GBps": [NUM]}]}],
+    "wire?": [{"id": STR, "batch": NUM, "hosts": [STR], "wire_GB": [[NUM]], "counted_GB?": [[NUM]],
+               "capture_s": NUM, "window": {"start_s": NUM, "end_s": NUM, "from": STR},
+               "links": [{"name": STR, "t_s": [NUM], "wire_GBps": [NUM], "counted_GBps?": [NUM]}],
+               "flows": [{"label": STR, "class": STR, "t_s": [NUM], "bytes": [NUM]}],
+               "flows_total?": NUM}],
 }
 
 
@@ -102,6 +110,18 @@ def check_shapes(data):
         for j, link in enumerate(r["links"]):
             if len(link["t_s"]) != len(link["GBps"]):
                 raise InputError(f"link_throughput[{i}].links[{j}]: t_s and GBps differ in length")
+    for i, w in enumerate(data.get("wire", [])):
+        n = len(w["hosts"])
+        for key in ("wire_GB", "counted_GB"):
+            if key in w and (len(w[key]) != n or any(len(row) != n for row in w[key])):
+                raise InputError(f"wire[{i}].{key} is not {n} x {n} (one row and column per host)")
+        for j, link in enumerate(w["links"]):
+            lengths = {k: len(link[k]) for k in ("t_s", "wire_GBps", "counted_GBps") if k in link}
+            if len(set(lengths.values())) > 1:
+                raise InputError(f"wire[{i}].links[{j}] series differ in length: {lengths}")
+        for j, flow in enumerate(w["flows"]):
+            if len(flow["t_s"]) != len(flow["bytes"]):
+                raise InputError(f"wire[{i}].flows[{j}]: t_s and bytes differ in length")
 
 
 def palette(n):
@@ -387,6 +407,176 @@ def fig_link_throughput(entries, out_dir):
         save(fig, out_dir, name)
 
 
+def figure_names(entries, prefix):
+    """One file name per entry: prefix + id with other characters than [A-Za-z0-9._-] as `_`."""
+    used, names = set(), []
+    for entry in entries:
+        base = prefix + re.sub(r"[^A-Za-z0-9._-]", "_", entry["id"])
+        name, k = base, 2
+        while name in used:
+            name, k = f"{base}_{k}", k + 1
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def wire_matrix_panel(ax, matrix, hosts, norm, title, first):
+    from matplotlib.colors import LogNorm
+    m = np.array(matrix, float)
+    shown = np.ma.masked_less_equal(m, 0) if isinstance(norm, LogNorm) else m
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad("white")
+    im = ax.imshow(shown, cmap=cmap, norm=norm, interpolation="nearest")
+    n = len(hosts)
+    ax.set_xticks(range(n))
+    ax.set_yticks(range(n))
+    long = max((len(h) for h in hosts), default=0) > 8
+    ax.set_xticklabels(hosts, rotation=30 if long else 0, ha="right" if long else "center")
+    ax.set_yticklabels(hosts)
+    if n <= 16:
+        for (r, c), val in np.ndenumerate(m):
+            ax.text(c, r, f"{val:.3g}" if val > 0 else "0", ha="center", va="center",
+                    fontsize=max(6, 10 - n // 3), color="black" if val > 0 else "grey",
+                    bbox={"facecolor": "white", "alpha": 0.6, "pad": 1, "linewidth": 0})
+    ax.set(title=title, xlabel="destination host", ylabel="source host" if first else "")
+    return im
+
+
+def fig_wire_heatmap(entry, out_dir, name):
+    """Source x destination host bytes (GB), log colour scale; the counted matrix beside it."""
+    from matplotlib.colors import LogNorm, Normalize
+    panels = [("wire: TCP payload", entry["wire_GB"])]
+    if "counted_GB" in entry:
+        panels.append(("counted: traffic.csv", entry["counted_GB"]))
+    values = np.concatenate([np.array(m, float).ravel() for _, m in panels])
+    positive = values[values > 0]
+    if positive.size and positive.max() > positive.min():
+        norm = LogNorm(vmin=positive.min(), vmax=positive.max())
+    else:
+        norm = Normalize(vmin=0, vmax=positive.max() if positive.size else 1.0)
+    n = len(entry["hosts"])
+    side = max(4.0, 0.6 * n + 2.5)
+    fig, axes = plt.subplots(1, len(panels), figsize=(side * len(panels) + 1.5, side), squeeze=False)
+    im = None
+    for i, (ax, (title, matrix)) in enumerate(zip(axes[0], panels)):
+        im = wire_matrix_panel(ax, matrix, entry["hosts"], norm, title, i == 0)
+    fig.colorbar(im, ax=list(axes[0]), label="bytes (GB = 10^9 bytes, log scale)")
+    fig.suptitle(f"Bytes per host pair: {entry['id']}")
+    save(fig, out_dir, name)
+
+
+def window_label(entry):
+    w = entry["window"]
+    return (f"time in the window (s; {w['end_s'] - w['start_s']:.2f} s from Unix "
+            f"{w['start_s']:.2f}, {w['from']})")
+
+
+def bin_steps(t, values, width=0.01):
+    """Bin starts and values extended by the last bin's end, so that step(where="post") draws
+    every bin with its width."""
+    if not len(t):
+        return list(t), list(values)
+    return list(t) + [t[-1] + width], list(values) + [values[-1]]
+
+
+def top_of(links, keys=("wire_GBps", "counted_GBps")):
+    """The highest value of the links' series, for one y scale over several panels."""
+    top = max((max(link[k]) for link in links for k in keys if link.get(k)), default=0.0)
+    return top * 1.05 if top > 0 else 1.0
+
+
+def fig_wire_throughput(entry, out_dir, name):
+    """Every link's throughput in 10 ms bins over the window: wire line, counted line."""
+    links = [link for link in entry["links"] if link["t_s"]]
+    if not links:
+        return
+    fig, axes = plt.subplots(len(links), 1, figsize=(9, 1.2 + 1.6 * len(links)), sharex=True,
+                             sharey=True, squeeze=False)
+    for ax, link in zip(axes[:, 0], links):
+        ax.step(*bin_steps(link["t_s"], link["wire_GBps"]), where="post", color="tab:blue",
+                linewidth=1, label="wire (frame bytes)")
+        if "counted_GBps" in link:
+            ax.step(*bin_steps(link["t_s"], link["counted_GBps"]), where="post",
+                    color="tab:orange", linewidth=1, linestyle="--",
+                    label="counted (traffic_timeline.csv)")
+        ax.set_ylabel(link["name"], rotation=0, ha="right", va="center")
+        ax.set_ylim(0, top_of(links))
+        ax.grid(alpha=0.3)
+    axes[0, 0].legend(loc="upper right", fontsize="small")
+    axes[0, 0].set_title(f"Per-link throughput, 10 ms bins (GB/s, GB = 10^9 bytes): {entry['id']}")
+    axes[-1, 0].set_xlabel(window_label(entry))
+    save(fig, out_dir, name)
+
+
+def fig_wire_flows(entry, out_dir, name):
+    """Temporal flow plot: one row per flow, shade = frame bytes per 10 ms bin."""
+    from matplotlib.colors import LogNorm
+    flows = [f for f in entry["flows"] if f["t_s"]]
+    if not flows:
+        return
+    # A long capture is drawn in wider cells of `merge` bins (at most 20000 columns).
+    bins10 = max(1, int(math.ceil(entry["capture_s"] / 0.01 - 1e-9)))
+    merge = max(1, math.ceil(bins10 / 20000))
+    width = 0.01 * merge
+    bins = math.ceil(bins10 / merge)
+    grid = np.zeros((len(flows), bins))
+    for row, flow in enumerate(flows):
+        for t, b in zip(flow["t_s"], flow["bytes"]):
+            grid[row, min(bins - 1, max(0, int(round(t / 0.01)) // merge))] += b
+    positive = grid[grid > 0]
+    # The least load a third of the way into the colour map, so that it stays visible.
+    norm = LogNorm(vmin=positive.min() / 3, vmax=positive.max()) if positive.size else None
+    cmap = plt.get_cmap("Blues").copy()
+    cmap.set_bad("white")
+    fig, ax = plt.subplots(figsize=(10, 1.5 + 0.28 * len(flows)))
+    im = ax.imshow(np.ma.masked_less_equal(grid, 0), aspect="auto", interpolation="nearest",
+                   cmap=cmap, norm=norm, extent=(0, bins * width, len(flows) - 0.5, -0.5))
+    ax.set_yticks(range(len(flows)))
+    ax.set_yticklabels([f"{f['label']} ({f['class']})" for f in flows],
+                       fontsize="small" if len(flows) > 20 else None)
+    fig.colorbar(im, ax=ax, label=f"frame bytes per {width * 1000:g} ms bin (log scale)")
+    total = entry.get("flows_total", len(entry["flows"]))
+    ax.set(title=f"Flows over time: {entry['id']} ({len(flows)} of its {total:g} flows carried bytes in bins)",
+           xlabel="time since the capture's first bin (s)")
+    save(fig, out_dir, name)
+
+
+def fig_wire_batch_size_effect(entries, out_dir):
+    """One panel per run, ordered by batch size: every link's 10 ms throughput, same y scale."""
+    entries = sorted([e for e in entries if any(link["t_s"] for link in e["links"])],
+                     key=lambda e: (e["batch"], e["id"]))
+    if not entries:
+        return
+    fig, axes = plt.subplots(len(entries), 1, figsize=(9, 1.5 + 2.2 * len(entries)), sharey=True,
+                             squeeze=False)
+    names = sorted({link["name"] for e in entries for link in e["links"]})
+    colors = dict(zip(names, palette(len(names))))
+    for ax, e in zip(axes[:, 0], entries):
+        for link in e["links"]:
+            if link["t_s"]:
+                ax.step(*bin_steps(link["t_s"], link["wire_GBps"]), where="post",
+                        color=colors[link["name"]], linewidth=1)
+        ax.set_title(f"batch size {e['batch']:g}: {e['id']}", fontsize="medium")
+        ax.set_xlabel(window_label(e), fontsize="small")
+        ax.set_ylabel("GB/s")
+        ax.set_ylim(0, top_of([link for e2 in entries for link in e2["links"]], ("wire_GBps",)))
+        ax.grid(alpha=0.3)
+    legend(axes[0, 0], [Line2D([], [], color=colors[n], label=n) for n in names], title="link")
+    fig.suptitle("Batch size effect: per-link throughput on the wire, 10 ms bins")
+    fig.tight_layout()
+    save(fig, out_dir, "wire_batch_size_effect")
+
+
+def fig_wire(entries, out_dir):
+    for prefix, draw in (("wire_heatmap_", fig_wire_heatmap),
+                         ("wire_throughput_", fig_wire_throughput),
+                         ("wire_flows_", fig_wire_flows)):
+        for entry, name in zip(entries, figure_names(entries, prefix)):
+            if prefix != "wire_heatmap_" or entry["hosts"]:
+                draw(entry, out_dir, name)
+    fig_wire_batch_size_effect(entries, out_dir)
+
+
 def main(argv):
     if len(argv) != 3:
         raise InputError("usage: plots.py FIGURES_JSON OUT_DIR")
@@ -407,7 +597,7 @@ def main(argv):
     for key, draw in (("speedup", fig_speedup), ("compute_comm", fig_compute_comm),
                       ("traffic", fig_traffic), ("batch_times", fig_batch_time_cdf),
                       ("curves", fig_curves), ("throughput", fig_throughput),
-                      ("link_throughput", fig_link_throughput)):
+                      ("link_throughput", fig_link_throughput), ("wire", fig_wire)):
         if data.get(key):
             draw(data[key], out_dir)
 

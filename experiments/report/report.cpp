@@ -7,6 +7,7 @@
 #include "experiments/report/cost_tables.h"
 #include "experiments/report/run_tables.h"
 #include "experiments/report/traffic_tables.h"
+#include "experiments/report/wire_tables.h"
 
 namespace dtbench::report {
 
@@ -29,6 +30,7 @@ std::unique_ptr<Report> buildReport(const ReportSettings& settings) {
   t.push_back(bandwidthTable(report->scaling, settings.ceiling));
   t.push_back(trafficTable(report->runs));
   for (Table& matrix : trafficMatrixTables(report->runs)) t.push_back(std::move(matrix));
+  for (Table& wire : wireTables(report->runs)) t.push_back(std::move(wire));
   t.push_back(batchTimesTable(report->runs, report->selection, settings.epoch));
   t.push_back(costTable(report->scaling, settings.gpuHourPrice));
   t.push_back(bestConfigurationTable(report->scaling, settings.gpuHourPrice));

@@ -215,6 +215,21 @@ void checkRanks(const RunData& run, std::vector<std::string>& problems) {
       }
 }
 
+// The packet captures' tables, when the run has a wire/ folder: a bad field there damages the run
+// like one in its own files.
+void readWireFolder(const fs::path& folder, RunData& run) {
+  if (!fs::exists(folder)) return;
+  if (!fs::is_directory(folder)) {
+    run.problems.push_back(folder.string() + " is not a directory (docs/wire.md)");
+    return;
+  }
+  try {
+    run.wire = readWire(folder.string());
+  } catch (const std::exception& e) {
+    run.problems.push_back(e.what());
+  }
+}
+
 bool isRun(const fs::path& directory) { return fs::exists(directory / "config.json"); }
 
 void search(const fs::path& directory, int depth, std::vector<std::string>& found) {
@@ -273,6 +288,7 @@ RunData loadRun(const std::string& directory) {
   readCsv(dir / "train_history.log", true, run.problems, run.history, readHistory);
   readCsv(dir / "traffic.csv", false, run.problems, run.traffic, readTraffic);
   readCsv(dir / "traffic_timeline.csv", false, run.problems, run.timeline, readTimeline);
+  readWireFolder(dir / "wire", run);
   checkRanks(run, run.problems);
   if (!run.problems.empty()) {
     // Damaged: only the job table and the list of runs left out show it, so that no number of
@@ -281,6 +297,7 @@ RunData loadRun(const std::string& directory) {
     run.history.clear();
     run.traffic.clear();
     run.timeline.clear();
+    run.wire.reset();
   }
   return run;
 }

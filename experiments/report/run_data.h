@@ -9,10 +9,13 @@
 // of its numbers reaches a table beside the job table and the runs left out.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "experiments/report/wire_data.h"
 
 namespace dtbench::report {
 
@@ -56,6 +59,7 @@ struct RunData {
   std::vector<HistoryRow> history;
   std::vector<TrafficEntry> traffic;
   std::vector<TimelineEntry> timeline;
+  std::optional<WireData> wire;  // wire/ (docs/wire.md), when the run has one
   std::vector<std::string> problems;
 
   // summary.json's status, "unknown" without one.

@@ -72,6 +72,11 @@ damage_world_hosts() { set_json "$1/config.json" 'd["world_size"] = 3'; }
 damage_fifo() { rm "$1/batches.csv" && mkfifo "$1/batches.csv"; }
 damage_config_fifo() { rm "$1/config.json" && mkfifo "$1/config.json"; }
 damage_directory() { rm "$1/batches.csv" && mkdir "$1/batches.csv"; }
+# A wire/ folder (docs/wire.md, from wire_fixture) with a bad field, or a file where the folder belongs.
+wire_fixture=$(dirname "$fixture")/wire_fixture/runs/wire-b32/wire
+damage_wire_field() { cp -r "$wire_fixture" "$1/wire" && set_field "$1/wire/wire_links.csv" 4 6 1e5x; }
+damage_wire_rank() { cp -r "$wire_fixture" "$1/wire" && set_field "$1/wire/wire_flows.csv" 2 9 -2; }
+damage_wire_file() { touch "$1/wire"; }
 
 bad_run duplicates lenet-b32-n1 "batches.csv line 18 column 'step': rank 0 epoch 2 step 3 again (first at line 12)"
 bad_run fewer_rows lenet-b32-n1 "batches.csv has 7 epoch 2 rows per rank, summary.json says the epoch had 8 steps"
@@ -92,6 +97,9 @@ bad_run world_hosts lenet-b32-n2 "config.json: world_size 3 but hosts names 2 ho
 bad_run fifo lenet-b32-n2 "batches.csv is a FIFO (named pipe), not a regular file"
 bad_run config_fifo lenet-b32-n2 "config.json is a FIFO (named pipe), not a regular file"
 bad_run directory lenet-b32-n2 "batches.csv is a directory, not a regular file"
+bad_run wire_field lenet-b32-n2 "wire/wire_links.csv line 4 column 'frame_bytes': '1e5x' is not an integer"
+bad_run wire_rank lenet-b32-n2 "wire/wire_flows.csv line 2 column 'src_rank': '-2' is not a rank"
+bad_run wire_file lenet-b32-n2 "wire is not a directory"
 
 if ! report "$tmp/bad" "$tmp/bad.csv"; then
   fail "the report with damaged runs exits non-zero: $(cat "$tmp/bad.csv.err")"

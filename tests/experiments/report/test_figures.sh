@@ -39,5 +39,29 @@ mkdir "$tmp/again"
 [[ $(wc -l < "$tmp/again.list") -eq 30 ]] ||
   { echo "FAIL: plots.py alone drew $(wc -l < "$tmp/again.list") files" >&2; status=1; }
 
-[[ $status -eq 0 ]] && echo "report figures test: ${#expected[@]} figures as PNG and PDF"
+# The wire figures (docs/wire.md) of wire_fixture's two runs of batch 32 and 64.
+"$dtbench" report "$(dirname "$fixture")/wire_fixture/runs" --plots "$tmp/wire" > /dev/null 2> "$tmp/wire.err" ||
+  { echo "FAIL: the report of wire_fixture exits non-zero: $(cat "$tmp/wire.err")" >&2; status=1; }
+wire=(wire_heatmap_wire-b32 wire_heatmap_wire-b64 wire_throughput_wire-b32 wire_throughput_wire-b64
+      wire_flows_wire-b32 wire_flows_wire-b64 wire_batch_size_effect)
+for name in "${wire[@]}"; do
+  png=$tmp/wire/$name.png
+  if [[ "$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ]]; then
+    echo "FAIL: $name.png is missing or not a PNG" >&2; status=1
+  elif [[ $(stat -c %s "$png") -lt 5000 ]]; then
+    echo "FAIL: $name.png is suspiciously small ($(stat -c %s "$png") bytes)" >&2; status=1
+  fi
+  [[ "$(head -c 5 "$tmp/wire/$name.pdf" 2>/dev/null)" == "%PDF-" ]] || { echo "FAIL: $name.pdf is missing or not a PDF" >&2; status=1; }
+done
+# The throughput window (wire_fixture/EXPECTED.md, "Figures"): b64 three steps, b32 the capture's middle.
+/usr/bin/python3 -c 'import json, sys
+w = {e["id"]: e for e in json.load(open(sys.argv[1]))["wire"]}
+b64, b32 = w["wire-b64"]["window"], w["wire-b32"]["window"]
+assert (b64["from"], round(b64["start_s"], 2), round(b64["end_s"], 2)) == ("steps", 1795300400.5, 1795300402.31), b64
+assert (b32["from"], round(b32["start_s"], 2), round(b32["end_s"], 2)) == ("middle of the capture", 1795300102.0, 1795300102.1), b32
+assert [len(e["flows"]) for e in (w["wire-b32"], w["wire-b64"])] == [3, 4]
+assert w["wire-b32"]["hosts"] == ["controller", "node1", "node2"]' "$tmp/wire/figures.json" ||
+  { echo "FAIL: figures.json's wire entries are not wire_fixture's" >&2; status=1; }
+
+[[ $status -eq 0 ]] && echo "report figures test: $((${#expected[@]} + ${#wire[@]})) figures as PNG and PDF"
 exit $status
