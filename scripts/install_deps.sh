@@ -10,7 +10,7 @@ core=(build-essential cmake ninja-build pkg-config git
       libcxxopts-dev catch2 nlohmann-json3-dev zlib1g-dev
       libcurl4-openssl-dev libarchive-dev libpcap-dev dataset-fashion-mnist)
 extra=(python3-torch python3-torchvision python3-pandas python3-matplotlib
-       slurm-wlm munge nftables iproute2 tcpdump)
+       slurm-wlm munge nftables iproute2 tcpdump slurmdbd mariadb-server)
 
 want=("${core[@]}")
 [[ "${1:-}" == "--minimal" ]] || want+=("${extra[@]}")

@@ -4,7 +4,10 @@
 # bridge, shaped in both directions with tc tbf, one slurmd each, and a slurmctld and munged of the
 # cluster's own. docs/cluster.md says what it emulates and what it cannot.
 #
-#   cluster.sh up [--nodes K] [--rate RATE] [--cpus C] [--gpus G] [--slurmd-timeout S] [--name N] [--subnet A.B.C]
+#   cluster.sh up [--nodes K] [--rate RATE] [--cpus C] [--gpus G] [--slurmd-timeout S] [--accounting]
+#                 [--name N] [--subnet A.B.C]
+#                                      --accounting: also a MariaDB and a slurmdbd of the cluster's own,
+#                                      so sacct shows its jobs (slurm/sacct_jobs.sh)
 #   cluster.sh env                     export lines: SLURM_CONF, DTBENCH_CLUSTER, Open MPI's TCP subnet
 #   cluster.sh status                  nodes, links (rate, tbf drops), Slurm's view
 #   cluster.sh rate RATE [NODE...]     reshape links (every node by default); cluster.json follows
@@ -26,11 +29,13 @@
 #
 # Objects of instance N (names, so `down` finds them without the instance directory):
 #   directory   ${DTBENCH_CLUSTER_ROOT:-/run/dtbench-cluster}/N: cluster.json, etc/ (slurm.conf,
-#               gres.conf, hosts), munge/, pids/, log/, state/, spool/<node>, tmp/<node>, gpu/<node>/gpuJ
-#               (the fake GPU files), ns/ (a private bind mount holding each node's uts and mnt namespace)
+#               gres.conf, hosts, slurmdbd.conf), munge/, pids/, log/, state/, spool/<node>, tmp/<node>,
+#               gpu/<node>/gpuJ (the fake GPU files), ns/ (a private bind mount holding each node's uts and
+#               mnt namespace), db/ (with --accounting: MariaDB's data, socket and pid file)
 #   network     experiments/impair/netns_world.sh with prefix N: network namespaces Nns0.., veth pairs
 #               Nh<i> (bridge port) <-> Nv<i> (the node's link), bridge Nbr with the controller's address
-#   processes   munged and slurmctld in the root namespaces, one slurmd per node (nsenter into the node)
+#   processes   munged and slurmctld in the root namespaces, one slurmd per node (nsenter into the node);
+#               with --accounting also mariadbd (127.0.0.1) and slurmdbd (every address) in the root namespaces
 #
 # tbf: rate R on both ends of every veth (the node's egress: its uplink; the bridge port's egress: its
 # downlink). Bucket (burst) = 1 ms at R, at least 4 full frames: a burst can leave at line rate, so
@@ -123,6 +128,11 @@ write_cluster_json() {
     echo "  \"subnet\": \"$NW_SUBNET.0/24\","
     echo "  \"controller\": {\"address\": \"$(ctl_addr)\", \"port\": $(cat "$dir/etc/ctld_port")},"
     echo "  \"slurm_conf\": \"$dir/etc/slurm.conf\","
+    if [[ -f $dir/etc/dbd_port ]]; then
+      echo "  \"accounting\": {\"slurmdbd_port\": $(cat "$dir/etc/dbd_port"), \"mariadb_socket\": \"$dir/db/mariadb.sock\"},"
+    else
+      echo "  \"accounting\": null,"
+    fi
     echo "  \"nodes\": ["
     for ((i = 0; i < k; i++)); do
       node=$(node_name "$i") bps=$(sed -n "s/^$node //p" "$dir/etc/rates")
@@ -159,11 +169,13 @@ kill_root_processes() {
 }
 
 cluster_down() {
-  local dir i k status=0 f
+  local dir i k status=0 f pid
   dir=$(dir_of)
   k=$(nw_size)
   for ((i = 0; i < k; i++)); do kill_node_processes "$i"; done
   kill_pidfile "$dir/pids/slurmctld.daemon.pid" "$dir"
+  if pid=$(slurmdbd_pid); then kill -KILL "$pid" 2>/dev/null || true; fi
+  kill_pidfile "$dir/db/mariadb.pid" "$dir"
   kill_pidfile "$dir/munge/munged.pid" "$dir"
   kill_root_processes "$dir"
   # Anything else naming the instance's directory (a daemon killed `up` started before it wrote its
@@ -198,6 +210,76 @@ wait_until() {  # wait_until TENTHS COMMAND...: polls every 0.05 s
   return 1
 }
 
+# The first port at or above START that nothing in the root namespace uses and that is not among TAKEN.
+free_port() {
+  local port=$1; shift
+  while ss -Htan "( sport = :$port )" 2>/dev/null | grep -q . || [[ " $* " == *" $port "* ]]; do port=$((port + 1)); done
+  echo "$port"
+}
+
+# slurmdbd's pid, from its pid file, when that process has the instance's slurm.conf in its environment
+# (slurmdbd takes no config path on its command line; it reads slurmdbd.conf beside SLURM_CONF).
+slurmdbd_pid() {
+  local dir pid
+  dir=$(dir_of)
+  [[ -s $dir/pids/slurmdbd.pid ]] || return 1
+  pid=$(tr -dc 0-9 <"$dir/pids/slurmdbd.pid")
+  [[ -n $pid ]] && grep -qzxF "SLURM_CONF=$dir/etc/slurm.conf" "/proc/$pid/environ" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+# Accounting (--accounting): a MariaDB of the instance's own (pd_start_mariadb; root only through its
+# socket, in a 0700 directory), a database user for slurmdbd (its password in slurmdbd.conf, root's,
+# mode 600: slurmdbd refuses any other), slurmdbd, and the cluster registered in it. Needs slurm.conf
+# written (sacctmgr finds slurmdbd through it) and runs before slurmctld starts, so slurmctld
+# registers with a slurmdbd that knows the cluster.
+start_accounting() {
+  local dir=$1 db_port=$2 dbd_port=$3 pass t0 t1
+  t0=$EPOCHREALTIME
+  mkdir -m 0700 "$dir/db"
+  pd_start_mariadb "$dir/db" "$dir/log" "$db_port" || die "up: MariaDB did not start (its log is above)"
+  pass=$(od -An -tx1 -N12 /dev/urandom | tr -d ' \n')
+  mariadb --no-defaults --socket="$dir/db/mariadb.sock" -uroot -e \
+    "DROP USER IF EXISTS 'root'@'127.0.0.1', 'root'@'::1'; CREATE USER 'slurmdbd'@'127.0.0.1' IDENTIFIED BY '$pass'; GRANT ALL ON slurm_acct_db.* TO 'slurmdbd'@'127.0.0.1';" \
+    >"$dir/log/mariadb-user.log" 2>&1 || { pd_show_log "$dir/log/mariadb-user.log"; die "up: could not create MariaDB's user for slurmdbd"; }
+  (umask 077 && cat >"$dir/etc/slurmdbd.conf" <<EOF
+# Generated by experiments/cluster/cluster.sh for instance $NAME; see docs/cluster.md, "Accounting"
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.socket
+DbdHost=localhost
+DbdPort=$dbd_port
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$db_port
+StorageUser=slurmdbd
+StoragePass=$pass
+StorageLoc=slurm_acct_db
+PidFile=$dir/pids/slurmdbd.pid
+LogFile=$dir/log/slurmdbd.log
+DebugLevel=info
+EOF
+  )
+  chown root:root "$dir/etc/slurmdbd.conf"
+  chmod 0600 "$dir/etc/slurmdbd.conf"
+  SLURM_CONF=$dir/etc/slurm.conf setsid slurmdbd -D </dev/null >>"$dir/log/slurmdbd.out" 2>&1 &
+  local dbd=$! deadline=$((SECONDS + 30))
+  # A refused sacctmgr can take a second, so the wait is bounded by the clock, not by a count.
+  until timeout 10 sacctmgr -n -P show cluster format=cluster >"$dir/log/sacctmgr.log" 2>&1; do
+    if ! kill -0 "$dbd" 2>/dev/null || ((SECONDS >= deadline)); then
+      pd_show_log "$dir/log/slurmdbd.out"; pd_show_log "$dir/log/sacctmgr.log"
+      kill -0 "$dbd" 2>/dev/null && die "up: slurmdbd did not answer on port $dbd_port within 30 s (its log and sacctmgr's errors are above)"
+      die "up: slurmdbd exited before answering (its log is above)"
+    fi
+    sleep 0.1
+  done
+  t1=$EPOCHREALTIME
+  echo "$dbd_port" >"$dir/etc/dbd_port"
+  echo "$db_port" >"$dir/etc/db_port"
+  sacctmgr -i add cluster "$NAME" >"$dir/log/sacctmgr.log" 2>&1 ||
+    { pd_show_log "$dir/log/sacctmgr.log"; die "up: sacctmgr could not register cluster $NAME with slurmdbd"; }
+  note "up: accounting: MariaDB on 127.0.0.1:$db_port and slurmdbd on port $dbd_port answered $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s after MariaDB's start"
+}
 
 start_slurmd() {
   local i=$1 dir node
@@ -228,7 +310,7 @@ setup_node() {
 }
 
 cluster_up() {
-  local k=4 rate=1gbit cpus=2 gpus=2 timeout=10
+  local k=4 rate=1gbit cpus=2 gpus=2 timeout=10 accounting=0
   while (($#)); do
     case $1 in
       --nodes) k=${2:-}; shift ;;
@@ -236,6 +318,7 @@ cluster_up() {
       --cpus) cpus=${2:-}; shift ;;
       --gpus) gpus=${2:-}; shift ;;
       --slurmd-timeout) timeout=${2:-}; shift ;;
+      --accounting) accounting=1 ;;
       *) usage_die "up: unknown option '$1'" ;;
     esac
     shift
@@ -251,6 +334,11 @@ cluster_up() {
   for cmd in munged mungekey slurmctld slurmd sinfo scontrol nsenter unshare mountpoint; do
     command -v "$cmd" >/dev/null || die "$cmd not found: install Debian's slurm-wlm, munge and util-linux (scripts/install_deps.sh)"
   done
+  if ((accounting)); then
+    for cmd in mariadbd mariadb-install-db mariadb-admin mariadb slurmdbd sacctmgr; do
+      command -v "$cmd" >/dev/null || die "up --accounting: $cmd not found: install Debian's slurmdbd and mariadb-server (scripts/install_deps.sh)"
+    done
+  fi
   local dir
   dir=$(dir_of)
   if [[ -e $dir || -n $(nw_leftovers) ]]; then
@@ -299,9 +387,20 @@ cluster_up() {
   pd_start_munge "$dir/munge" "$dir/log" || die "up: munge did not start (see above)"
 
   # slurm.conf and gres.conf.
-  local port=6817 ctl_host
-  while ss -Htan "( sport = :$port )" 2>/dev/null | grep -q .; do port=$((port + 1)); done
+  local port ctl_host db_port="" dbd_port="" acct_lines="AccountingStorageType=accounting_storage/none"
+  port=$(free_port 6817)
   echo "$port" >"$dir/etc/ctld_port"
+  if ((accounting)); then
+    dbd_port=$(free_port 6819 "$port") db_port=$(free_port 3307 "$port" "$dbd_port")
+    # slurmdbd listens on every address: the controller's address reaches it from the nodes too.
+    # AccountingStoragePass names the munge socket for connections to slurmdbd (AuthInfo's is not
+    # used for them; without it sacct and slurmctld try the machine's default munged).
+    acct_lines="AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=$(ctl_addr)
+AccountingStoragePort=$dbd_port
+AccountingStoragePass=$sock
+AccountingStorageTRES=gres/gpu"
+  fi
   ctl_host=$(hostname -s)
   local nodes_line=""
   {
@@ -343,7 +442,7 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
-AccountingStorageType=accounting_storage/none
+$acct_lines
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 ReturnToService=2
@@ -362,6 +461,7 @@ EOF
   echo "PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$dir/etc/slurm.conf"
   : >"$dir/etc/plugstack.conf"
   export SLURM_CONF=$dir/etc/slurm.conf
+  ((accounting == 0)) || start_accounting "$dir" "$db_port" "$dbd_port"
 
   setsid slurmctld -D -c -f "$SLURM_CONF" </dev/null >>"$dir/log/slurmctld.out" 2>&1 &
   local ctld=$!
@@ -379,7 +479,7 @@ EOF
   trap - EXIT
   local took
   took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
-  note "up: $NAME, $k nodes (node1..$(node_name $((k - 1)))), links $rate, $cpus CPUs and $gpus gpus per node, in $took s; Slurm $(sinfo --version | awk '{print $2}') partition 'cluster'"
+  note "up: $NAME, $k nodes (node1..$(node_name $((k - 1)))), links $rate, $cpus CPUs and $gpus gpus per node, in $took s; Slurm $(sinfo --version | awk '{print $2}') partition 'cluster'$( ((accounting)) && echo ", accounting (sacct)")"
   note "use it with: eval \"\$($here/$prog --name $NAME env)\""
 }
 
@@ -405,6 +505,11 @@ cluster_status() {
   dir=$(dir_of) k=$(nw_size)
   export SLURM_CONF=$dir/etc/slurm.conf
   echo "cluster $NAME: $k node(s), subnet $NW_SUBNET.0/24, controller $(ctl_addr):$(cat "$dir/etc/ctld_port") (slurmctld $(pd_live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null && echo up || echo DOWN))"
+  if [[ -f $dir/etc/dbd_port ]]; then
+    echo "accounting: slurmdbd $(ctl_addr):$(cat "$dir/etc/dbd_port") ($(slurmdbd_pid >/dev/null && echo up || echo DOWN)), MariaDB 127.0.0.1:$(cat "$dir/etc/db_port") socket $dir/db/mariadb.sock ($(pd_live_pid "$dir/db/mariadb.pid" "$dir" >/dev/null && echo up || echo DOWN))"
+  else
+    echo "accounting: none (up --accounting adds slurmdbd and MariaDB)"
+  fi
   for ((i = 0; i < k; i++)); do
     node=$(node_name "$i")
     local link slurmd up_drops down_drops
