@@ -22,6 +22,8 @@
 #include "experiments/report/figures.h"
 #include "experiments/report/report.h"
 #include "experiments/report/report_table.h"
+#include "experiments/report/trace_figures.h"
+#include "experiments/report/trace_file.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -71,14 +73,19 @@ int runReportCommand(const std::vector<std::string>& args) {
   if (!o.csvDir.empty()) prepareOutputDirectory(o.csvDir, "--csv-dir");
   if (!o.plotsDir.empty()) prepareOutputDirectory(o.plotsDir, "--plots");
   if (!o.jobTablePath.empty()) checkOutputFile(o.jobTablePath, "--job-table");
+  if (!o.jobTablePath.empty() && o.directories.empty())
+    throw common::UsageError("--job-table writes the run directories' job table: name a run directory");
   report::ReportSettings settings;
   settings.directories = o.directories;
   settings.epoch = o.epoch;
   settings.gpuHourPrice = o.gpuHourPrice;
   settings.targetAccuracy = o.targetAccuracy;
   if (!o.ceilingPath.empty()) settings.ceiling = report::readCeiling(o.ceilingPath);
+  settings.sacctFiles = o.sacctFiles;
+  settings.traceFiles = o.traceFiles;
   std::unique_ptr<report::Report> built;
   try {
+    settings.traceColumns = report::parseTraceColumnMap(o.traceColumns);
     built = report::buildReport(settings);
   } catch (const std::invalid_argument& e) {
     throw common::UsageError(e.what());
@@ -92,7 +99,8 @@ int runReportCommand(const std::vector<std::string>& args) {
       writeFile((fs::path(o.csvDir) / (table.name + ".csv")).string(), report::renderCsv(table), "--csv-dir");
   if (!o.jobTablePath.empty()) writeFile(o.jobTablePath, report::renderCsv(r.table("jobs")), "--job-table");
   if (!o.plotsDir.empty()) {
-    const nlohmann::json data = report::figureData(r.runs, r.selection, r.scaling, o.epoch);
+    nlohmann::json data = report::figureData(r.runs, r.selection, r.scaling, o.epoch);
+    if (!r.traces.empty()) data["traces"] = report::traceFigureData(r.traces);
     const std::vector<std::string> files = report::drawFigures(data, o.plotsDir, DTBENCH_PLOT_PYTHON);
     std::fprintf(stderr, "report: %zu figure files in %s (data: figures.json, redraw: plots.py)\n", files.size(),
                  o.plotsDir.c_str());

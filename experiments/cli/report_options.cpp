@@ -25,14 +25,18 @@ ReportOptions parseReportOptions(const std::vector<std::string>& args) {
                            "Reads run directories (any mix; a sweep's parent directory works too) and prints\n"
                            "Table 1 (time and speedup), Table 2 (compute vs communication), Table 3 (bandwidth\n"
                            "utilization), traffic, batch times, cost, accuracy, the job table and the runs left\n"
-                           "out. Every column is defined under its table and in docs/report.md.\n\n"
-                           "Usage: dtbench report [OPTIONS] DIR...");
+                           "out. With --sacct or --trace also the job traces' tables (duration and queueing-delay\n"
+                           "CDFs, final states and GPU time by job size); DIR may then be left out. Every column is\n"
+                           "defined under its table and in docs/report.md.\n\n"
+                           "Usage: dtbench report [OPTIONS] DIR...\n"
+                           "       dtbench report [OPTIONS] [DIR...] --sacct FILE --trace FILE...");
   options.set_width(100);
   // clang-format off
   options.add_options()
     ("format", "md, csv (every table, each after a '# title' line) or json", cxxopts::value<std::string>()->default_value("md"))
     ("table", "Print only these tables, comma-separated (time_speedup, compute_comm, bandwidth, traffic, batch_times, "
-              "cost, best, accuracy, jobs, excluded); one table with --format csv is plain CSV",
+              "cost, best, accuracy, jobs, excluded; with job traces trace_jobs, job_duration_cdf, queue_delay_cdf, "
+              "final_states, gpu_time_by_size, trace_skipped); one table with --format csv is plain CSV",
      cxxopts::value<std::string>())
     ("epoch", "The epoch of every run to report (default: each run's last)", cxxopts::value<int>())
     ("ceiling", "A dtbench allreduce --csv/--json result: Table 3's utilization is busbw / its busbw",
@@ -42,6 +46,13 @@ ReportOptions parseReportOptions(const std::vector<std::string>& args) {
     ("csv-dir", "Also write every table as DIR/<table>.csv", cxxopts::value<std::string>())
     ("job-table", "Also write the job table as CSV to FILE", cxxopts::value<std::string>())
     ("plots", "Draw the figures (PNG and PDF) into DIR with python3-matplotlib", cxxopts::value<std::string>())
+    ("sacct", "sacct -a -D -X --parsable2 output of the documented --format (docs/report.md); repeatable. Also "
+              "joins the runs' slurm_job_id: the job table's queue wait, requeues, state; the cost table's time to "
+              "result", cxxopts::value<std::vector<std::string>>())
+    ("trace", "A cluster trace CSV in the Helios layout (job_id,user,gpu_num,cpu_num,node_num,state,submit_time,"
+              "start_time,end_time,duration,queue); repeatable", cxxopts::value<std::vector<std::string>>())
+    ("trace-columns", "Map other traces' column names onto Helios's: HELIOS=THEIRS,... e.g. "
+                      "gpu_num=num_gpus,submit_time=submitted_time", cxxopts::value<std::string>())
     ("directories", "Run directories", cxxopts::value<std::vector<std::string>>())
     ("h,help", "Show this help");
   // clang-format on
@@ -54,8 +65,15 @@ ReportOptions parseReportOptions(const std::vector<std::string>& args) {
     return o;
   }
   const cxxopts::ParseResult& parsed = result.result;
-  if (!parsed.count("directories")) throwUsage("report", "name at least one run directory, e.g. dtbench report runs/");
-  o.directories = parsed["directories"].as<std::vector<std::string>>();
+  if (parsed.count("sacct")) o.sacctFiles = parsed["sacct"].as<std::vector<std::string>>();
+  if (parsed.count("trace")) o.traceFiles = parsed["trace"].as<std::vector<std::string>>();
+  if (parsed.count("trace-columns")) {
+    o.traceColumns = parsed["trace-columns"].as<std::string>();
+    if (o.traceFiles.empty()) throw UsageError("--trace-columns maps the columns of --trace files; name one with --trace");
+  }
+  if (!parsed.count("directories") && o.sacctFiles.empty() && o.traceFiles.empty())
+    throwUsage("report", "name at least one run directory, e.g. dtbench report runs/ (or a --sacct or --trace file)");
+  if (parsed.count("directories")) o.directories = parsed["directories"].as<std::vector<std::string>>();
   o.format = reportFormatNames().parse(parsed["format"].as<std::string>());
   if (parsed.count("table")) {
     o.tables = common::splitList(parsed["table"].as<std::string>());

@@ -23,6 +23,9 @@ struct ReportOptions {
   std::optional<double> gpuHourPrice;
   std::optional<double> targetAccuracy;
   std::string csvDir, jobTablePath, plotsDir;
+  std::vector<std::string> sacctFiles;  // --sacct FILE (repeatable)
+  std::vector<std::string> traceFiles;  // --trace FILE (repeatable)
+  std::string traceColumns;             // --trace-columns MAP
   bool help = false;
   std::string helpText;
 };

@@ -10,7 +10,9 @@ prints each written path on its own line. Figures: `speedup`, `compute_comm`,
 `link_throughput_<id>` (one per run with a traffic timeline, named like the traffic maps), and
 from the packet captures (`wire`, one entry per run with wire data): `wire_heatmap_<id>`,
 `wire_throughput_<id>`, `wire_flows_<id>` (named like the traffic maps) and, across those runs,
-`wire_batch_size_effect`.
+`wire_batch_size_effect`. From job traces (`traces`, one entry per sacct file or cluster trace, all
+drawn on the same axes, one colour each): `trace_duration_cdf`, `trace_queue_delay_cdf`,
+`trace_final_states` and `trace_gpu_time_by_size`.
 A figure whose list is absent or empty is skipped silently, as is a traffic entry with an
 empty matrix. An optional key given as null counts as absent; the curves' series may hold
 nulls, which are left out. Exit status 0 on success; on unusable input (missing file, bad JSON, wrong
@@ -60,6 +62,10 @@ SCHEMA = {
                "links": [{"name": STR, "t_s": [NUM], "wire_GBps": [NUM], "counted_GBps?": [NUM]}],
                "flows": [{"label": STR, "class": STR, "t_s": [NUM], "bytes": [NUM]}],
                "flows_total?": NUM}],
+    "traces?": [{"name": STR, "kind": STR,
+                 "duration": {"x_s": [NUM], "jobs_share": _SERIES, "gpu_time_share": _SERIES},
+                 "queue": {"x_s": [NUM], "jobs_share": _SERIES},
+                 "sizes": [STR], "states": [{"state": STR, "jobs": [NUM], "gpu_hours": [NUM]}]}],
 }
 
 
@@ -122,6 +128,13 @@ def check_shapes(data):
         for j, flow in enumerate(w["flows"]):
             if len(flow["t_s"]) != len(flow["bytes"]):
                 raise InputError(f"wire[{i}].flows[{j}]: t_s and bytes differ in length")
+    for i, t in enumerate(data.get("traces", [])):
+        for part, keys in (("duration", ("x_s", "jobs_share", "gpu_time_share")), ("queue", ("x_s", "jobs_share"))):
+            if len({len(t[part][k]) for k in keys}) > 1:
+                raise InputError(f"traces[{i}].{part} series differ in length")
+        for j, r in enumerate(t["states"]):
+            if len(r["jobs"]) != len(t["sizes"]) or len(r["gpu_hours"]) != len(t["sizes"]):
+                raise InputError(f"traces[{i}].states[{j}] needs one value per size")
 
 
 def palette(n):
@@ -577,6 +590,90 @@ def fig_wire(entries, out_dir):
     fig_wire_batch_size_effect(entries, out_dir)
 
 
+def _steps(ax, x, y, **kw):
+    pts = [(a, b) for a, b in zip(x, y) if b is not None]
+    if pts:
+        ax.step([a for a, _ in pts], [b for _, b in pts], where="post", **kw)
+
+
+def fig_trace_duration_cdf(entries, out_dir):
+    fig, ax = plt.subplots(figsize=(8, 5))
+    handles = []
+    for e, color in zip(entries, palette(len(entries))):
+        d = e["duration"]
+        _steps(ax, d["x_s"], d["jobs_share"], color=color)
+        _steps(ax, d["x_s"], d["gpu_time_share"], color=color, linestyle="--")
+        handles.append(Line2D([], [], color=color, label=e["name"]))
+    handles += [Line2D([], [], color="grey", label="share of jobs"),
+                Line2D([], [], color="grey", linestyle="--", label="share of GPU time")]
+    ax.set_xscale("log")
+    ax.set_xlim(left=1)
+    ax.set(title="GPU job duration", xlabel="duration x (s)", ylabel="fraction \u2264 x", ylim=(0, 1.02))
+    ax.grid(alpha=0.3, which="both")
+    legend(ax, handles, loc="lower right")
+    save(fig, out_dir, "trace_duration_cdf")
+
+
+def fig_trace_queue_delay_cdf(entries, out_dir):
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for e, color in zip(entries, palette(len(entries))):
+        _steps(ax, e["queue"]["x_s"], e["queue"]["jobs_share"], color=color, label=e["name"])
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(left=0)
+    ax.set(title="Queueing delay of GPU jobs", xlabel="start \u2212 submit x (s)",
+           ylabel="fraction of jobs \u2264 x", ylim=(0, 1.02))
+    ax.grid(alpha=0.3, which="both")
+    legend(ax, ax.get_legend_handles_labels()[0], loc="lower right")
+    save(fig, out_dir, "trace_queue_delay_cdf")
+
+
+STATE_COLORS = {"COMPLETED": "tab:green", "FAILED": "tab:red", "CANCELLED": "tab:grey"}
+
+
+def fig_trace_final_states(entries, out_dir):
+    fig, axes = plt.subplots(len(entries), 2, figsize=(11, 3.6 * len(entries)), squeeze=False)
+    for row, e in zip(axes, entries):
+        labels = [s if s == "all" else f"{s} GPUs" for s in e["sizes"]]
+        for ax, key, what in ((row[0], "jobs", "jobs"), (row[1], "gpu_hours", "GPU time")):
+            totals = [sum(r[key][i] for r in e["states"]) for i in range(len(labels))]
+            bottoms = np.zeros(len(labels))
+            for r in e["states"]:
+                values = np.array([v / t if t > 0 else 0 for v, t in zip(r[key], totals)])
+                ax.bar(range(len(labels)), values, bottom=bottoms,
+                       color=STATE_COLORS.get(r["state"]), label=r["state"])
+                bottoms += values
+            x_labels(ax, labels)
+            ax.set(title=f"{e['name']}: share of {what}", ylim=(0, 1.02), ylabel="fraction")
+            ax.grid(alpha=0.3, axis="y")
+    legend(axes[0][1], axes[0][1].get_legend_handles_labels()[0], loc="upper left",
+           bbox_to_anchor=(1.02, 1))
+    fig.tight_layout()
+    save(fig, out_dir, "trace_final_states")
+
+
+def fig_trace_gpu_time_by_size(entries, out_dir):
+    fig, ax = plt.subplots(figsize=(8, 5))
+    sizes = entries[0]["sizes"][1:]
+    width = 0.8 / len(entries)
+    for k, (e, color) in enumerate(zip(entries, palette(len(entries)))):
+        hours = [sum(r["gpu_hours"][i] for r in e["states"]) for i in range(1, len(e["sizes"]))]
+        total = sum(hours)
+        ax.bar(np.arange(len(sizes)) + (k - (len(entries) - 1) / 2) * width,
+               [h / total if total > 0 else 0 for h in hours], width, color=color, label=e["name"])
+    x_labels(ax, [f"{s} GPUs" for s in sizes])
+    ax.set(title="GPU time by job size", ylabel="share of GPU time", ylim=(0, 1.02))
+    ax.grid(alpha=0.3, axis="y")
+    legend(ax, ax.get_legend_handles_labels()[0], loc="upper right")
+    save(fig, out_dir, "trace_gpu_time_by_size")
+
+
+def fig_traces(entries, out_dir):
+    fig_trace_duration_cdf(entries, out_dir)
+    fig_trace_queue_delay_cdf(entries, out_dir)
+    fig_trace_final_states(entries, out_dir)
+    fig_trace_gpu_time_by_size(entries, out_dir)
+
+
 def main(argv):
     if len(argv) != 3:
         raise InputError("usage: plots.py FIGURES_JSON OUT_DIR")
@@ -597,7 +694,8 @@ def main(argv):
     for key, draw in (("speedup", fig_speedup), ("compute_comm", fig_compute_comm),
                       ("traffic", fig_traffic), ("batch_times", fig_batch_time_cdf),
                       ("curves", fig_curves), ("throughput", fig_throughput),
-                      ("link_throughput", fig_link_throughput), ("wire", fig_wire)):
+                      ("link_throughput", fig_link_throughput), ("wire", fig_wire),
+                      ("traces", fig_traces)):
         if data.get(key):
             draw(data[key], out_dir)
 

@@ -6,6 +6,9 @@
 
 #include "experiments/report/cost_tables.h"
 #include "experiments/report/run_tables.h"
+#include "experiments/report/sacct_file.h"
+#include "experiments/report/slurm_join.h"
+#include "experiments/report/trace_tables.h"
 #include "experiments/report/traffic_tables.h"
 #include "experiments/report/wire_tables.h"
 
@@ -14,17 +17,29 @@ namespace dtbench::report {
 const Table& Report::table(const std::string& name) const { return findTable(tables, name); }
 
 std::string Report::preamble() const {
+  std::string traceLine;
+  if (!traces.empty())
+    traceLine = std::to_string(traces.size()) + " job trace" + (traces.size() == 1 ? "" : "s") +
+                " read (sacct and cluster traces: the tables from \"Job traces\" on).\n\n";
+  if (runs.empty()) return "# dtbench report\n\n" + traceLine;
   return "# dtbench report\n\n" + std::to_string(runs.size()) + " run" + (runs.size() == 1 ? "" : "s") + " read, " +
          std::to_string(selection.usable.size()) + " in the tables, " + std::to_string(selection.leftOut.size()) +
-         " left out (listed at the end). Definitions: under each table and in docs/report.md.\n\n";
+         " left out (listed at the end). Definitions: under each table and in docs/report.md.\n\n" + traceLine;
 }
 
 std::unique_ptr<Report> buildReport(const ReportSettings& settings) {
   auto report = std::make_unique<Report>();
+  for (const std::string& path : settings.sacctFiles) report->traces.push_back(readSacct(path));
+  for (const std::string& path : settings.traceFiles)
+    report->traces.push_back(readTrace(path, settings.traceColumns));
+  std::vector<Table>& t = report->tables;
+  if (settings.directories.empty()) {
+    t = traceTables(report->traces);
+    return report;
+  }
   report->runs = loadRuns(settings.directories);
   report->selection = selectRuns(report->runs, settings.epoch);
   report->scaling = scalingRows(report->selection);
-  std::vector<Table>& t = report->tables;
   t.push_back(timeSpeedupTable(report->scaling));
   t.push_back(computeCommTable(report->scaling));
   t.push_back(bandwidthTable(report->scaling, settings.ceiling));
@@ -33,10 +48,14 @@ std::unique_ptr<Report> buildReport(const ReportSettings& settings) {
   for (Table& wire : wireTables(report->runs)) t.push_back(std::move(wire));
   t.push_back(batchTimesTable(report->runs, report->selection, settings.epoch));
   t.push_back(costTable(report->scaling, settings.gpuHourPrice));
+  if (!settings.sacctFiles.empty()) addTimeToResult(t.back(), report->scaling, report->traces);
   t.push_back(bestConfigurationTable(report->scaling, settings.gpuHourPrice));
   t.push_back(accuracyTable(report->runs, settings.targetAccuracy));
   t.push_back(jobTable(report->runs));
+  if (!settings.sacctFiles.empty()) addSlurmColumns(t.back(), report->runs, report->traces);
   t.push_back(leftOutTable(report->selection));
+  if (!report->traces.empty())
+    for (Table& trace : traceTables(report->traces)) t.push_back(std::move(trace));
   return report;
 }
 

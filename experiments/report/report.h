@@ -1,6 +1,6 @@
 #pragma once
-// Report: every section of dtbench report built from the run directories (docs/report.md), in the
-// order they are printed. The runs, their selection and the scaling rows are kept for the figures.
+// Report: every section of dtbench report built from the run directories and job traces
+// (docs/report.md), in the order they are printed. The runs, their selection and the scaling rows are kept for the figures.
 
 #include <memory>
 #include <optional>
@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "experiments/report/ceiling.h"
+#include "experiments/report/job_trace.h"
 #include "experiments/report/report_table.h"
 #include "experiments/report/run_data.h"
 #include "experiments/report/run_selection.h"
 #include "experiments/report/scaling_tables.h"
+#include "experiments/report/trace_file.h"
 
 namespace dtbench::report {
 
@@ -21,12 +23,16 @@ struct ReportSettings {
   std::vector<CeilingRow> ceiling;       // --ceiling, read
   std::optional<double> gpuHourPrice;    // --gpu-hour-price
   std::optional<double> targetAccuracy;  // --target-accuracy
+  std::vector<std::string> sacctFiles;   // --sacct: also joined with the runs' slurm_job_id
+  std::vector<std::string> traceFiles;   // --trace (Helios layout)
+  TraceColumnMap traceColumns;           // --trace-columns
 };
 
 struct Report {
   std::vector<RunData> runs;
   RunSelection selection;  // points into runs
   std::vector<ScalingRow> scaling;
+  std::vector<JobTrace> traces;  // --sacct files, then --trace files
   std::vector<Table> tables;
 
   Report() = default;
@@ -37,7 +43,9 @@ struct Report {
   std::string preamble() const;                        // the Markdown heading: what was read
 };
 
-// Throws std::invalid_argument when the directories hold no run (see findRunDirectories).
+// Throws std::invalid_argument when the directories hold no run (see findRunDirectories); with no
+// directory at all the report holds the job-trace tables alone. Throws std::runtime_error naming the
+// file and line of a malformed sacct or trace file.
 std::unique_ptr<Report> buildReport(const ReportSettings& settings);
 
 }  // namespace dtbench::report

@@ -63,5 +63,27 @@ assert [len(e["flows"]) for e in (w["wire-b32"], w["wire-b64"])] == [3, 4]
 assert w["wire-b32"]["hosts"] == ["controller", "node1", "node2"]' "$tmp/wire/figures.json" ||
   { echo "FAIL: figures.json's wire entries are not wire_fixture's" >&2; status=1; }
 
-[[ $status -eq 0 ]] && echo "report figures test: $((${#expected[@]} + ${#wire[@]})) figures as PNG and PDF"
+# The job traces' figures: a sacct file and a Helios-layout trace on the same axes, without runs.
+traces=$(dirname "$fixture")/trace_fixture/traces
+TZ=UTC "$dtbench" report --sacct "$traces/sacct.txt" --trace "$traces/helios.csv" --plots "$tmp/traces" > /dev/null \
+  2> "$tmp/traces.err" || { echo "FAIL: the report of the traces exits non-zero: $(cat "$tmp/traces.err")" >&2; status=1; }
+trace_figures=(trace_duration_cdf trace_queue_delay_cdf trace_final_states trace_gpu_time_by_size)
+for name in "${trace_figures[@]}"; do
+  png=$tmp/traces/$name.png
+  if [[ "$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ]]; then
+    echo "FAIL: $name.png is missing or not a PNG" >&2; status=1
+  elif [[ $(stat -c %s "$png") -lt 5000 ]]; then
+    echo "FAIL: $name.png is suspiciously small ($(stat -c %s "$png") bytes)" >&2; status=1
+  fi
+  [[ "$(head -c 5 "$tmp/traces/$name.pdf" 2>/dev/null)" == "%PDF-" ]] || { echo "FAIL: $name.pdf is missing or not a PDF" >&2; status=1; }
+done
+# One entry per trace; the duration CDFs end at 1 (trace_fixture/EXPECTED.md).
+/usr/bin/python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["traces"]
+assert [e["name"].rsplit("/", 1)[-1] for e in t] == ["sacct.txt", "helios.csv"], [e["name"] for e in t]
+assert all(e["duration"]["jobs_share"][-1] == 1 and e["duration"]["gpu_time_share"][-1] == 1 for e in t)
+assert [sum(r["jobs"][0] for r in e["states"]) for e in t] == [5, 9]' "$tmp/traces/figures.json" ||
+  { echo "FAIL: figures.json's traces are not trace_fixture's" >&2; status=1; }
+
+[[ $status -eq 0 ]] && echo "report figures test: $((${#expected[@]} + ${#wire[@]} + ${#trace_figures[@]})) figures as PNG and PDF"
 exit $status

@@ -8,6 +8,7 @@
 # Usage: report_golden_test.sh DTBENCH FIXTURE_DIR [--approve]   (--approve rewrites approved/)
 set -euo pipefail
 dtbench=$(realpath "$1") fixture=$(realpath "$2") approve=${3:-}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$fixture"   # paths in the job table are relative to here
@@ -22,23 +23,11 @@ mkdir -p "$out/csv"
 "$dtbench" report runs --ceiling ceiling.csv --table bandwidth > "$out/bandwidth_ceiling.md"
 "$dtbench" report runs/lenet-b32-n1 runs/lenet-b32-n2 --table time_speedup --format csv > "$out/two_runs.csv"
 
-if [[ "$approve" == --approve ]]; then
-  rm -rf approved && cp -r "$out" approved
-  echo "approved: $(find approved -type f | wc -l) files"
-  exit 0
-fi
-
 status=0
-while IFS= read -r -d '' file; do
-  rel=${file#"$fixture/approved/"}
-  if [[ ! -f "$out/$rel" ]]; then
-    echo "FAIL: $rel is approved but was not produced" >&2; status=1
-  elif ! diff -u "$file" "$out/$rel"; then
-    echo "FAIL: $rel differs from the approved output (above)" >&2; status=1
-  fi
-done < <(find "$fixture/approved" -type f -print0)
-produced=$(find "$out" -type f | wc -l) approved=$(find "$fixture/approved" -type f | wc -l)
-[[ $produced -eq $approved ]] || { echo "FAIL: $produced files produced, $approved approved" >&2; status=1; }
+fail() { echo "FAIL: $*" >&2; status=1; }
+# shellcheck source=approved_outputs.sh
+source "$here/approved_outputs.sh"
+approve_or_compare "$fixture" "$out" "$approve"
 cmp -s "$out/csv/jobs.csv" "$out/jobs_from_flag.csv" || { echo "FAIL: --job-table differs from jobs.csv" >&2; status=1; }
 
 # Bad input: a clear message and a non-zero exit, never a partial table.

@@ -8,6 +8,7 @@
 # Usage: test_wire.sh DTBENCH WIRE_FIXTURE_DIR [--approve]   (--approve rewrites approved/)
 set -euo pipefail
 dtbench=$(realpath "$1") fixture=$(realpath "$2") approve=${3:-}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$fixture"
@@ -21,24 +22,11 @@ mkdir -p "$out/csv"
 "$dtbench" report runs --csv-dir "$out/csv" > /dev/null
 find "$out/csv" -type f ! -name 'wire_*' ! -name 'burstiness.csv' ! -name 'reconciliation*' -delete
 
-if [[ "$approve" == --approve ]]; then
-  rm -rf approved && cp -r "$out" approved
-  echo "approved: $(find approved -type f | wc -l) files"
-  exit 0
-fi
-
 status=0
 fail() { echo "FAIL: $*" >&2; status=1; }
-while IFS= read -r -d '' file; do
-  rel=${file#"$fixture/approved/"}
-  if [[ ! -f "$out/$rel" ]]; then
-    fail "$rel is approved but was not produced"
-  elif ! diff -u "$file" "$out/$rel"; then
-    fail "$rel differs from the approved output (above)"
-  fi
-done < <(find "$fixture/approved" -type f -print0)
-produced=$(find "$out" -type f | wc -l) approved=$(find "$fixture/approved" -type f | wc -l)
-[[ $produced -eq $approved ]] || fail "$produced files produced, $approved approved"
+# shellcheck source=approved_outputs.sh
+source "$here/approved_outputs.sh"
+approve_or_compare "$fixture" "$out" "$approve"
 
 # JSON has the same tables.
 "$dtbench" report runs --table "$tables" --format json > "$tmp/wire.json"
