@@ -51,6 +51,16 @@ void describeClusterLinks(nlohmann::json& json, const std::vector<std::string>& 
   json["link_rate_bps"] = rates;
 }
 
+// The Slurm job this rank runs in, as sacct names it: "1234", an array task "1234_5" (sacct's JobID
+// for arrays), null off Slurm. The report joins runs with accounting through it (docs/report.md).
+nlohmann::json slurmJobId() {
+  const char* array = std::getenv("SLURM_ARRAY_JOB_ID");
+  const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (array && *array && task && *task) return std::string(array) + "_" + task;
+  const char* job = std::getenv("SLURM_JOB_ID");
+  return job && *job ? nlohmann::json(std::string(job)) : nlohmann::json(nullptr);
+}
+
 }  // namespace
 
 nlohmann::json toJson(const RunConfig& config) {
@@ -118,6 +128,7 @@ nlohmann::json describeRun(const RunConfig& config, const std::string& allocator
   if (const char* algorithm = std::getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm");
       algorithm && world && config.comm.connection.backend == comm::Backend::kMpi)
     json["environment"]["mpi_iallreduce_algorithm"] = algorithm;  // comm/backends/mpi_communicator.cpp's Note
+  json["slurm_job_id"] = slurmJobId();
   json["model_parameters"] = models::parameterStats(model).parameters;
   json["train_samples"] = data.train.size();
   json["test_samples"] = data.test.size();

@@ -91,7 +91,10 @@ int runSweepCommand(const std::vector<std::string>& args) {
   for (const sweep::PointOutcome& outcome : outcomes)
     if (outcome.state == "failed" || (outcome.state == "interrupted" && stopSignal == 0))
       unfinished.push_back(outcome.name + " (" + outcome.state + ": " + outcome.error + ")");
-  const std::string tables = sweep::writeSweepReport(o.outDir, outcomes);
+  // A Slurm sweep's accounting (DIR/sacct.txt, written by the launcher when Slurm keeps accounting).
+  const std::string sacct = (std::filesystem::path(o.outDir) / "sacct.txt").string();
+  const std::string tables =
+      sweep::writeSweepReport(o.outDir, outcomes, slurm && std::filesystem::exists(sacct) ? sacct : "");
   std::printf("\n%s\n", tables.c_str());
   std::printf("dtbench sweep: %s/jobs.csv (job table), %s/report.md (every table)\n", o.outDir.c_str(),
               o.outDir.c_str());

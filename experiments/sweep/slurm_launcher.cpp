@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <system_error>
 #include <type_traits>
@@ -16,6 +17,7 @@
 #include "common/lists.h"
 #include "experiments/sweep/captured_command.h"
 #include "experiments/sweep/point_attempts.h"
+#include "experiments/sweep/slurm_accounting.h"
 #include "experiments/sweep/slurm_jobs.h"
 #include "common/usage_error.h"
 
@@ -207,6 +209,12 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
     }
   }
 
+  if (session_.stopSignal() == 0) {
+    std::set<std::string> ids(submitted_.begin(), submitted_.end());
+    for (const std::string& id : sweepJobIds(settings_.outDir)) ids.insert(id);
+    writeSweepAccounting(settings_.outDir, {ids.begin(), ids.end()}, session_, stderr);
+  }
+
   std::vector<PointOutcome> reached;
   for (const PointOutcome& outcome : outcomes_)
     if (!outcome.state.empty()) reached.push_back(outcome);
@@ -245,6 +253,7 @@ void SlurmLauncher::submit(size_t index, bool firstAttempt) {
     return;
   }
   active_.push_back(Job{index, id, offset});
+  submitted_.push_back(id);
   std::fprintf(progress_, "%-40s submitted as job %s, attempt %d%s\n", outcome.name.c_str(), id.c_str(),
                outcome.attempt, resume && firstAttempt ? " (continues its checkpoint)" : "");
   std::fflush(progress_);

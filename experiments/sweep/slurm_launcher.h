@@ -33,6 +33,9 @@
 //    points fail. The destructor cancels jobs still active (an exception left run()).
 //  - Missing scripts throw common::UsageError before any job is submitted, and so does a
 //    missing `sbatch` when there is something to submit.
+//  - At the end (not after SIGINT or SIGTERM), what Slurm's accounting recorded for the jobs of
+//    every run directory under DIR and of this run goes to DIR/sacct.txt (slurm_accounting.h), for
+//    the job table; without accounting a note says so and the sweep goes on.
 
 #include <cstdio>
 #include <iosfwd>
@@ -88,6 +91,7 @@ class SlurmLauncher : public SweepRunner {
   std::vector<GridPoint> points_;
   std::vector<PointOutcome> outcomes_;
   std::vector<Job> active_;
+  std::vector<std::string> submitted_;  // every job id this run() submitted
   std::FILE* progress_ = stdout;
 };
 

@@ -41,9 +41,11 @@ std::vector<report::Cell> jobRow(const report::Table& jobs, const PointOutcome& 
 
 }  // namespace
 
-std::string writeSweepReport(const std::string& outDir, const std::vector<PointOutcome>& outcomes) {
+std::string writeSweepReport(const std::string& outDir, const std::vector<PointOutcome>& outcomes,
+                             const std::string& sacctFile) {
   report::ReportSettings settings;
   settings.directories = {outDir};
+  if (!sacctFile.empty()) settings.sacctFiles = {sacctFile};
   std::unique_ptr<report::Report> built;
   try {
     built = report::buildReport(settings);

@@ -13,7 +13,10 @@
 namespace dtbench::sweep {
 
 // Writes both files and returns Tables 1-3 (time_speedup, compute_comm, bandwidth) as Markdown, or
-// a line saying why there are none. Throws std::runtime_error when a file cannot be written.
-std::string writeSweepReport(const std::string& outDir, const std::vector<PointOutcome>& outcomes);
+// a line saying why there are none. With `sacctFile` (a Slurm sweep's DIR/sacct.txt,
+// slurm_accounting.h) the job table and the cost table gain the accounting's columns (the report's
+// --sacct). Throws std::runtime_error when a file cannot be written.
+std::string writeSweepReport(const std::string& outDir, const std::vector<PointOutcome>& outcomes,
+                             const std::string& sacctFile = "");
 
 }  // namespace dtbench::sweep

@@ -4,7 +4,7 @@
 # the allocation, and across 2 nodes x 2 ranks with hierarchical and binary-tree-star, whose hosts are
 # the nodes' real hostnames (no --ranks-per-host). Each run's final param_checksum equals a 1-rank run
 # of the same global batch (relative 1e-5, as tests/trainer/test_distributed_equivalence.sh), config.json
-# names the nodes as hosts and records their link rate, and in the host-aware topologies only the host
+# names the nodes as hosts, records their link rate and the Slurm job id, and in the host-aware topologies only the host
 # leaders send bytes across nodes.
 #   tests/experiments/cluster/test_training.sh path/to/dtbench
 set -uo pipefail
@@ -51,9 +51,9 @@ for name in "${!jobs[@]}"; do
     failures=$((failures + 1)); continue
   fi
   case $name in gloo-hierarchical|mpi-bts) reference=$work/reference16 world=4 ;; *) reference=$work/reference12 world=3 ;; esac
-  /usr/bin/python3 - "$RUNS/$name" "$reference" "$world" "$name" <<'PY' || failures=$((failures + 1))
+  /usr/bin/python3 - "$RUNS/$name" "$reference" "$world" "$name" "${jobs[$name]}" <<'PY' || failures=$((failures + 1))
 import csv, json, sys
-run_dir, ref_dir, world, name = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+run_dir, ref_dir, world, name, job = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 run = json.load(open(f"{run_dir}/summary.json"))
 ref = json.load(open(f"{ref_dir}/summary.json"))
 config = json.load(open(f"{run_dir}/config.json"))
@@ -62,6 +62,8 @@ per_node = 2 if world == 4 else 1
 want_hosts = [f"node{r // per_node + 1}" for r in range(world)]
 if config.get("hosts") != want_hosts or config.get("hosts_emulated") is not False:
     problems.append(f"hosts {config.get('hosts')} (emulated {config.get('hosts_emulated')}), want {want_hosts} from the real hostnames")
+if config.get("slurm_job_id") != job:
+    problems.append(f"slurm_job_id {config.get('slurm_job_id')!r}, want the job's id {job!r}")
 rates = config.get("link_rate_bps")
 if rates != {h: 1_000_000_000 for h in sorted(set(want_hosts))}:
     problems.append(f"link_rate_bps {rates!r}, want 1e9 for each of {sorted(set(want_hosts))}")

@@ -1,0 +1,107 @@
+#include "experiments/sweep/slurm_accounting.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "common/lists.h"
+#include "experiments/report/sacct_file.h"
+#include "experiments/sweep/captured_command.h"
+
+namespace fs = std::filesystem;
+
+namespace dtbench::sweep {
+namespace {
+
+// The job id a run directory's config.json records, or "" (off Slurm, no config.json, unreadable).
+std::string jobIdOf(const fs::path& runDirectory) {
+  std::ifstream in(runDirectory / "config.json");
+  if (!in) return "";
+  const nlohmann::json config = nlohmann::json::parse(in, nullptr, false);
+  if (config.is_discarded() || !config.is_object()) return "";
+  const auto id = config.find("slurm_job_id");
+  return id != config.end() && id->is_string() ? id->get<std::string>() : "";
+}
+
+constexpr int kAttempts = 20;
+constexpr int kRetryMilliseconds = 500;
+
+void writeText(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+// Whether the sacct file at `path` (the report's reader: experiments/report/sacct_file.h) has every
+// id as a job whose last attempt has ended (a requeued job's last row is its current attempt).
+bool allEnded(const fs::path& path, const std::vector<std::string>& ids) {
+  try {
+    const report::JobTrace trace = report::readSacct(path.string());
+    for (const std::string& id : ids) {
+      const auto job = trace.slurmJobs.find(id);
+      if (job == trace.slurmJobs.end()) return false;
+      const std::string& state = job->second.state;
+      if (state != "COMPLETED" && state != "FAILED" && state != "CANCELLED") return false;
+    }
+    return true;
+  } catch (const std::exception&) {
+    return false;  // half-written by sacct? ask again; the last answer is kept whatever it is
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> sweepJobIds(const std::string& outDir) {
+  std::set<std::string> ids;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(outDir, error))
+    if (entry.is_directory(error))
+      if (const std::string id = jobIdOf(entry.path()); !id.empty()) ids.insert(id);
+  return {ids.begin(), ids.end()};
+}
+
+std::vector<std::string> sacctCommand(const std::vector<std::string>& ids) {
+  // The report's contract: its header, '|'-separated, is the --format list.
+  std::string format = report::kSacctHeader;
+  std::replace(format.begin(), format.end(), '|', ',');
+  return {"sacct", "-a", "-D", "-X", "-S", "2000-01-01", "--parsable2", "--format=" + format,
+          "-j", common::joinList(ids, ",")};
+}
+
+std::string writeSweepAccounting(const std::string& outDir, const std::vector<std::string>& ids,
+                                 SweepSession& session, std::FILE* notes) {
+  if (ids.empty()) return "";
+  if (findInPath("sacct").empty()) {
+    std::fprintf(notes, "dtbench sweep: sacct is not in PATH: the job table has no accounting columns\n");
+    return "";
+  }
+  // slurmdbd hears of a job's end a moment after squeue no longer lists it: ask again, for a few
+  // seconds, until every job has ended in the accounting too.
+  const fs::path path = fs::path(outDir) / "sacct.txt";
+  const fs::path partial = fs::path(outDir) / "sacct.txt.tmp";
+  CommandResult sacct;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (attempt > 0 && session.waitForSignal(kRetryMilliseconds)) break;
+    sacct = runCaptured(sacctCommand(ids), {}, session);
+    if (sacct.exitCode != 0) break;
+    writeText(partial, sacct.out);
+    if (allEnded(partial, ids)) break;
+  }
+  if (sacct.exitCode != 0) {
+    std::error_code ignored;
+    fs::remove(partial, ignored);
+    std::string why = sacct.err.empty() ? sacct.out : sacct.err;
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    std::fprintf(notes, "dtbench sweep: sacct failed (exit code %d: %s): the job table has no accounting columns\n",
+                 sacct.exitCode, why.c_str());
+    return "";
+  }
+  fs::rename(partial, path);
+  return path.string();
+}
+
+}  // namespace dtbench::sweep
