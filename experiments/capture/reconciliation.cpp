@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <limits>
 #include <map>
 #include <stdexcept>
-#include <cstdio>
 #include <set>
 #include <tuple>
 
@@ -127,16 +125,21 @@ Reconciliation reconcile(const std::vector<Flow>& flows, const MessageFiles& fil
     return rank >= 0 && rank < world && !files.ranks[rank].host.empty() ? files.ranks[rank].host : fallback;
   };
 
-  // Counted side: every rank's logged operations per peer and category.
+  // Counted side: every rank's logged operations per peer and category (a send to its destination, a
+  // receive to its source, whose notice travels there, a collective to every other rank).
   for (int r = 0; r < world; ++r)
-    for (int s = 0; s < world; ++s) {
-      if (r == s) continue;
-      for (const auto& m : files.ranks[r].messages) {
-        const bool involves = (m.op == "send" && m.dst == s) || (m.op == "recv" && m.src == s) || m.isCollective();
-        if (!involves) continue;
+    for (const auto& m : files.ranks[r].messages) {
+      const auto count = [&](int s) {
         auto& row = acc.at(r, s, hostOf(r, ""), hostOf(s, ""), m.category);
         row.messages += 1;
         if (m.op == "send") row.countedBytes += m.bytes;
+      };
+      if (m.isCollective()) {
+        for (int s = 0; s < world; ++s)
+          if (s != r) count(s);
+      } else {
+        const int peer = m.op == "send" ? m.dst : m.src;
+        if (peer != r && peer >= 0 && peer < world) count(peer);
       }
     }
 
@@ -228,19 +231,10 @@ nlohmann::json reconciliationJson(const Reconciliation& reconciliation) {
           {"framing", framing}};
 }
 
-nlohmann::json labelAndReconcile(std::vector<Flow>& flows, const std::string& messagesDir, const std::string& outputDir) {
+Reconciliation labelAndReconcile(std::vector<Flow>& flows, const std::string& messagesDir) {
   const MessageFiles files = readMessageFiles(messagesDir);
   labelFlows(flows, files);
-  const Reconciliation result = reconcile(flows, files);
-  const std::string path = outputDir + "/reconciliation.csv";
-  {
-    std::ofstream out(path + ".tmp");
-    if (!out) throw std::runtime_error("cannot write " + path);
-    writeReconciliationCsv(out, result.rows);
-    if (!out.flush()) throw std::runtime_error("cannot write " + path);
-  }
-  if (std::rename((path + ".tmp").c_str(), path.c_str()) != 0) throw std::runtime_error("cannot write " + path);
-  return reconciliationJson(result);
+  return reconcile(flows, files);
 }
 
 }  // namespace dtbench::capture

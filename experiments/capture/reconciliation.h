@@ -78,8 +78,8 @@ Reconciliation reconcile(const std::vector<Flow>& flows, const MessageFiles& fil
 void writeReconciliationCsv(std::ostream& out, const std::vector<ReconciliationRow>& rows);
 nlohmann::json reconciliationJson(const Reconciliation& reconciliation);
 
-// Reads the message log in `messagesDir`, labels `flows` (flow_owners.h), reconciles, and writes
-// `outputDir`/reconciliation.csv. Returns the summary's JSON for wire_summary.json.
-nlohmann::json labelAndReconcile(std::vector<Flow>& flows, const std::string& messagesDir, const std::string& outputDir);
+// Reads the message log in `messagesDir`, labels `flows` (flow_owners.h) and reconciles them; the
+// tables (wire_tables.h) write its rows as reconciliation.csv and its summary into wire_summary.json.
+Reconciliation labelAndReconcile(std::vector<Flow>& flows, const std::string& messagesDir);
 
 }  // namespace dtbench::capture

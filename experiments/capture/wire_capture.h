@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@
 
 #include "experiments/capture/capture_files.h"
 #include "experiments/capture/packet.h"
+#include "experiments/capture/reconciliation.h"
 #include "experiments/capture/tcp_streams.h"
 
 namespace dtbench::capture {
@@ -87,7 +89,7 @@ struct WireCapture {
   std::vector<Flow> flows;                         // by id
   std::vector<Retransmission> retransmissions;     // in time order
   std::vector<std::string> warnings;
-  nlohmann::json reconciliation;                   // the reconciliation's summary; null without one
+  std::optional<Reconciliation> reconciliation;    // with the ranks' message log (reconciliation.h)
 
   bool complete() const;                           // no interface dropped packets
   std::string hostOf(const std::string& address) const;  // "" unknown

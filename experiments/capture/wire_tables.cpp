@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -191,10 +192,10 @@ nlohmann::json wireSummary(const WireCapture& capture) {
     ipBytes += w.packet.ipTotalLength;
     tcpPayloadBytes += tcpPayload(w.packet);
   }
-  int64_t retransmittedBytes = 0, fast = 0, timeouts = 0;
+  int64_t retransmittedBytes = 0, fast = 0, probes = 0, timeouts = 0;
   for (const Retransmission& r : capture.retransmissions) {
     retransmittedBytes += r.bytes;
-    (r.kind == "fast" ? fast : timeouts) += 1;
+    (r.kind == "fast" ? fast : r.kind == "probe" ? probes : timeouts) += 1;
   }
   nlohmann::json summary = {
       {"directory", capture.directory},
@@ -212,9 +213,11 @@ nlohmann::json wireSummary(const WireCapture& capture) {
         {"retransmissions", capture.retransmissions.size()},
         {"retransmitted_bytes", retransmittedBytes},
         {"fast_retransmissions", fast},
+        {"probe_retransmissions", probes},
         {"timeout_retransmissions", timeouts}}},
   };
-  summary["reconciliation"] = capture.reconciliation;
+  summary["reconciliation"] =
+      capture.reconciliation ? reconciliationJson(*capture.reconciliation) : nlohmann::json(nullptr);
   return summary;
 }
 
@@ -234,6 +237,11 @@ void writeWireTables(const WireCapture& capture, const std::string& outputDir) {
   write("wire_flows.csv", wireFlowsCsv(capture));
   write("wire_flow_bins.csv", wireFlowBinsCsv(capture));
   write("wire_retransmissions.csv", wireRetransmissionsCsv(capture));
+  if (capture.reconciliation) {
+    std::ostringstream rows;
+    writeReconciliationCsv(rows, capture.reconciliation->rows);
+    write("reconciliation.csv", rows.str());
+  }
   write("wire_summary.json", wireSummary(capture).dump(2) + "\n");
 }
 

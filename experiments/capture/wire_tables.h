@@ -20,7 +20,8 @@
 //                       interface Δrx + Δtx, `lo` Δtx: it captures a looped packet once), each pair with
 //                       "equal". `captured_bytes` is the frame bytes (`captured_frame_bytes`) less, on
 //                       `lo`, 14 per frame: lo's driver counts a packet without its Ethernet header.
-//   writeWireTables     writes every table and wire_summary.json into `outputDir` (created if missing);
+//   writeWireTables     writes every table (reconciliation.csv too, when the capture was reconciled)
+//                       and wire_summary.json into `outputDir` (created if missing);
 //                       throws std::runtime_error naming a file it cannot write.
 // Times are written with 6 decimals, bytes and counts as integers.
 

@@ -89,13 +89,11 @@ int analyzeCommand(const CaptureOptions& o) {
     throw common::UsageError("capture analyze: --messages " + o.messages + " is no directory");
   capture::WireCapture wire = capture::loadWireCapture(o.directory, clusterFileFromEnvironment());
   const std::string output = o.output.empty() ? o.directory : o.output;
-  fs::create_directories(output, error);
-  if (error) throw std::runtime_error("cannot create the output directory " + output + " (" + error.message() + ")");
 
   // The reconciliation: with --messages, the ranks' message log names every flow's ranks and class
-  // (the flows' srcRank, dstRank and cls, which wire_flows.csv shows) and reconciliation.csv is
-  // written; so it comes before the tables.
-  if (!o.messages.empty()) wire.reconciliation = capture::labelAndReconcile(wire.flows, o.messages, output);
+  // (the flows' srcRank, dstRank and cls, which wire_flows.csv shows); so it comes before the tables,
+  // which write reconciliation.csv with them.
+  if (!o.messages.empty()) wire.reconciliation = capture::labelAndReconcile(wire.flows, o.messages);
 
   capture::writeWireTables(wire, output);
   for (const std::string& warning : wire.warnings) std::fprintf(stderr, "capture analyze: WARNING %s\n", warning.c_str());
