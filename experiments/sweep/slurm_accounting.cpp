@@ -11,6 +11,7 @@
 #include "common/lists.h"
 #include "experiments/report/sacct_file.h"
 #include "experiments/sweep/captured_command.h"
+#include "experiments/sweep/slurm_jobs.h"
 
 namespace fs = std::filesystem;
 
@@ -94,10 +95,8 @@ std::string writeSweepAccounting(const std::string& outDir, const std::vector<st
   if (sacct.exitCode != 0) {
     std::error_code ignored;
     fs::remove(partial, ignored);
-    std::string why = sacct.err.empty() ? sacct.out : sacct.err;
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     std::fprintf(notes, "dtbench sweep: sacct failed (exit code %d: %s): the job table has no accounting columns\n",
-                 sacct.exitCode, why.c_str());
+                 sacct.exitCode, clientMessage(sacct.err.empty() ? sacct.out : sacct.err).c_str());
     return "";
   }
   fs::rename(partial, path);

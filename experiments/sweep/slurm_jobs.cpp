@@ -1,5 +1,6 @@
 #include "experiments/sweep/slurm_jobs.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <set>
 #include <sstream>
@@ -76,6 +77,14 @@ std::string scontrolField(const std::string& output, const std::string& field) {
     return output.substr(start, output.find_first_of(" \n", start) - start);
   }
   return "";
+}
+
+std::string clientMessage(std::string text) {
+  constexpr size_t kLength = 400;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  if (text.size() > kLength) text = text.substr(0, kLength) + "...";
+  return text;
 }
 
 }  // namespace dtbench::sweep

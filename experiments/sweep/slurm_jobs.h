@@ -27,6 +27,10 @@ std::map<std::string, std::string> parseSqueue(const std::string& output);
 // REQUEUE_HOLD, SUSPENDED, ...), a requeued one included.
 bool jobHasEnded(const std::string& state);
 
+// A client command's error output as one line for a message: trailing blanks and newlines dropped,
+// inner newlines made blanks, cut to 400 characters ("..." added).
+std::string clientMessage(std::string text);
+
 // The value of `Field=` in one line of `scontrol -o show job` (e.g. JobState, ExitCode), or "".
 std::string scontrolField(const std::string& output, const std::string& field);
 

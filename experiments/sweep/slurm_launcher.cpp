@@ -27,7 +27,6 @@ namespace {
 
 constexpr int kPollMilliseconds = 2000;
 constexpr int kSqueueWarningEvery = 30;  // polls between two warnings while squeue keeps failing
-constexpr size_t kSbatchErrorLength = 400;
 
 // True when the point's ranks use GPUs: the train flags, the point's last, ask for `--device
 // cuda...`, or, for a point on nodes, name no device (train_multinode.sbatch then adds --device cuda).
@@ -41,13 +40,6 @@ bool wantsCuda(const GridPoint& point, const SweepSettings& settings) {
   }
   if (device.empty()) return point.nodes > 0;
   return device.rfind("cuda", 0) == 0;
-}
-
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  if (text.size() > kSbatchErrorLength) text = text.substr(0, kSbatchErrorLength) + "...";
-  return text;
 }
 
 // Slurm's ExitCode "E:S" as one exit code: E, or 128 + S when a signal S ended the job.
@@ -192,7 +184,7 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
     } else if (squeue.err.find("Invalid job id") == std::string::npos) {
       if (squeueFailures++ % kSqueueWarningEvery == 0)
         std::fprintf(stderr, "dtbench sweep: squeue failed (exit code %d: %s); trying again\n", squeue.exitCode,
-                     trimmed(squeue.err).c_str());
+                     clientMessage(squeue.err).c_str());
       continue;
     }
     squeueFailures = 0;
@@ -247,7 +239,7 @@ void SlurmLauncher::submit(size_t index, bool firstAttempt) {
     outcome.state = "failed";
     outcome.exitCode = sbatch.exitCode;
     outcome.error = "sbatch failed with exit code " + std::to_string(sbatch.exitCode) + ": " +
-                    trimmed(sbatch.err.empty() ? sbatch.out : sbatch.err);
+                    clientMessage(sbatch.err.empty() ? sbatch.out : sbatch.err);
     appendToLog(outcome, "==== " + outcome.error + "\n");
     printAttempt(progress_, outcome, "failed (sbatch)");
     return;
@@ -302,7 +294,7 @@ void SlurmLauncher::cancelActive(const std::string& reason, const std::string& s
   const CommandResult scancel = runCaptured(command, {}, session_);
   if (scancel.exitCode != 0)
     std::fprintf(stderr, "dtbench sweep: scancel %s failed (exit code %d: %s); cancel them by hand\n",
-                 common::joinList(ids, " ").c_str(), scancel.exitCode, trimmed(scancel.err).c_str());
+                 common::joinList(ids, " ").c_str(), scancel.exitCode, clientMessage(scancel.err).c_str());
   const std::vector<Job> jobs = std::move(active_);
   active_.clear();
   for (const Job& job : jobs) {
