@@ -2,15 +2,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <memory>
 #include <set>
 #include <stdexcept>
-#include <system_error>
 #include <utility>
 
+#include "common/atomic_file.h"
 #include "common/clock.h"
 
 namespace dtbench::trainer {
@@ -114,18 +112,11 @@ void writeChromeTrace(const std::string& path, const std::vector<TraceEvent>& ev
   }
   for (const TraceEvent& event : events) lines.push_back(completeEvent(event));
 
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::out | std::ios::trunc);
+  common::writeFileAtomically(path, [&](std::ostream& out) {
     out << "{\"traceEvents\": [\n";
     for (size_t i = 0; i < lines.size(); ++i) out << lines[i].dump() << (i + 1 < lines.size() ? ",\n" : "\n");
     out << "],\n\"displayTimeUnit\": \"ms\"}\n";
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary + ": is the disk full or the directory gone?");
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + error.message());
+  });
 }
 
 }  // namespace dtbench::trainer

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "comm/traffic/traffic_recorder.h"
+#include "common/atomic_file.h"
 
 namespace dtbench::trainer {
 namespace fs = std::filesystem;
@@ -54,23 +55,7 @@ std::ofstream openCsv(const fs::path& file, const char* header) {
 }  // namespace
 
 void writeJsonAtomically(const std::string& path, const nlohmann::json& value) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::out | std::ios::trunc);
-    errno = 0;
-    out << value.dump(2) << '\n';
-    out.flush();
-    if (!out) {
-      const std::string reason = errno ? std::strerror(errno) : "write failed";
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw std::runtime_error("cannot write " + temporary + " (" + reason +
-                               "): is the disk full or the directory gone?");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + error.message());
+  common::writeFileAtomically(path, [&](std::ostream& out) { out << value.dump(2) << '\n'; });
 }
 
 RunDirectoryLock::RunDirectoryLock(std::string dir) : dir_(std::move(dir)) {

@@ -2,43 +2,20 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include "comm/traffic/logging_communicator.h"
+#include "common/atomic_file.h"
 #include "common/usage_error.h"
 
 namespace dtbench::comm {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Writes `path` through path.tmp and a rename.
-void writeAtomically(const std::string& path, const std::function<void(std::ostream&)>& body) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::out | std::ios::trunc);
-    errno = 0;
-    if (out) body(out);
-    out.flush();
-    if (!out) {
-      const std::string reason = errno ? std::strerror(errno) : "write failed";
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw std::runtime_error("cannot write " + temporary + " (" + reason + ")");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + error.message());
-}
 
 }  // namespace
 
@@ -67,8 +44,8 @@ std::string MessageLogFiles::socketsPath() const {
 
 void MessageLogFiles::write() {
   const std::vector<SocketSnapshot> snapshots{start_, SocketSnapshot{"end", ownTcpSockets()}};
-  writeAtomically(messagesPath(), [this](std::ostream& out) { log_->writeCsv(out); });
-  writeAtomically(socketsPath(), [&](std::ostream& out) {
+  common::writeFileAtomically(messagesPath(), [this](std::ostream& out) { log_->writeCsv(out); });
+  common::writeFileAtomically(socketsPath(), [&](std::ostream& out) {
     writeSocketsCsv(out, rank_, host_, static_cast<long>(::getpid()), snapshots);
   });
 }

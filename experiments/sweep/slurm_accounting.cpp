@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/lists.h"
 #include "experiments/report/sacct_file.h"
 #include "experiments/sweep/captured_command.h"
@@ -30,12 +31,6 @@ std::string jobIdOf(const fs::path& runDirectory) {
 
 constexpr int kAttempts = 20;
 constexpr int kRetryMilliseconds = 500;
-
-void writeText(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
-}
 
 // Whether the sacct file at `path` (the report's reader: experiments/report/sacct_file.h) has every
 // id as a job whose last attempt has ended (a requeued job's last row is its current attempt).
@@ -75,32 +70,32 @@ std::vector<std::string> sacctCommand(const std::vector<std::string>& ids) {
 
 std::string writeSweepAccounting(const std::string& outDir, const std::vector<std::string>& ids,
                                  SweepSession& session, std::FILE* notes) {
+  // Each Slurm sweep writes it anew: an earlier invocation's answer never stands for this one's.
+  const std::string path = (fs::path(outDir) / "sacct.txt").string();
+  std::error_code ignored;
+  fs::remove(path, ignored);
   if (ids.empty()) return "";
   if (findInPath("sacct").empty()) {
     std::fprintf(notes, "dtbench sweep: sacct is not in PATH: the job table has no accounting columns\n");
     return "";
   }
   // slurmdbd hears of a job's end a moment after squeue no longer lists it: ask again, for a few
-  // seconds, until every job has ended in the accounting too.
-  const fs::path path = fs::path(outDir) / "sacct.txt";
-  const fs::path partial = fs::path(outDir) / "sacct.txt.tmp";
-  CommandResult sacct;
+  // seconds, until every job has ended in the accounting too (the last answer is kept).
+  bool written = false;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     if (attempt > 0 && session.waitForSignal(kRetryMilliseconds)) break;
-    sacct = runCaptured(sacctCommand(ids), {}, session);
-    if (sacct.exitCode != 0) break;
-    writeText(partial, sacct.out);
-    if (allEnded(partial, ids)) break;
+    const CommandResult sacct = runCaptured(sacctCommand(ids), {}, session);
+    if (sacct.exitCode != 0) {
+      if (written) break;
+      std::fprintf(notes, "dtbench sweep: sacct failed (exit code %d: %s): the job table has no accounting columns\n",
+                   sacct.exitCode, clientMessage(sacct.err.empty() ? sacct.out : sacct.err).c_str());
+      return "";
+    }
+    common::writeFileAtomically(path, [&](std::ostream& out) { out << sacct.out; });
+    written = true;
+    if (allEnded(path, ids)) break;
   }
-  if (sacct.exitCode != 0) {
-    std::error_code ignored;
-    fs::remove(partial, ignored);
-    std::fprintf(notes, "dtbench sweep: sacct failed (exit code %d: %s): the job table has no accounting columns\n",
-                 sacct.exitCode, clientMessage(sacct.err.empty() ? sacct.out : sacct.err).c_str());
-    return "";
-  }
-  fs::rename(partial, path);
-  return path.string();
+  return written ? path : "";
 }
 
 }  // namespace dtbench::sweep

@@ -12,10 +12,12 @@
 //                         jobs, `-j <ids>`; the start is 2000-01-01, since -j alone keeps sacct's
 //                         default window (today from midnight).
 //   writeSweepAccounting(outDir, ids, session, notes)
-//                         runs it and writes DIR/sacct.txt (via NAME.tmp and a rename); returns the
-//                         path. Returns "" and says why on `notes` when there are no ids, sacct is
-//                         not in PATH, or it fails (a Slurm without accounting: "accounting storage
-//                         is disabled"); a sweep never fails for want of accounting.
+//                         removes an earlier DIR/sacct.txt, runs the command and writes its answer
+//                         there (common::writeFileAtomically), asking again for up to 10 s until
+//                         every job has ended in the accounting; returns the path. Returns "" (and
+//                         leaves no file) and says why on `notes` when there are no ids, sacct is not
+//                         in PATH, or it fails (a Slurm without accounting: "accounting storage is
+//                         disabled"); a sweep never fails for want of accounting.
 
 #include <cstdio>
 #include <string>
