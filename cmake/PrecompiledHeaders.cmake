@@ -18,7 +18,7 @@ endif()
 # target that must build without LibTorch: it reuses the plain precompiled header instead.
 function(dtbench_target target)
   cmake_parse_arguments(ARG "NO_TORCH" "" "" ${ARGN})
-  target_link_libraries(${target} PRIVATE dtbench_warnings dtbench_sanitizers)
+  target_link_libraries(${target} PRIVATE dtbench_warnings dtbench_sanitizers dtbench_link_order)
   if(DTBENCH_PCH)
     if(ARG_NO_TORCH)
       target_link_libraries(${target} PRIVATE nlohmann_json::nlohmann_json)

@@ -22,7 +22,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
-#include "models/classifier.h"
+#include "models/classifier_module.h"
 
 namespace dtbench::models {
 
@@ -69,7 +69,7 @@ struct DenseNetConfig {
 // any other depth.
 DenseNetConfig denseNetConfig(int depth);
 
-class DenseNetImpl : public Classifier, public torch::nn::Cloneable<DenseNetImpl> {
+class DenseNetImpl : public ClassifierModule<DenseNetImpl> {
  public:
   DenseNetImpl(DenseNetConfig config, ModelOptions options);
   void reset() override;

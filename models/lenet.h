@@ -12,14 +12,14 @@
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 
-#include "models/classifier.h"
+#include "models/classifier_module.h"
 
 #include <memory>
 #include <vector>
 
 namespace dtbench::models {
 
-class LeNetImpl : public Classifier, public torch::nn::Cloneable<LeNetImpl> {
+class LeNetImpl : public ClassifierModule<LeNetImpl> {
  public:
   explicit LeNetImpl(ModelOptions options);
   void reset() override;

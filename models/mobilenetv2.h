@@ -21,7 +21,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
-#include "models/classifier.h"
+#include "models/classifier_module.h"
 
 namespace dtbench::models {
 
@@ -50,7 +50,7 @@ class InvertedResidualImpl : public torch::nn::Cloneable<InvertedResidualImpl> {
 };
 TORCH_MODULE(InvertedResidual);
 
-class MobileNetV2Impl : public Classifier, public torch::nn::Cloneable<MobileNetV2Impl> {
+class MobileNetV2Impl : public ClassifierModule<MobileNetV2Impl> {
  public:
   explicit MobileNetV2Impl(ModelOptions options);
   void reset() override;

@@ -20,7 +20,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
-#include "models/classifier.h"
+#include "models/classifier_module.h"
 
 namespace dtbench::models {
 
@@ -82,7 +82,7 @@ struct ResNetConfig {
 // std::invalid_argument for any other depth.
 ResNetConfig resNetConfig(int depth);
 
-class ResNetImpl : public Classifier, public torch::nn::Cloneable<ResNetImpl> {
+class ResNetImpl : public ClassifierModule<ResNetImpl> {
  public:
   ResNetImpl(ResNetConfig config, ModelOptions options);
   void reset() override;

@@ -18,11 +18,11 @@
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
 
-#include "models/classifier.h"
+#include "models/classifier_module.h"
 
 namespace dtbench::models {
 
-class VggImpl : public Classifier, public torch::nn::Cloneable<VggImpl> {
+class VggImpl : public ClassifierModule<VggImpl> {
  public:
   // depth is 11, 13, 16 or 19; any other depth throws std::invalid_argument.
   VggImpl(int depth, ModelOptions options);

@@ -14,7 +14,7 @@ Each repeat runs A, B and the reference in turn, the order reversed every other 
 give the median (min-max) of each side, B/A of the medians, and whether each median lies within
 the other side's min-max ("same": the difference is inside the run-to-run spread).
 
-Usage: /usr/bin/python3 scripts/bench_ab.py --a BASE/dtbench --b NEW/dtbench [--repeats 5]
+Usage: scripts/torch_python scripts/bench_ab.py --a BASE/dtbench --b NEW/dtbench [--repeats 5]
        [--skip-single-rank] [--skip-allreduce] [--skip-distributed] [--json FILE]
 """
 import argparse

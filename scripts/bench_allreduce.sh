@@ -39,7 +39,7 @@ for rep in $(seq 1 "$repeats"); do
   "${mpirun_[@]}" "$out/mpi_allreduce_reference" $min $max $factor $warmup $iters allreduce >"$out/raw_mpi.$rep.csv"
   "${mpirun_[@]}" "${libnbc[@]}" "$out/mpi_allreduce_reference" $min $max $factor $warmup $iters iallreduce \
     >"$out/raw_impi.$rep.csv"
-  "$dtbench" launch -n "$world" -- /usr/bin/python3 scripts/gloo_allreduce_reference.py $min $max $factor $warmup $iters \
+  "$dtbench" launch -n "$world" -- scripts/torch_python scripts/gloo_allreduce_reference.py $min $max $factor $warmup $iters \
     | sed 's/^\[0\] //' | grep -v '^\[' >"$out/python_gloo.$rep.csv"
   echo "repeat $rep of $repeats done; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """S-SGD step time of PyTorch's DistributedDataParallel (torch.distributed Gloo), the reference for
 dtbench's distributed training step.
 
@@ -11,7 +11,7 @@ cross-entropy, backward (gradients all-reduced in buckets during backward), opti
 zero_grad, loss and accuracy read back: the work of dtbench's step apart from its loader wait.
 W warm-up steps are left out; the S timed steps of rank 0 are reported.
 
-Usage: /usr/bin/python3 scripts/bench_ddp.py --model resnet18 [--world-size 2] [--batch-size 16]
+Usage: scripts/torch_python scripts/bench_ddp.py --model resnet18 [--world-size 2] [--batch-size 16]
            [--warmup 3] [--steps 20] [--threads 1] [--no-broadcast-buffers]
 Without RANK in the environment it starts --world-size ranks of itself (local processes, a free
 port on 127.0.0.1, GLOO_SOCKET_IFNAME=lo unless set) and prints rank 0's JSON line on stdout:

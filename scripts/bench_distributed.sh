@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The "Two-rank S-SGD step time" figures of docs/benchmarks.md: dtbench's distributed training step
-# against PyTorch's DistributedDataParallel (scripts/bench_ddp.py, Debian's /usr/bin/python3 with
-# torch 1.13, Gloo) on the same LibTorch. 2 local ranks, one intra-op thread each, batch 16 per
+# against PyTorch's DistributedDataParallel (scripts/bench_ddp.py, run by scripts/torch_python with
+# the torch dtbench builds against, Gloo) on the same LibTorch. 2 local ranks, one intra-op thread each, batch 16 per
 # rank, CIFAR-shaped synthetic data, SGD lr 0.1 momentum 0.9 weight decay 5e-4, bucket cap 25 MiB.
 # Configurations, run in a rotating order inside each repeat:
 #   ddp                  bench_ddp.py: 2 ranks of DDP over torch.distributed Gloo
@@ -56,7 +56,7 @@ run() {
   start=$(date +%s%N)
   case $config in
     ddp)
-      timeout --kill-after=10 600 /usr/bin/python3 scripts/bench_ddp.py --model "$model" --world-size 2 \
+      timeout --kill-after=10 600 scripts/torch_python scripts/bench_ddp.py --model "$model" --world-size 2 \
         --batch-size "$batch" --warmup "$warmup" --steps "$steps" --threads 1 "${ddp_flags[@]}" \
         >"$dir.json" 2>"$dir.err" ;;
     gloo*)

@@ -13,7 +13,7 @@ binary format. Each repeat times B batches of a fresh epoch after one warm-up re
 gives the median and the min-max of images/s over the repeats.
 
 Usage (Debian's /usr/bin/python3 has torch and torchvision):
-  /usr/bin/python3 scripts/bench_loader.py --bench build/tests/data/bench_loader [--workers 0 1 2]
+  scripts/torch_python scripts/bench_loader.py --bench build/tests/data/bench_loader [--workers 0 1 2]
       [--repeats 5] [--batches 100]
 """
 

@@ -15,7 +15,7 @@ loader is reported beside it,
 and so is Python run under dtbench's heap policy (trainer/memory_policy.h: glibc keeps freed
 memory for reuse), which tells how much of the difference is the allocator and how much the rest.
 
-Usage: /usr/bin/python3 scripts/bench_single_rank.py --dtbench build/dtbench [--repeats 5]
+Usage: scripts/torch_python scripts/bench_single_rank.py --dtbench build/dtbench [--repeats 5]
 Prints a Markdown table and writes the raw figures as JSON (--json).
 """
 import argparse

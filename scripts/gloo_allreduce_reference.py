@@ -1,7 +1,7 @@
 """torch.distributed Gloo all-reduce reference for `dtbench allreduce` (Debian's /usr/bin/python3 has
 torch 1.13). Run under dtbench launch (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT); float32 sum,
 same sweep and columns as dtbench allreduce (time_us: mean, max over ranks; GB = 10^9 bytes).
-Usage: dtbench launch -n 2 -- /usr/bin/python3 gloo_allreduce_reference.py MIN MAX FACTOR WARMUP ITERS
+Usage: dtbench launch -n 2 -- scripts/torch_python scripts/gloo_allreduce_reference.py MIN MAX FACTOR WARMUP ITERS
 """
 import os
 import sys

@@ -119,7 +119,7 @@ nlohmann::json toJson(const RunConfig& config) {
   };
 }
 
-nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const models::Classifier& model,
+nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const torch::nn::Module& model,
                            const data::DatasetSplits& data, const World* world, const GradientSync* sync) {
   nlohmann::json json = toJson(config);
   json["rank"] = 0;

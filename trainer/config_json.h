@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/dataset.h"
-#include "models/classifier.h"
+#include <torch/nn/module.h>
 #include "trainer/config.h"
 #include "trainer/sync/gradient_sync.h"
 #include "trainer/world.h"
@@ -21,7 +21,7 @@ nlohmann::json toJson(const RunConfig& config);
 // The whole of config.json as rank 0 writes it: toJson(config) plus "rank", "environment" (with
 // the heap policy `allocator`), the model's parameter count, the data's sizes and, with several
 // ranks, the hosts, the pipeline segment and the gradient buckets. `world` and `sync` may be null.
-nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const models::Classifier& model,
+nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const torch::nn::Module& model,
                            const data::DatasetSplits& data, const World* world, const GradientSync* sync);
 
 }  // namespace dtbench::trainer

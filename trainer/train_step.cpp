@@ -10,13 +10,8 @@
 #include "comm/traffic/traffic_recorder.h"
 #include "compat/torch_compat.h"
 #include "data/loader.h"
-#include "dtbench/build_config.h"
 #include "trainer/precision.h"
 #include "trainer/sync/comm_worker.h"
-#if DTBENCH_TORCH_HAS_CUDA
-// Needs CUDA's headers (through ATen/cuda), which only a CUDA build of LibTorch brings.
-#include <torch/nn/parallel/data_parallel.h>
-#endif
 
 namespace dtbench::trainer {
 
@@ -71,13 +66,8 @@ TrainStep::Batch TrainStep::copyToDevice(const Batch& batch) const {
 // --amp: forward and loss under autocast; backward outside it (trainer/precision.h).
 TrainStep::Forward TrainStep::forward(const Batch& batch) {
   const AutocastScope autocast(p_.device.type(), p_.ampDtype);
-#if DTBENCH_TORCH_HAS_CUDA
-  const at::Tensor logits = p_.config.mode == ParallelMode::kDp
-                                ? torch::nn::parallel::data_parallel(p_.model, batch.images)
-                                : p_.model->forward(batch.images);
-#else
-  const at::Tensor logits = p_.model->forward(batch.images);  // --mode dp was refused: no CUDA in this build
-#endif
+  const at::Tensor logits = p_.config.mode == ParallelMode::kDp ? p_.model->forwardDataParallel(batch.images)
+                                                                 : p_.model->forward(batch.images);
   return {logits, torch::nn::functional::cross_entropy(logits, batch.labels)};
 }
 

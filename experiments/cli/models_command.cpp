@@ -21,7 +21,7 @@ int runModelsCommand(const std::vector<std::string>& args) {
   if (!args.empty()) throwUsage("models", "dtbench models takes no arguments, got '" + args[0] + "'");
   std::printf("%-12s %12s %8s %10s\n", "model", "parameters", "tensors", "fp32_MB");
   for (const std::string& name : models::modelNames()) {
-    const models::ParameterStats stats = models::parameterStats(*models::makeModel(name));
+    const models::ParameterStats stats = models::parameterStats(models::makeModel(name)->module());
     std::printf("%-12s %12lld %8lld %10.2f\n", name.c_str(), static_cast<long long>(stats.parameters),
                 static_cast<long long>(stats.tensors), stats.fp32Megabytes());
   }

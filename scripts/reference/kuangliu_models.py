@@ -1,6 +1,6 @@
 """The kuangliu/pytorch-cifar model definitions in Python PyTorch: the reference that dtbench's
 C++ models are checked against (tests/models/generate_expected.py) and that benchmarks compare
-with (scripts/bench_single_rank.py). Run with Debian's /usr/bin/python3 (python3-torch)."""
+with (scripts/bench_single_rank.py). Run with the torch dtbench builds against (scripts/torch_python)."""
 import math
 
 import torch

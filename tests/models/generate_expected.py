@@ -1,8 +1,8 @@
 """Writes tests/models/expected/<model>.txt from reference PyTorch definitions of the
 kuangliu/pytorch-cifar models; test_reference.cpp compares dtbench's models against them.
 
-Regenerate (Debian's python3-torch; plain `python3` may be an interpreter without torch):
-    /usr/bin/python3 tests/models/generate_expected.py
+Regenerate with the torch dtbench builds against (scripts/install_deps.sh installs it):
+    scripts/torch_python tests/models/generate_expected.py
 
 Each file lists, in PyTorch's order, `parameter <name> <shape>` for named_parameters() and
 `buffer <name> <shape>` for named_buffers(). For the models in FORWARD_MODELS it also has

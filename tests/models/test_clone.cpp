@@ -1,6 +1,6 @@
-// clone(): what data_parallel relies on. A clone is an independent deep copy: same type, same
-// parameters and buffers in new storage, same outputs, and changes to it do not reach the
-// original.
+// clone() (models::cloneClassifier): what data_parallel relies on. A clone is an independent deep
+// copy: the same concrete type, the same parameters and buffers in new storage, the same outputs,
+// and changes to it do not reach the original.
 
 #include "catch_torch.h"
 #include "models/classifier.h"
@@ -8,12 +8,12 @@
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
+#include <typeinfo>
 #include <string>
 #include <vector>
 
 #include <torch/torch.h>
 
-#include "model_families.h"
 #include "models/registry.h"
 
 namespace models = dtbench::models;
@@ -21,8 +21,9 @@ namespace models = dtbench::models;
 namespace {
 
 models::ClassifierPtr cloneOf(const models::ClassifierPtr& model) {
-  auto copy = std::dynamic_pointer_cast<models::Classifier>(model->clone());
+  auto copy = models::cloneClassifier(*model);
   REQUIRE(copy != nullptr);
+  CHECK(typeid(copy->module()) == typeid(model->module()));  // the model's own type, as data_parallel needs
   return copy;
 }
 
@@ -51,13 +52,13 @@ void checkDeepCopy(const torch::nn::Module& original, const torch::nn::Module& c
 
 }  // namespace
 
-TEST_CASE("clone of each architecture is a deep copy", "[models][clone]") {
-  for (const auto& name : oneModelPerFamily()) {
+TEST_CASE("every model's clone is a deep copy of its own type", "[models][clone]") {
+  for (const auto& name : models::modelNames()) {
     INFO("model " << name);
     const auto model = models::makeModel(name);
     const auto copy = cloneOf(model);
-    checkDeepCopy(*model, *copy);
-    CHECK(copy->modules().size() == model->modules().size());
+    checkDeepCopy(model->module(), copy->module());
+    CHECK(copy->module().modules().size() == model->module().modules().size());
   }
 }
 
@@ -69,35 +70,35 @@ TEST_CASE("a clone computes what the original computes and changes alone", "[mod
     {
       // Non-default running statistics, so that the copy of the buffers matters in eval mode.
       torch::NoGradGuard noGrad;
-      model->train();
+      model->module().train();
       model->forward(torch::randn({2, 3, 32, 32}));
     }
-    model->eval();
+    model->module().eval();
     const auto copy = cloneOf(model);
-    CHECK_FALSE(copy->is_training());
-    checkDeepCopy(*model, *copy);
+    CHECK_FALSE(copy->module().is_training());
+    checkDeepCopy(model->module(), copy->module());
 
     torch::NoGradGuard noGrad;
     const auto x = torch::randn({1, 3, 32, 32});
     const auto expected = model->forward(x);
     CHECK(torch::equal(copy->forward(x), expected));
 
-    const auto originalFirst = model->parameters().front().clone();
-    copy->parameters().front().add_(1.0);
-    CHECK(torch::equal(model->parameters().front(), originalFirst));
-    CHECK_FALSE(torch::equal(copy->parameters().front(), originalFirst));
+    const auto originalFirst = model->module().parameters().front().clone();
+    copy->module().parameters().front().add_(1.0);
+    CHECK(torch::equal(model->module().parameters().front(), originalFirst));
+    CHECK_FALSE(torch::equal(copy->module().parameters().front(), originalFirst));
     CHECK(torch::equal(model->forward(x), expected));
     CHECK_FALSE(torch::equal(copy->forward(x), expected));
 
     // Training the copy's batch norms moves its running statistics, not the original's.
     std::vector<torch::Tensor> before;
-    for (const auto& buffer : model->buffers()) {
+    for (const auto& buffer : model->module().buffers()) {
       before.push_back(buffer.clone());
     }
-    copy->train();
+    copy->module().train();
     copy->forward(x);
-    const auto modelBuffers = model->buffers();
-    const auto copyBuffers = copy->buffers();
+    const auto modelBuffers = model->module().buffers();
+    const auto copyBuffers = copy->module().buffers();
     bool copyMoved = before.empty();
     for (size_t i = 0; i < before.size(); ++i) {
       CHECK(torch::equal(modelBuffers[i], before[i]));
@@ -111,9 +112,9 @@ TEST_CASE("a clone computes what the original computes and changes alone", "[mod
 TEST_CASE("a clone of a clone is still exact", "[models][clone]") {
   const auto model = models::makeModel("resnet18");
   const auto copy = cloneOf(cloneOf(model));
-  checkDeepCopy(*model, *copy);
-  model->eval();
-  copy->eval();
+  checkDeepCopy(model->module(), copy->module());
+  model->module().eval();
+  copy->module().eval();
   torch::NoGradGuard noGrad;
   const auto x = torch::randn({1, 3, 32, 32});
   CHECK(torch::equal(copy->forward(x), model->forward(x)));

@@ -63,7 +63,7 @@ TEST_CASE("every model has docs/reference.md's parameter and tensor counts", "[m
   for (const auto& reference : kReferenceCounts) {
     INFO("model " << reference.name);
     const auto model = models::makeModel(reference.name);
-    const auto stats = models::parameterStats(*model);
+    const auto stats = models::parameterStats(model->module());
     CHECK(stats.parameters == reference.parameters);
     CHECK(stats.tensors == reference.tensors);
     CHECK(stats.fp32Megabytes() == Approx(reference.parameters * 4.0 / 1e6));
@@ -72,10 +72,10 @@ TEST_CASE("every model has docs/reference.md's parameter and tensor counts", "[m
 
 TEST_CASE("parameterStats counts only trainable parameters", "[models][counts]") {
   const auto model = models::makeModel("lenet");
-  const auto before = models::parameterStats(*model);
-  const auto first = model->parameters().front();
+  const auto before = models::parameterStats(model->module());
+  const auto first = model->module().parameters().front();
   first.set_requires_grad(false);
-  const auto after = models::parameterStats(*model);
+  const auto after = models::parameterStats(model->module());
   CHECK(after.tensors == before.tensors - 1);
   CHECK(after.parameters == before.parameters - first.numel());
 }
@@ -89,7 +89,7 @@ TEST_CASE("every model maps a 3x32x32 batch to 10 logits per image", "[models][f
     const bool deep = name == "resnet101" || name == "resnet152" || name == "densenet201";
     const int64_t batch = deep ? 1 : kBatch;
     const auto model = models::makeModel(name);
-    model->train();
+    model->module().train();
     const auto logits = model->forward(torch::randn({batch, 3, 32, 32}));
     CHECK(logits.sizes() == torch::IntArrayRef({batch, 10}));
     CHECK(torch::isfinite(logits).all().item<bool>());
@@ -101,9 +101,9 @@ TEST_CASE("every parameter receives a gradient", "[models][forward]") {
   for (const auto& name : oneModelPerFamily()) {
     INFO("model " << name);
     const auto model = models::makeModel(name);
-    model->train();
+    model->module().train();
     model->forward(torch::randn({kBatch, 3, 32, 32})).pow(2).mean().backward();
-    for (const auto& parameter : model->named_parameters()) {
+    for (const auto& parameter : model->module().named_parameters()) {
       INFO("parameter " << parameter.key());
       CHECK(parameter.value().grad().defined());
     }
@@ -117,8 +117,8 @@ TEST_CASE("1-channel models change only the first convolution", "[models][forwar
     INFO("model " << name);
     const auto rgb = models::makeModel(name);
     const auto gray = models::makeModel(name, {1, 10});
-    const auto rgbParameters = rgb->named_parameters();
-    const auto grayParameters = gray->named_parameters();
+    const auto rgbParameters = rgb->module().named_parameters();
+    const auto grayParameters = gray->module().named_parameters();
     REQUIRE(rgbParameters.size() == grayParameters.size());
 
     const auto& firstRgb = rgbParameters[0].value();
@@ -136,13 +136,13 @@ TEST_CASE("1-channel models change only the first convolution", "[models][forwar
     }
     const int64_t firstConvChange = firstRgb.numel() - firstGray.numel();
     CHECK(firstConvChange == 2 * firstRgb.size(0) * firstRgb.size(2) * firstRgb.size(3));
-    CHECK(models::parameterStats(*rgb).parameters - models::parameterStats(*gray).parameters ==
+    CHECK(models::parameterStats(rgb->module()).parameters - models::parameterStats(gray->module()).parameters ==
           firstConvChange);
   }
   for (const auto& name : oneModelPerFamily()) {
     INFO("model " << name);
     const auto gray = models::makeModel(name, {1, 10});
-    gray->eval();
+    gray->module().eval();
     CHECK(gray->forward(torch::randn({1, 1, 32, 32})).sizes() == torch::IntArrayRef({1, 10}));
   }
 }
@@ -152,10 +152,10 @@ TEST_CASE("numClasses sets the width of the last layer", "[models][forward]") {
   for (const auto& name : {"resnet50", "mobilenetv2", "densenet121", "vgg16", "lenet"}) {
     INFO("model " << name);
     const auto model = models::makeModel(name, {3, 100});
-    model->eval();
+    model->module().eval();
     CHECK(model->forward(torch::randn({1, 3, 32, 32})).sizes() ==
           torch::IntArrayRef({1, 100}));
-    CHECK(model->parameters().back().sizes() == torch::IntArrayRef({100}));
+    CHECK(model->module().parameters().back().sizes() == torch::IntArrayRef({100}));
   }
 }
 
@@ -163,11 +163,11 @@ TEST_CASE("makeModel ignores case", "[models][registry]") {
   const auto lower = models::makeModel("resnet18");
   const auto upper = models::makeModel("ResNet18");
   const auto shouting = models::makeModel("MOBILENETV2");
-  CHECK(models::parameterStats(*upper).parameters ==
-        models::parameterStats(*lower).parameters);
-  CHECK(models::parameterStats(*shouting).parameters == 2296922);
-  CHECK(models::parameterStats(*models::makeModel("DenseNet121")).tensors == 362);
-  CHECK(models::parameterStats(*models::makeModel("LeNet")).parameters == 62006);
+  CHECK(models::parameterStats(upper->module()).parameters ==
+        models::parameterStats(lower->module()).parameters);
+  CHECK(models::parameterStats(shouting->module()).parameters == 2296922);
+  CHECK(models::parameterStats(models::makeModel("DenseNet121")->module()).tensors == 362);
+  CHECK(models::parameterStats(models::makeModel("LeNet")->module()).parameters == 62006);
 }
 
 TEST_CASE("an unknown model name lists every valid name", "[models][registry]") {

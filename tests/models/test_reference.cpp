@@ -3,7 +3,7 @@
 // and logits of a deterministic forward pass.
 //
 // The expected files are written by generate_expected.py from Python reference definitions;
-// regenerate them with: /usr/bin/python3 tests/models/generate_expected.py
+// regenerate them with: scripts/torch_python tests/models/generate_expected.py
 
 #include "catch_torch.h"
 #include "models/classifier.h"
@@ -100,7 +100,7 @@ TEST_CASE("parameter and buffer names and shapes equal the Python state_dict",
   for (const auto& name : models::modelNames()) {
     INFO("model " << name);
     const auto reference = readReference(name);
-    const auto actual = stateLines(*models::makeModel(name));
+    const auto actual = stateLines(models::makeModel(name)->module());
     const auto mismatch = std::mismatch(actual.begin(), actual.end(),
                                         reference.stateLines.begin(), reference.stateLines.end());
     const std::string firstActual = mismatch.first == actual.end() ? "(end)" : *mismatch.first;
@@ -113,7 +113,7 @@ TEST_CASE("parameter and buffer names and shapes equal the Python state_dict",
 }
 
 TEST_CASE("resnet18 lists its parameters in PyTorch's order", "[models][reference]") {
-  const auto parameters = models::makeModel("resnet18")->named_parameters();
+  const auto parameters = models::makeModel("resnet18")->module().named_parameters();
   REQUIRE(parameters.size() == 62);
   CHECK(parameters[0].key() == "conv1.weight");
   CHECK(parameters[0].value().sizes() == torch::IntArrayRef({64, 3, 3, 3}));
@@ -129,21 +129,21 @@ TEST_CASE("resnet18 lists its parameters in PyTorch's order", "[models][referenc
 }
 
 TEST_CASE("submodules carry PyTorch's attribute names", "[models][reference]") {
-  const auto mobilenet = models::makeModel("mobilenetv2")->named_parameters();
+  const auto mobilenet = models::makeModel("mobilenetv2")->module().named_parameters();
   CHECK(mobilenet.contains("layers.0.shortcut.0.weight"));
   CHECK(mobilenet.contains("layers.16.conv3.weight"));
   CHECK(mobilenet.contains("conv2.weight"));
-  const auto densenet = models::makeModel("densenet121")->named_parameters();
+  const auto densenet = models::makeModel("densenet121")->module().named_parameters();
   CHECK(densenet.contains("dense1.0.conv1.weight"));
   CHECK(densenet.contains("trans1.conv.weight"));
   CHECK(densenet.contains("trans3.bn.bias"));
   CHECK(densenet.contains("dense4.15.conv2.weight"));
   CHECK(densenet.contains("bn.weight"));
-  const auto vgg = models::makeModel("vgg11")->named_parameters();
+  const auto vgg = models::makeModel("vgg11")->module().named_parameters();
   CHECK(vgg.contains("features.0.weight"));
   CHECK(vgg.contains("features.1.running_mean") == false);
   CHECK(vgg.contains("classifier.weight"));
-  const auto lenet = models::makeModel("lenet")->named_parameters();
+  const auto lenet = models::makeModel("lenet")->module().named_parameters();
   CHECK(lenet.keys() == std::vector<std::string>{"conv1.weight", "conv1.bias", "conv2.weight",
                                                  "conv2.bias", "fc1.weight", "fc1.bias",
                                                  "fc2.weight", "fc2.bias", "fc3.weight",
@@ -161,8 +161,8 @@ TEST_CASE("forward passes equal Python PyTorch's on deterministic weights",
     ++forwardModels;
     INFO("model " << name);
     const auto model = models::makeModel(name);
-    deterministicFill(*model);
-    model->train();
+    deterministicFill(model->module());
+    model->module().train();
     torch::NoGradGuard noGrad;
     const auto input = deterministicValues(kForwardBatch * 3 * 32 * 32, -1)
                            .view({kForwardBatch, 3, 32, 32});
@@ -171,9 +171,9 @@ TEST_CASE("forward passes equal Python PyTorch's on deterministic weights",
     const auto expected = torch::tensor(reference.output, torch::kFloat64);
     const double scale = std::max(1.0, expected.abs().max().item<double>());
     const double error = (logits - expected).abs().max().item<double>();
-    // Debian's LibTorch and python3-torch share their kernels: the logits agree to about 1e-9
-    // of their scale. 1e-5 leaves room for other builds; a wrong concatenation order in
-    // DenseNet's layers is already off by 2.5e-3, a missing ReLU by far more.
+    // The expected logits come from the torch dtbench builds against (scripts/torch_python): the
+    // same kernels, so they agree to rounding. 1e-5 of their scale leaves room for other builds; a
+    // wrong concatenation order in DenseNet's layers is already off by 2.5e-3, a missing ReLU by far more.
     INFO("max |dtbench - PyTorch| = " << error << " at logit scale " << scale);
     CHECK(error <= 1e-5 * scale);
   }

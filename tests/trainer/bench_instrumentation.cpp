@@ -125,7 +125,7 @@ int main(int argc, char** argv) try {
       explicit Parameters(size_t n) {
         for (size_t i = 0; i < n; ++i) register_parameter("p" + std::to_string(i), torch::ones({1}));
       }
-    } model(dtbench::models::makeModel("resnet18")->parameters().size());
+    } model(dtbench::models::makeModel("resnet18")->module().parameters().size());
     const std::vector<at::Tensor> parameters = model.parameters();
     const auto backward = [&] {
       at::Tensor loss = at::zeros({});

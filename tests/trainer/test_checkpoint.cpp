@@ -127,15 +127,15 @@ TEST_CASE("a zoo model's parameters come back exactly", "[checkpoint]") {
   TempDir tmp;
   torch::manual_seed(3);
   auto saved = dtbench::models::makeModel("lenet", {1, 10});
-  torch::optim::SGD savedSgd(saved->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
-  saveCheckpoint(tmp.path().string(), *saved, savedSgd, nlohmann::json::object());
+  torch::optim::SGD savedSgd(saved->module().parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+  saveCheckpoint(tmp.path().string(), saved->module(), savedSgd, nlohmann::json::object());
 
   torch::manual_seed(4);
   auto loaded = dtbench::models::makeModel("lenet", {1, 10});
-  torch::optim::SGD loadedSgd(loaded->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
-  REQUIRE_FALSE(sameValues(snapshot(*loaded), snapshot(*saved)));
-  CHECK(loadCheckpoint(tmp.path().string(), *loaded, loadedSgd) == nlohmann::json::object());
-  CHECK(sameValues(snapshot(*loaded), snapshot(*saved)));
+  torch::optim::SGD loadedSgd(loaded->module().parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+  REQUIRE_FALSE(sameValues(snapshot(loaded->module()), snapshot(saved->module())));
+  CHECK(loadCheckpoint(tmp.path().string(), loaded->module(), loadedSgd) == nlohmann::json::object());
+  CHECK(sameValues(snapshot(loaded->module()), snapshot(saved->module())));
 }
 
 TEST_CASE("saving again replaces the checkpoint and leaves no temporary directories", "[checkpoint]") {

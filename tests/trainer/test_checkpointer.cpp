@@ -59,11 +59,11 @@ struct Training {
   explicit Training(uint64_t seed) {
     torch::manual_seed(seed);
     model = dtbench::models::makeModel("lenet", {1, 10});
-    optimizer = std::make_unique<torch::optim::SGD>(model->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    optimizer = std::make_unique<torch::optim::SGD>(model->module().parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
   }
   std::vector<torch::Tensor> parameters() const {
     std::vector<torch::Tensor> out;
-    for (const auto& p : model->parameters()) out.push_back(p.detach().clone());
+    for (const auto& p : model->module().parameters()) out.push_back(p.detach().clone());
     return out;
   }
   dtbench::models::ClassifierPtr model;
@@ -82,7 +82,7 @@ class CheckpointedRun {
     RunRecorder recorder(config_, nullptr, nullptr);
     recorder.open(RunDirectory(out_));
     recorder.begin(dtbench::trainer::toJson(config_));
-    Checkpointer checkpointer(config_, nullptr, *training.model, *training.optimizer, nullptr, recorder);
+    Checkpointer checkpointer(config_, nullptr, training.model->module(), *training.optimizer, nullptr, recorder);
     int64_t globalStep = 0;
     for (int64_t step = 1; step <= kStepsPerEpoch; ++step) recorder.addStep(record(1, step), ++globalStep);
     recorder.endEpoch(recorder.gatherEpoch(1, kStepsPerEpoch));
@@ -112,7 +112,7 @@ class CheckpointedRun {
     RunConfig config = config_;
     config.resume = true;
     RunRecorder recorder(config, nullptr, nullptr);
-    Checkpointer checkpointer(config, nullptr, *training.model, *training.optimizer, nullptr, recorder);
+    Checkpointer checkpointer(config, nullptr, training.model->module(), *training.optimizer, nullptr, recorder);
     return checkpointer.restore();
   }
   RunPosition resume() const {

@@ -115,15 +115,15 @@ TEST_CASE("autocast on a device dtbench does not use is refused", "[precision]")
 TEST_CASE("toChannelsLast converts convolution weights in place and computes the same", "[precision]") {
   torch::manual_seed(2);
   const auto model = dtbench::models::makeModel("resnet18");
-  const auto reference = std::dynamic_pointer_cast<dtbench::models::Classifier>(model->clone());
-  model->eval();
-  reference->eval();
+  const auto reference = dtbench::models::cloneClassifier(*model);
+  model->module().eval();
+  reference->module().eval();
   std::vector<const void*> identities;
-  for (const auto& p : model->parameters()) identities.push_back(p.unsafeGetTensorImpl());
+  for (const auto& p : model->module().parameters()) identities.push_back(p.unsafeGetTensorImpl());
 
-  dtbench::trainer::toChannelsLast(*model);
+  dtbench::trainer::toChannelsLast(model->module());
   int64_t converted = 0;
-  const auto parameters = model->parameters();
+  const auto parameters = model->module().parameters();
   for (size_t i = 0; i < parameters.size(); ++i) {
     const at::Tensor& p = parameters[i];
     CHECK(p.unsafeGetTensorImpl() == identities[i]);  // the same variables: optimizers still hold them

@@ -17,20 +17,8 @@
 #include "models/registry.h"
 #include "trainer/sync/bucket_assignment.h"
 
-// c10d's own bucket assignment, the oracle. Debian's libtorch-dev lacks the
-// torch/csrc/distributed/autograd headers that reducer.hpp includes, so there the function
-// (exported from libtorch_cpu) is declared with LibTorch 1.13's signature.
-#if __has_include(<torch/csrc/distributed/autograd/context/context.h>)
+// c10d's own bucket assignment, the oracle (docs/reference.md).
 #include <torch/csrc/distributed/c10d/reducer.hpp>
-#else
-namespace c10d {
-class Logger;
-std::tuple<std::vector<std::vector<size_t>>, std::vector<size_t>> compute_bucket_assignment_by_size(
-    const std::vector<at::Tensor>& tensors, const std::vector<size_t>& bucket_size,
-    const std::vector<bool>& expect_sparse_gradient, const std::vector<int64_t>& tensor_indices,
-    const c10::optional<std::weak_ptr<Logger>>& logger);
-}  // namespace c10d
-#endif
 
 using dtbench::trainer::assignBuckets;
 using dtbench::trainer::BucketLimits;
@@ -44,7 +32,7 @@ constexpr int64_t kMiB = 1 << 20;
 at::Tensor floatBytes(int64_t bytes) { return torch::zeros({bytes / 4}); }
 at::Tensor doubleBytes(int64_t bytes) { return torch::zeros({bytes / 8}, torch::kFloat64); }
 
-// The buckets DDP (LibTorch 1.13) rebuilds after its first iteration when gradients become ready
+// The buckets DDP rebuilds after its first iteration when gradients become ready
 // in reverse parameter order: Reducer::rebuild_buckets passes the parameters in ready order, their
 // indices as tensor_indices (so c10d does not sort) and the caps {first bucket, bucket cap}.
 Buckets c10dBuckets(const std::vector<at::Tensor>& params, const BucketLimits& limits) {
@@ -55,7 +43,7 @@ Buckets c10dBuckets(const std::vector<at::Tensor>& params, const BucketLimits& l
                                  static_cast<size_t>(limits.bucketBytes)};
   const std::vector<bool> expectSparse(params.size(), false);
   return std::get<0>(c10d::compute_bucket_assignment_by_size(readyOrder, caps, expectSparse,
-                                                             indices, c10::nullopt));
+                                                             indices, std::nullopt));
 }
 
 bool coversEachIndexOnce(const Buckets& buckets, size_t n) {
@@ -168,7 +156,7 @@ TEST_CASE("buckets match c10d on the parameters of the model zoo", "[bucket_assi
   };
   for (const std::string name : {"lenet", "resnet18", "mobilenetv2", "vgg11", "densenet121"}) {
     const auto model = dtbench::models::makeModel(name);
-    const std::vector<at::Tensor> params = model->parameters();
+    const std::vector<at::Tensor> params = model->module().parameters();
     for (const BucketLimits& l : limits) {
       INFO(name << " with caps " << l.firstBucketBytes << " and " << l.bucketBytes << " bytes");
       const Buckets buckets = assignBuckets(params, l);

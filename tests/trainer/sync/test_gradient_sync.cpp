@@ -44,7 +44,7 @@ constexpr int kWorld = 3;
 constexpr int64_t kShard = 4;
 
 models::ClassifierPtr cloneOf(const models::ClassifierPtr& model) {
-  return std::dynamic_pointer_cast<models::Classifier>(model->clone());
+  return models::cloneClassifier(*model);
 }
 
 std::vector<at::Tensor> gradients(torch::nn::Module& model) {
@@ -86,7 +86,7 @@ std::vector<RankResult> synchronizedStep(const models::ClassifierPtr& base, cons
     syncOptions.overlap = overlap;
     syncOptions.limits.firstBucketBytes = 4 << 10;  // small caps: LeNet's gradients span several buckets
     syncOptions.limits.bucketBytes = 64 << 10;
-    torch::nn::Module& model = *replicas[static_cast<size_t>(rank)];
+    torch::nn::Module& model = replicas[static_cast<size_t>(rank)]->module();
     trainer::BucketedAllreduce sync(model, gloo, allreduce, worker, syncOptions);
     const at::Tensor loss = torch::nn::functional::cross_entropy(replicas[static_cast<size_t>(rank)]->forward(
                                                                      shardOf(images, rank)),
@@ -107,7 +107,7 @@ TEST_CASE("bucketed and fused all-reduce give every rank the whole batch's gradi
   const at::Tensor labels = torch::randint(0, 10, {kWorld * kShard}, at::kLong);
   const models::ClassifierPtr whole = cloneOf(base);
   torch::nn::functional::cross_entropy(whole->forward(images), labels).backward();
-  const std::vector<at::Tensor> expected = gradients(*whole);
+  const std::vector<at::Tensor> expected = gradients(whole->module());
 
   for (const std::string& topology : comm::topologyNames()) {
     for (const bool overlap : {true, false}) {
@@ -138,7 +138,7 @@ TEST_CASE("pair averaging averages parameters with the step's partner and sends 
   std::vector<models::ClassifierPtr> replicas;
   for (int r = 0; r < world; ++r) replicas.push_back(models::makeModel("lenet"));  // different weights per rank
   std::vector<std::vector<at::Tensor>> before;
-  for (const auto& m : replicas) before.push_back(values(*m));
+  for (const auto& m : replicas) before.push_back(values(m->module()));
   const std::vector<int> partner = trainer::pairPartners(world, seed, step);
   struct Outcome {
     std::vector<int64_t> sentTo;
@@ -148,17 +148,17 @@ TEST_CASE("pair averaging averages parameters with the step's partner and sends 
     const int rank = gloo.rank();
     comm::TrafficRecorder recorder(rank, world);
     trainer::CommWorker worker;
-    trainer::PairAveraging sync(*replicas[static_cast<size_t>(rank)], gloo, recorder, worker, seed);
+    trainer::PairAveraging sync(replicas[static_cast<size_t>(rank)]->module(), gloo, recorder, worker, seed);
     sync.beforeBackward(step, rank == 3);
     const trainer::SyncResult result = sync.afterBackward();
     return Outcome{recorder.sentTo(), result.stopAgreed};
   });
   int64_t bytes = 0;
-  for (const auto& p : replicas[0]->parameters()) bytes += p.numel() * 4;
+  for (const auto& p : replicas[0]->module().parameters()) bytes += p.numel() * 4;
   for (int r = 0; r < world; ++r) {
     INFO("rank " << r << ", partner " << partner[r]);
     REQUIRE(partner[r] >= 0);
-    const std::vector<at::Tensor> after = values(*replicas[static_cast<size_t>(r)]);
+    const std::vector<at::Tensor> after = values(replicas[static_cast<size_t>(r)]->module());
     for (size_t i = 0; i < after.size(); ++i)
       CHECK(at::allclose(after[i], (before[r][i] + before[partner[r]][i]) * 0.5, 1e-6, 1e-7));
     for (int d = 0; d < world; ++d) CHECK(outcomes[r].sentTo[d] == (d == partner[r] ? bytes : 0));

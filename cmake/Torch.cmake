@@ -1,0 +1,79 @@
+# LibTorch 2.x (docs/gpu.md, "Which LibTorch"). By default PyTorch's wheel in the virtual environment
+# that scripts/install_deps.sh makes outside the checkout (scripts/torch.env: version and location);
+# another LibTorch 2.x instead when one of these is given:
+#   -DTorch_DIR=<libtorch>/share/cmake/Torch        pytorch.org's LibTorch zip, a cluster's module
+#   -DCMAKE_PREFIX_PATH=<torch.utils.cmake_prefix_path or libtorch folder>
+#   -DDTBENCH_TORCH_PYTHON=<a python whose torch to use>   (asks it for torch.utils.cmake_prefix_path)
+# LibTorch before 2.4 is refused (compat/torch_compat.h: autocast per device; models/classifier.h).
+#
+# Sets DTBENCH_TORCH_HAS_CUDA (from the Torch package found, never from /usr/local/cuda) and, with
+# CUDA, DTBENCH_NCCL_INCLUDE_DIR: the nccl.h of the NCCL this LibTorch loads (never a second copy).
+
+file(STRINGS "${PROJECT_SOURCE_DIR}/scripts/torch.env" _torch_env REGEX "^[A-Z_]+=")
+foreach(_line IN LISTS _torch_env)
+  string(REGEX MATCH "^([A-Z_]+)=(.*)$" _ "${_line}")
+  set(DTBENCH_PINNED_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+endforeach()
+if(DEFINED ENV{DTBENCH_CACHE_DIR})
+  set(_cache "$ENV{DTBENCH_CACHE_DIR}")
+elseif(DEFINED ENV{XDG_CACHE_HOME})
+  set(_cache "$ENV{XDG_CACHE_HOME}/dtbench")
+else()
+  set(_cache "$ENV{HOME}/.cache/dtbench")
+endif()
+set(DTBENCH_TORCH_VENV "${_cache}/torch-${DTBENCH_PINNED_TORCH_VERSION}-${DTBENCH_PINNED_TORCH_CUDA}")
+
+set(DTBENCH_TORCH_PYTHON "" CACHE FILEPATH "A python whose torch package is the LibTorch to build against")
+if(NOT DTBENCH_TORCH_PYTHON AND NOT Torch_DIR)
+  find_package(Torch 2.4 QUIET)  # CMAKE_PREFIX_PATH, or a LibTorch installed on the system
+  if(NOT Torch_FOUND AND EXISTS "${DTBENCH_TORCH_VENV}/bin/python")
+    set(DTBENCH_TORCH_PYTHON "${DTBENCH_TORCH_VENV}/bin/python" CACHE FILEPATH
+        "A python whose torch package is the LibTorch to build against" FORCE)
+  endif()
+endif()
+if(DTBENCH_TORCH_PYTHON AND NOT Torch_FOUND)
+  execute_process(COMMAND "${DTBENCH_TORCH_PYTHON}" -c "import torch; print(torch.utils.cmake_prefix_path)"
+                  OUTPUT_VARIABLE _torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
+                  ERROR_VARIABLE _torch_error RESULT_VARIABLE _torch_rc)
+  if(NOT _torch_rc EQUAL 0)
+    message(FATAL_ERROR "DTBENCH_TORCH_PYTHON=${DTBENCH_TORCH_PYTHON} cannot import torch:\n${_torch_error}"
+                        "Run scripts/install_deps.sh, or point DTBENCH_TORCH_PYTHON at a python that has torch 2.x.")
+  endif()
+  list(PREPEND CMAKE_PREFIX_PATH "${_torch_prefix}")
+endif()
+if(NOT Torch_FOUND)
+  find_package(Torch 2.4 QUIET)
+endif()
+if(NOT Torch_FOUND)
+  message(FATAL_ERROR
+    "No LibTorch 2.4 or newer found. Run scripts/install_deps.sh (it installs torch==${DTBENCH_PINNED_TORCH_VERSION} into "
+    "${DTBENCH_TORCH_VENV}), or name one with -DTorch_DIR=<libtorch>/share/cmake/Torch, "
+    "-DCMAKE_PREFIX_PATH=<libtorch> or -DDTBENCH_TORCH_PYTHON=<python with torch>. LibTorch before 2.4 is not supported.")
+endif()
+if(NOT Torch_VERSION VERSION_EQUAL DTBENCH_PINNED_TORCH_VERSION)
+  message(STATUS "LibTorch ${Torch_VERSION} (dtbench is measured on ${DTBENCH_PINNED_TORCH_VERSION}, scripts/torch.env)")
+endif()
+
+set(DTBENCH_TORCH_HAS_CUDA OFF)
+if(TARGET torch_cuda OR TORCH_CUDA_LIBRARIES)
+  set(DTBENCH_TORCH_HAS_CUDA ON)
+endif()
+
+# c10d's ProcessGroupNCCL.hpp includes <nccl.h>. The wheel's own (nvidia-nccl-cu13) comes first, so
+# that the header matches the library LibTorch loads; dtbench never links NCCL itself.
+set(DTBENCH_NCCL_INCLUDE_DIR "" CACHE PATH "Folder of the nccl.h of the NCCL that LibTorch loads")
+if(DTBENCH_TORCH_HAS_CUDA AND NOT DTBENCH_NCCL_INCLUDE_DIR)
+  find_path(DTBENCH_NCCL_INCLUDE_DIR_FOUND nccl.h
+            PATHS "${TORCH_INSTALL_PREFIX}/../nvidia/nccl/include" "${TORCH_INSTALL_PREFIX}/include"
+            NO_DEFAULT_PATH)
+  if(DTBENCH_NCCL_INCLUDE_DIR_FOUND)
+    set(DTBENCH_NCCL_INCLUDE_DIR "${DTBENCH_NCCL_INCLUDE_DIR_FOUND}" CACHE PATH
+        "Folder of the nccl.h of the NCCL that LibTorch loads" FORCE)
+  endif()
+endif()
+if(DTBENCH_TORCH_HAS_CUDA)
+  message(STATUS "LibTorch ${Torch_VERSION} with CUDA ${CUDA_VERSION} at ${TORCH_INSTALL_PREFIX}; nccl.h from "
+                 "${DTBENCH_NCCL_INCLUDE_DIR}")
+else()
+  message(STATUS "LibTorch ${Torch_VERSION} without CUDA at ${TORCH_INSTALL_PREFIX}")
+endif()
