@@ -7,15 +7,19 @@
 //    and element count; each returns at once with a Work (comm/work.h) whose wait() has the
 //    communicator's deadline.
 //  - allreduce(t, kSum) leaves the element-wise sum over ranks in t on every rank; kAverage is the
-//    sum, then scaled by 1/size() (Gloo rejects ReduceOp::AVG, so every backend does it this way).
+//    sum, then scaled by 1/size(), on every backend alike (Open MPI has no average to ask for).
 //    Element types: comm/element_type.h's table for native all-reduce; others throw
 //    std::invalid_argument naming the supported ones.
 //  - broadcast(t, root) copies root's t into every rank's t.
 //  - allgather(output, input): output has size() * input.numel() elements; rank r's input lands at
 //    [r * n, (r + 1) * n). Any supported element type (bytes are only moved).
 //  - barrier() completes once every rank has called it.
+//  - device() is where the communicator works without a copy: the CPU for gloo and mpi, this
+//    rank's GPU for nccl. Gradient buckets live there (trainer/sync/bucketed_allreduce.h).
 
 #include <string>
+
+#include <c10/core/Device.h>
 
 #include "comm/backends/backend.h"
 #include "comm/point_to_point.h"
@@ -28,6 +32,7 @@ enum class ReduceOp { kSum, kAverage };
 class Communicator : public PointToPoint {
  public:
   virtual Backend backend() const = 0;
+  virtual c10::Device device() const = 0;
   virtual WorkPtr allreduce(const at::Tensor& tensor, ReduceOp op) = 0;
   virtual WorkPtr broadcast(const at::Tensor& tensor, int root) = 0;
   virtual WorkPtr allgather(const at::Tensor& output, const at::Tensor& input) = 0;

@@ -106,8 +106,8 @@ void validate(const RunConfig& config) {
   require(d.workers >= 0 && d.workers <= 64, "--workers", "in [0, 64] (0 = no prefetch threads)", d.workers);
   if (config.precision.amp == Amp::kFp16 && !cuda)
     throw UsageError(
-        "--amp fp16 needs --device cuda: dtbench runs fp16 autocast on GPUs only (LibTorch 1.13 "
-        "has none on the CPU); use --amp bf16 on the CPU, or fp16 on a GPU");
+        "--amp fp16 needs --device cuda: dtbench runs fp16 autocast with loss scaling on GPUs only; "
+        "use --amp bf16 on the CPU, or fp16 on a GPU");
   if (d.onDevice && !cuda)
     throw UsageError("--data-on-device needs a CUDA device: use it with --device cuda on a machine with a GPU");
   if (d.download && d.dataset != DatasetKind::kCifar10)
@@ -136,6 +136,13 @@ void validate(const RunConfig& config) {
         "moves the bytes itself: pick a point-to-point topology (ring, tree, star, ...) or pairavg");
   if (config.sync.checkEvery > 0 && config.sync.kind != Sync::kSsgd)
     throw UsageError("--check-every compares parameters across ranks, which only --sync ssgd keeps identical");
+  const comm::Backend backend = config.comm.connection.backend;
+  if (backend == comm::Backend::kNccl && !cuda)
+    throw UsageError("--backend nccl communicates between GPUs: use it with --device cuda (or --backend gloo or mpi "
+                     "with --device cpu)");
+  comm::checkBackendRunsTopology(
+      backend, config.sync.kind == Sync::kPairavg ? "--sync pairavg" : "--topology " + config.comm.topology.name(),
+      config.sync.kind == Sync::kPairavg || !config.comm.topology.native());
   if (config.mode == ParallelMode::kDp && config.worldSize() > 1)
     throw UsageError("--mode dp is one process driving every local GPU; start it once, not under a launcher with " +
                      std::to_string(config.worldSize()) + " ranks");

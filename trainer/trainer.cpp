@@ -11,6 +11,7 @@
 #include <torch/utils.h>
 
 #include "comm/backends/backend.h"
+#include "comm/backends/gpu_devices.h"
 #include "comm/backends/make_communicator.h"
 #include "comm/communicator.h"
 #include "comm/traffic/message_log.h"
@@ -92,11 +93,12 @@ struct Trainer::State {
 
 namespace {
 
-torch::Device chooseDevice(DeviceKind kind) {
-  if (kind != DeviceKind::kCuda) return torch::Device(torch::kCPU);
-  if (!torch::cuda::is_available())
-    throw UsageError("--device cuda: this build of LibTorch has no CUDA or no GPU is visible; use --device cpu");
-  return torch::Device(torch::kCUDA, 0);
+// --device cuda: the GPU of this rank's local rank (comm/backends/gpu_devices.h). Without a GPU this
+// fails here, before the rank meets any other.
+torch::Device chooseDevice(const RunConfig& config) {
+  if (config.device != DeviceKind::kCuda) return torch::Device(torch::kCPU);
+  comm::requireGpu(config.data.onDevice ? "--data-on-device" : "--device cuda");
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(comm::cudaDeviceForLocalRank(config.comm.connection.localRank)));
 }
 
 }  // namespace
@@ -105,11 +107,9 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   State& s = *state_;
   validate(s.config);
   const std::string memoryPolicy = applyMemoryPolicy();
-  // Debian's LibTorch starts with one thread whatever the machine: 0 means every available core.
+  // 0 means every core this process may run on (LibTorch's own default counts the machine's).
   at::set_num_threads(s.config.threads > 0 ? static_cast<int>(s.config.threads) : availableCores());
-  if (s.config.data.onDevice && !torch::cuda::is_available())
-    throw UsageError("--data-on-device needs a CUDA device: this build of LibTorch has no CUDA or no GPU is visible");
-  s.device = chooseDevice(s.config.device);
+  s.device = chooseDevice(s.config);
   torch::manual_seed(s.config.seed);
   try {
     s.setUp(memoryPolicy);
@@ -124,7 +124,8 @@ Trainer::~Trainer() = default;
 // World, data, model, optimizer, loaders, run directory (or the checkpoint to resume), the
 // gradient synchronization, and config.json with the summary's first "running".
 void Trainer::State::setUp(const std::string& memoryPolicy) {
-  if (config.worldSize() > 1 || config.comm.connection.backend == comm::Backend::kMpi) {
+  // One rank meets no one over gloo; mpi asks MPI who it is, and nccl's all-reduce runs even alone.
+  if (config.worldSize() > 1 || config.comm.connection.backend != comm::Backend::kGloo) {
     world.emplace(joinWorld(config));
     config.comm.connection.rank = world->rank();
     config.comm.connection.worldSize = world->size();
@@ -139,9 +140,9 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   modelOptions.inputChannels = data.train.channels();
   modelOptions.numClasses = data.train.numClasses;
   model = models::makeModel(config.model, modelOptions);
-  model->to(device);
-  if (config.precision.channelsLast) toChannelsLast(*model);  // before anything holds the parameters' storage
-  optimizer = makeOptimizer(config, model->parameters());
+  model->module().to(device);
+  if (config.precision.channelsLast) toChannelsLast(model->module());  // before anything holds the parameters' storage
+  optimizer = makeOptimizer(config, model->module().parameters());
   ampDtype = trainer::ampDtype(config.precision.amp);
   if (config.precision.amp == Amp::kFp16) scaler = std::make_unique<GradScaler>();
   // LibTorch's DataParallel runs the replicas' forwards on at::parallel_for threads, which do not
@@ -169,9 +170,9 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
 
   // Every run, one rank included: when each gradient becomes ready (the hooks see the final
   // parameters: after the move to the device and to channels-last).
-  if (root()) readyProbe = std::make_unique<GradientReadyProbe>(*model);
+  if (root()) readyProbe = std::make_unique<GradientReadyProbe>(model->module());
   recorder.emplace(config, worldOrNull(), scaler.get(), readyProbe.get());
-  checkpointer.emplace(config, worldOrNull(), *model, *optimizer, scaler.get(), *recorder);
+  checkpointer.emplace(config, worldOrNull(), model->module(), *optimizer, scaler.get(), *recorder);
   if (config.resume) {
     position = checkpointer->restore();
   } else if (root()) {
@@ -185,15 +186,15 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   }
   step.emplace(StepParts{config, device, *trainLoader, model, *optimizer, ampDtype, scaler.get(), sync.get(),
                          readyProbe.get(), worldOrNull(), *stopSignal, traceClock});
-  if (root()) recorder->begin(describeRun(config, memoryPolicy, *model, data, worldOrNull(), sync.get()));
+  if (root()) recorder->begin(describeRun(config, memoryPolicy, model->module(), data, worldOrNull(), sync.get()));
 }
 
 // Parameters and floating-point buffers from rank 0, so every rank starts from the same model
 // (docs/design.md, "Correctness guards"); on --resume this also hands rank 0's restored model to all.
 void Trainer::State::broadcastInitialState() {
-  std::vector<at::Tensor> tensors = model->parameters();
-  for (const at::Tensor& b : floatingBuffers(*model)) tensors.push_back(b);
-  at::Tensor flat = at::empty({totalElements(tensors)}, at::kFloat);
+  std::vector<at::Tensor> tensors = model->module().parameters();
+  for (const at::Tensor& b : floatingBuffers(model->module())) tensors.push_back(b);
+  at::Tensor flat = at::empty({totalElements(tensors)}, at::TensorOptions(at::kFloat).device(world->communicator->device()));
   packInto(tensors, flat);
   const comm::MessageCategoryScope category(comm::MessageCategory::kParameters);
   world->communicator->broadcast(flat, 0)->wait();
@@ -207,9 +208,9 @@ void Trainer::State::startSync() {
     options.overlap = config.sync.overlap;
     options.limits.bucketBytes = static_cast<int64_t>(config.sync.bucketMb * 1024 * 1024);
     options.broadcastBuffers = !config.sync.localBnStats;
-    sync = std::make_unique<BucketedAllreduce>(*model, *world->communicator, *world->allreduce, *worker, options);
+    sync = std::make_unique<BucketedAllreduce>(model->module(), *world->communicator, *world->allreduce, *worker, options);
   } else {
-    sync = std::make_unique<PairAveraging>(*model, *world->communicator, *world->recorder, *worker, config.seed,
+    sync = std::make_unique<PairAveraging>(model->module(), *world->communicator, *world->recorder, *worker, config.seed,
                                            config.impairment);
   }
 }
@@ -218,7 +219,7 @@ void Trainer::State::evaluate(EpochStats& stats) {
   if (!config.evaluate || data.test.size() == 0 || !root()) return;
   const auto start = std::chrono::steady_clock::now();
   torch::NoGradGuard noGrad;
-  model->eval();
+  model->module().eval();
   testLoader->startEpoch(stats.epoch);
   int64_t correct = 0;
   int64_t seen = 0;
@@ -229,7 +230,7 @@ void Trainer::State::evaluate(EpochStats& stats) {
     correct += logits.argmax(1).eq(batch->labels.to(device)).sum().item<int64_t>();
     seen += batch->labels.size(0);
   }
-  model->train();
+  model->module().train();
   stats.testAccuracy = static_cast<double>(correct) / static_cast<double>(seen);
   stats.evalS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -238,7 +239,7 @@ bool Trainer::State::trainEpochs() {
   const int64_t fullSteps = trainLoader->batchesPerEpoch();
   const int64_t steps = config.maxSteps > 0 ? std::min(config.maxSteps, fullSteps) : fullSteps;
   const int64_t totalSteps = steps * config.epochs;
-  model->train();
+  model->module().train();
   for (int64_t epoch = position.epoch; epoch <= config.epochs; ++epoch) {
     position.epoch = epoch;
     trainLoader->startEpoch(epoch);
@@ -256,7 +257,7 @@ bool Trainer::State::trainEpochs() {
         progress.update(epoch, config.epochs, s, steps, r.loss, r.samples * worldSize() / r.stepS, eta);
       }
       if (world && config.sync.checkEvery > 0 && position.globalStep % config.sync.checkEvery == 0)
-        checkParametersAgree(*world->communicator, *model, position.globalStep);
+        checkParametersAgree(*world->communicator, model->module(), position.globalStep);
       if (outcome.stop) return true;
       const bool lastOfEpoch = s == steps;
       if (!lastOfEpoch && config.checkpointEvery > 0 && position.globalStep % config.checkpointEvery == 0) {
@@ -284,12 +285,12 @@ nlohmann::json Trainer::run() {
       s.progress.clear();
       recorder.gatherEpoch(s.position.epoch, s.trainLoader->batchesPerEpoch());
       s.checkpointer->write(s.position);
-      recorder.finish(parameterChecksum(*s.model));
+      recorder.finish(parameterChecksum(s.model->module()));
       recorder.summary()["interrupted_at_step"] = s.position.globalStep;
       recorder.writeSummary("interrupted");
       recorder.summary()["status"] = "interrupted";
     } else {
-      const double checksum = parameterChecksum(*s.model);
+      const double checksum = parameterChecksum(s.model->module());
       recorder.finish(checksum);
       recorder.summary()["param_checksum"] = checksum;
       recorder.summary()["finished_at"] = common::unixSeconds();

@@ -24,19 +24,25 @@ void checkBackendAvailable(Backend backend) {
           "this build has no MPI; rebuild with libopenmpi-dev installed and "
           "-DDTBENCH_WITH_MPI=ON, or use --backend gloo");
     case Backend::kNccl:
-      if (!DTBENCH_TORCH_HAS_CUDA)
-        throw common::UsageError(
-            "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch (use --backend "
-            "gloo or mpi here)");
+      if (DTBENCH_TORCH_HAS_CUDA) return;  // a GPU is checked for when the communicator is made
       throw common::UsageError(
-          "this LibTorch has CUDA, but dtbench's nccl backend (c10d ProcessGroupNCCL) is not "
-          "implemented yet; use --backend gloo or mpi");
+          "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch (use --backend "
+          "gloo or mpi here)");
   }
+}
+
+bool backendRunsPointToPoint(Backend backend) { return backend != Backend::kNccl; }
+
+void checkBackendRunsTopology(Backend backend, const std::string& topology, bool pointToPoint) {
+  if (!pointToPoint || backendRunsPointToPoint(backend)) return;
+  throw common::UsageError("--backend " + std::string(name(backend)) + " cannot run " + topology + ": over " +
+                           name(backend) + " dtbench runs --topology native (and --sync ssgd) only; the "
+                           "point-to-point topologies and pair averaging need --backend gloo or mpi");
 }
 
 bool nativeAllreduceSupports(Backend backend, ElementType type) {
   switch (backend) {
-    case Backend::kGloo: return type != ElementType::kBFloat16;
+    case Backend::kGloo: return true;  // LibTorch 2.x's Gloo sums bfloat16 too
     case Backend::kMpi: return type == ElementType::kFloat32;
     case Backend::kNccl: return true;
   }

@@ -2,19 +2,19 @@
 // Backend: the communication libraries dtbench runs on (--backend), by name:
 //   gloo  c10d's ProcessGroupGloo (comm/backends/gloo_communicator.h)
 //   mpi   Open MPI's C API (comm/backends/mpi_communicator.h); only when this build has MPI
-//   nccl  known, and rejected: "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch"
-//         (decided from DTBENCH_TORCH_HAS_CUDA, never /usr/local/cuda). With a CUDA LibTorch it is
-//         rejected as not implemented yet: a ProcessGroupNCCL communicator is future work, not
-//         written here because no CUDA build was available to compile and test it against.
+//   nccl  c10d's ProcessGroupNCCL (comm/backends/nccl_communicator.h), --topology native only; in a
+//         build whose LibTorch has no CUDA (decided from DTBENCH_TORCH_HAS_CUDA, never
+//         /usr/local/cuda) it is known and rejected: "this build of LibTorch has no CUDA".
 // and which element types each one's own all-reduce takes (the table of comm/element_type.h):
 //   backend       float32  float16  bfloat16
-//   gloo native   yes      yes      no (Gloo rejects it)
+//   gloo native   yes      yes      yes
 //   mpi native    yes      no       no (Open MPI has no 16-bit float type)
 //   nccl native   yes      yes      yes
 
 #include "comm/element_type.h"
 #include "common/named_values.h"
 
+#include <string>
 #include <vector>
 
 namespace dtbench::comm {
@@ -28,6 +28,14 @@ inline const char* name(Backend backend) { return backendNames().name(backend); 
 
 // Throws common::UsageError, saying why and what to do, for a backend this build cannot run.
 void checkBackendAvailable(Backend backend);
+
+// Whether `backend` runs dtbench's point-to-point topologies (ring, tree, ...) and pair averaging:
+// gloo and mpi do; nccl runs --topology native only.
+bool backendRunsPointToPoint(Backend backend);
+
+// Throws common::UsageError naming `topology` when it is a point-to-point topology (or pair
+// averaging: `pointToPoint` true) that `backend` does not run.
+void checkBackendRunsTopology(Backend backend, const std::string& topology, bool pointToPoint);
 
 // Whether `backend`'s own all-reduce (topology "native") takes `type`; point-to-point topologies
 // take every ElementType.

@@ -6,7 +6,6 @@
 
 #include "comm/failure/peer_table.h"
 #include "comm/failure/socket_endpoints.h"
-#include "compat/torch_compat.h"
 
 namespace dtbench::comm {
 namespace {
@@ -92,7 +91,8 @@ struct GlooCommunicator::Impl {
 
 GlooCommunicator::GlooCommunicator(Store store, int rank, int size, const GlooOptions& options)
     : impl_(std::make_unique<Impl>()), rank_(rank), size_(size) {
-  auto glooOptions = compat::makeGlooOptions<c10d::ProcessGroupGloo>(options.timeout, options.threads);
+  auto glooOptions = c10d::ProcessGroupGloo::Options::create(options.timeout);
+  glooOptions->threads = options.threads;
   try {
     glooOptions->devices.push_back(options.iface.empty()
                                        ? c10d::ProcessGroupGloo::createDeviceForHostname(options.hostname)

@@ -4,9 +4,8 @@
 //
 // The network device is chosen explicitly (Note [Gloo device]): the interface `iface` (--gloo-iface,
 // else GLOO_SOCKET_IFNAME, which the caller reads: LibTorch does not), else the address `hostname`
-// resolves to. Options' timeout and threads come from dtbench's options. Native all-reduce takes
-// float32 and float16 (Gloo rejects bfloat16; comm/element_type.h); send and recv take any of the
-// three. Failures and timeouts surface from Work::wait() as CommError naming the operation, and the
+// resolves to. Options' timeout and threads come from dtbench's options. Native all-reduce, send
+// and recv take float32, float16 and bfloat16 (comm/element_type.h). Failures and timeouts surface from Work::wait() as CommError naming the operation, and the
 // peer: the direct peer of a send/recv; for collectives the ranks found gone on this host, and on
 // any host the rank that owns each socket address in Gloo's message (comm/failure/peer_table.h).
 //
@@ -40,6 +39,7 @@ class GlooCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   Backend backend() const override { return Backend::kGloo; }
+  c10::Device device() const override { return c10::Device(c10::DeviceType::CPU); }
   WorkPtr send(const at::Tensor& tensor, int peer, int tag) override;
   WorkPtr recv(const at::Tensor& tensor, int peer, int tag) override;
   WorkPtr allreduce(const at::Tensor& tensor, ReduceOp op) override;

@@ -2,6 +2,9 @@
 
 #include "dtbench/build_config.h"
 
+#if DTBENCH_TORCH_HAS_CUDA
+#include <torch/csrc/distributed/c10d/NCCLUtils.hpp>
+#endif
 #if DTBENCH_HAVE_MPI
 #include <mpi.h>
 
@@ -18,6 +21,14 @@ std::string mpiLibraryVersion() {
   std::string text(version, static_cast<size_t>(length));
   const auto end = text.find_first_of(",\n");
   return end == std::string::npos ? text : text.substr(0, end);
+#else
+  return "";
+#endif
+}
+
+std::string ncclLibraryVersion() {
+#if DTBENCH_TORCH_HAS_CUDA
+  return c10d::getNcclVersion();
 #else
   return "";
 #endif

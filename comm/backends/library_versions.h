@@ -9,4 +9,8 @@ namespace dtbench::comm {
 // when this build has no MPI.
 std::string mpiLibraryVersion();
 
+// The version of the NCCL that LibTorch loads ("2.28.9"), or "" when this build's LibTorch has no
+// CUDA. Loading NCCL needs no GPU.
+std::string ncclLibraryVersion();
+
 }  // namespace dtbench::comm

@@ -6,7 +6,8 @@
 //         when storePath is set, or an in-process HashStore for a world of 1 with no port given.
 //   mpi   MpiCommunicator; MPI decides rank and size (a rank/world from the environment that
 //         disagrees is an error). "this build has no MPI" when built without it.
-//   nccl  rejected (backend.h says why).
+//   nccl  NcclCommunicator over the same stores as gloo, on the GPU of the local rank
+//         (comm/backends/gpu_devices.h); without a visible GPU it fails before meeting any rank.
 
 #include <chrono>
 #include <cstdint>
@@ -22,6 +23,7 @@ struct BackendOptions {
   Backend backend = Backend::kGloo;
   int rank = 0;
   int worldSize = 1;
+  int localRank = 0;       // the rank among those on this host: nccl's GPU
   std::string masterAddr;  // gloo over TCPStore
   int masterPort = 0;
   std::string storePath;  // gloo over FileStore instead (shared filesystem)
@@ -37,7 +39,8 @@ struct BackendOptions {
   }
 };
 
-// Throws common::UsageError for a backend this build cannot run, CommError when the rendezvous fails.
+// Throws common::UsageError for a backend this build cannot run, std::runtime_error when this machine
+// cannot (nccl without a GPU), CommError when the rendezvous fails.
 std::unique_ptr<Communicator> makeCommunicator(const BackendOptions& options);
 
 // True for 127.0.0.0/8, ::1 and "localhost": every rank on this machine.

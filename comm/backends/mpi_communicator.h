@@ -38,6 +38,7 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   Backend backend() const override { return Backend::kMpi; }
+  c10::Device device() const override { return c10::Device(c10::DeviceType::CPU); }
   WorkPtr send(const at::Tensor& tensor, int peer, int tag) override;
   WorkPtr recv(const at::Tensor& tensor, int peer, int tag) override;
   WorkPtr allreduce(const at::Tensor& tensor, ReduceOp op) override;

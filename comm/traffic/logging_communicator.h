@@ -35,6 +35,7 @@ class LoggingCommunicator final : public Communicator {
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
   Backend backend() const override { return inner_->backend(); }
+  c10::Device device() const override { return inner_->device(); }
   WorkPtr send(const at::Tensor& tensor, int peer, int tag) override;
   WorkPtr recv(const at::Tensor& tensor, int peer, int tag) override;
   WorkPtr allreduce(const at::Tensor& tensor, ReduceOp op) override;

@@ -123,7 +123,9 @@ Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const All
   row.dtype = comm::name(comm::elementTypeOf(type));
   row.count = count;
   row.bytes = count * static_cast<int64_t>(c10::elementSize(type));
-  at::Tensor data = at::ones({count}, type);
+  // Where the backend communicates without a copy: the CPU, or this rank's GPU for nccl.
+  const at::TensorOptions on = at::TensorOptions().dtype(type).device(c.device());
+  at::Tensor data = at::ones({count}, on);
   // The all-reduced buffer is the payload (docs/wire.md, "Message log"); barrier and gathers stay control.
   const auto payload = [&](const at::Tensor& t) {
     const comm::MessageCategoryScope category(comm::MessageCategory::kGradients);
@@ -142,9 +144,9 @@ Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const All
   row.algbw = row.timeUs > 0 ? static_cast<double>(row.bytes) / (row.timeUs * 1e-6) / 1e9 : 0;
   row.busbw = comm::ringBusBandwidth(row.algbw, c.size());
   if (s.check) {
-    at::Tensor t = checkInput(count, c.rank(), type);
+    at::Tensor t = checkInput(count, c.rank(), type).to(c.device());
     payload(t);
-    const int64_t wrong = t.to(at::kFloat).ne(checkExpected(count, c.size())).sum().item<int64_t>();
+    const int64_t wrong = t.to(at::kCPU, at::kFloat).ne(checkExpected(count, c.size())).sum().item<int64_t>();
     row.wrong = 0;
     for (const auto& w : comm::allgatherInt64(c, {wrong})) row.wrong += w[0];
   }

@@ -126,11 +126,15 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     comm::checkBackendAvailable(backend);
     const std::string topology = p["topology"].as<std::string>();
     s.topologies.clear();
-    if (topology == "all")
-      s.topologies = comm::Topology::all();
-    else
-      for (const std::string& t : listOf("--topology", topology, "ring,tree"))
+    if (topology == "all") {  // every topology this backend runs
+      for (const comm::Topology& t : comm::Topology::all())
+        if (t.native() || comm::backendRunsPointToPoint(backend)) s.topologies.push_back(t);
+    } else {
+      for (const std::string& t : listOf("--topology", topology, "ring,tree")) {
         s.topologies.push_back(comm::Topology::parse(t));
+        comm::checkBackendRunsTopology(backend, "--topology " + t, !s.topologies.back().native());
+      }
+    }
     s.dtypes.clear();
     for (const std::string& d : listOf("--dtype", p["dtype"].as<std::string>(), "float32,bfloat16"))
       s.dtypes.push_back(comm::parseElementType(d));

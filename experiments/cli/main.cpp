@@ -33,6 +33,19 @@ std::string usage() {
          "1 failure (bad data, failed run), 2 usage error.\n";
 }
 
+// `dtbench --version`: this build, its LibTorch and what it sees (scripts read "gpus visible: N").
+std::string versionText() {
+  const nlohmann::json env = dtbench::trainer::describeEnvironment();
+  const auto text = [&](const char* key) { return env.at(key).is_null() ? std::string("none") : env.at(key).get<std::string>(); };
+  std::string build;
+  for (const auto& [feature, on] : env.at("build").items())
+    build += (build.empty() ? "" : ", ") + feature + (on.get<bool>() ? " yes" : " no");
+  return "dtbench " + text("dtbench_version") + "\nlibtorch " + text("libtorch_version") + " (CUDA " +
+         text("libtorch_cuda_version") + ", cuDNN " + text("cudnn_version") + ", NCCL " + text("nccl_version") +
+         ")\nmpi " + text("mpi_version") + "\ngpus visible: " + std::to_string(env.at("gpus_visible").get<int>()) +
+         "\nbuild: " + build + "\n";
+}
+
 int dispatch(const std::string& command, const std::vector<std::string>& args) {
   for (const Subcommand& s : subcommands())
     if (command == s.name) return s.run(args);
@@ -41,7 +54,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& args) {
     return 0;
   }
   if (command == "--version") {
-    std::printf("dtbench %s\n", DTBENCH_VERSION);
+    std::printf("%s", versionText().c_str());
     return 0;
   }
   std::vector<std::string> names;

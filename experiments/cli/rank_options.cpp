@@ -76,6 +76,7 @@ RankOptions readRankOptions(const cxxopts::ParseResult& parsed, const comm::Envi
   }
   c.rank = who.rank;
   c.worldSize = who.worldSize;
+  c.localRank = who.localRank;
   c.masterAddr = who.masterAddr;
   c.masterPort = who.masterPort;
   return o;

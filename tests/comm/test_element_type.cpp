@@ -30,7 +30,7 @@ TEST_CASE("unsupported element types are rejected by name", "[element_type]") {
 
 TEST_CASE("native all-reduce support follows the design's table", "[element_type]") {
   CHECK(nativeAllreduceSupports(Backend::kGloo, ElementType::kFloat16));
-  CHECK_FALSE(nativeAllreduceSupports(Backend::kGloo, ElementType::kBFloat16));
+  CHECK(nativeAllreduceSupports(Backend::kGloo, ElementType::kBFloat16));
   CHECK(nativeAllreduceSupports(Backend::kMpi, ElementType::kFloat32));
   CHECK_FALSE(nativeAllreduceSupports(Backend::kMpi, ElementType::kFloat16));
   CHECK(nativeAllreduceSupports(Backend::kNccl, ElementType::kBFloat16));

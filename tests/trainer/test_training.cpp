@@ -19,6 +19,9 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include "dtbench/build_config.h"
 
 #include "models/registry.h"
 #include "temp_dir.h"
@@ -128,7 +131,19 @@ TEST_CASE("LeNet learns the synthetic task and writes the run directory", "[trai
   CHECK(configJson.at("lr") == 0.02);
   CHECK(configJson.at("momentum") == 0.9);
   CHECK(configJson.at("model_parameters") == 62006);
-  CHECK(configJson.at("environment").at("libtorch_version").get<std::string>().size() > 0);
+  // The LibTorch this build runs on, with its CUDA, cuDNN and NCCL where it has them (no GPU needed).
+  const auto& environment = configJson.at("environment");
+  CHECK(environment.at("libtorch_version") == TORCH_VERSION);
+  if (DTBENCH_TORCH_HAS_CUDA) {
+    CHECK(environment.at("libtorch_cuda_version").get<std::string>().find('.') != std::string::npos);
+    CHECK(environment.at("cudnn_version").get<std::string>().find('.') != std::string::npos);
+    CHECK(environment.at("nccl_version").get<std::string>().find('.') != std::string::npos);
+    CHECK(environment.at("build").at("torch_cuda") == true);
+  } else {
+    CHECK(environment.at("libtorch_cuda_version").is_null());
+    CHECK(environment.at("nccl_version").is_null());
+  }
+  CHECK(environment.at("gpus_visible").get<int>() >= 0);
   CHECK_THAT(configJson.at("environment").at("allocator").get<std::string>(), Catch::Contains("glibc"));
 
   // step_profile.json: when each gradient became ready, the median over the steps after the first.
@@ -299,9 +314,9 @@ TEST_CASE("every model runs in channels-last", "[training][channels_last]") {
   for (const std::string& name : dtbench::models::modelNames()) {
     INFO(name);
     const auto model = dtbench::models::makeModel(name);
-    model->eval();
+    model->module().eval();
     const at::Tensor expected = model->forward(nchw);
-    dtbench::trainer::toChannelsLast(*model);
+    dtbench::trainer::toChannelsLast(model->module());
     const at::Tensor logits = model->forward(x);
     CHECK(logits.sizes() == at::IntArrayRef({1, 10}));
     if (name == "lenet") CHECK(logits.allclose(expected, /*rtol=*/1e-4, /*atol=*/1e-5));

@@ -36,7 +36,9 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
     parameters_.push_back(item.value());
   }
   if (options.broadcastBuffers) buffers_ = floatingBuffers(model);
-  if (!buffers_.empty()) bufferFlat_ = at::empty({totalElements(buffers_)}, at::kFloat);
+  // Buckets live where the communicator works without a copy: the CPU (gloo, mpi), or the GPU (nccl).
+  const c10::Device commDevice = communicator.device();
+  if (!buffers_.empty()) bufferFlat_ = at::empty({totalElements(buffers_)}, at::TensorOptions(at::kFloat).device(commDevice));
   if (options.overlap) {
     buckets_ = assignBuckets(parameters_, options.limits);
   } else {
@@ -59,7 +61,7 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
     }
     const bool last = b + 1 == buckets_.size();
     const at::Tensor& first = parameters_[bucket.parameters.front()];
-    bucket.flat = at::zeros({offset + (last ? 1 : 0)}, first.options().device(at::kCPU));
+    bucket.flat = at::zeros({offset + (last ? 1 : 0)}, first.options().device(commDevice));
     state_.push_back(std::move(bucket));
   }
   if (options.overlap) {

@@ -64,16 +64,29 @@ TEST_CASE("gloo collectives follow the Communicator contract", "[gloo]") {
   }
 }
 
-TEST_CASE("gloo's own all-reduce rejects bfloat16 by name before sending", "[gloo]") {
+TEST_CASE("gloo's own all-reduce sums float16 and bfloat16", "[gloo]") {
+  const int world = 3;
+  for (const auto type : {at::kHalf, at::kBFloat16}) {
+    INFO(c10::toString(type));
+    const auto sums = runGlooRanks<at::Tensor>(world, [&](Communicator& c) {
+      at::Tensor t = at::full({1001}, c.rank() + 1.0, type);
+      c.allreduce(t, ReduceOp::kAverage)->wait();
+      return t.to(at::kFloat);
+    });
+    for (const at::Tensor& t : sums) CHECK(t.equal(at::full({1001}, 2.0)));  // (1 + 2 + 3) / 3, exact in both
+  }
+}
+
+TEST_CASE("a native all-reduce refuses an element type by name before sending", "[gloo]") {
   const auto messages = runGlooRanks<std::string>(2, [](Communicator& c) {
     try {
-      c.allreduce(at::zeros({4}, at::kBFloat16), ReduceOp::kSum);
+      c.allreduce(at::zeros({4}, at::kDouble), ReduceOp::kSum);
       return std::string("accepted");
     } catch (const std::invalid_argument& e) {
       return std::string(e.what());
     }
   });
-  for (const std::string& m : messages) CHECK_THAT(m, Catch::Contains("bfloat16") && Catch::Contains("float32, float16"));
+  for (const std::string& m : messages) CHECK_THAT(m, Catch::Contains("Double") && Catch::Contains("float32, float16, bfloat16"));
 }
 
 TEST_CASE("a topology runs over gloo's point-to-point with bfloat16", "[gloo]") {

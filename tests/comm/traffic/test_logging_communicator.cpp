@@ -45,6 +45,7 @@ class InProcessCommunicator final : public Communicator {
   int rank() const override { return p2p_.rank(); }
   int size() const override { return p2p_.size(); }
   Backend backend() const override { return Backend::kGloo; }
+  c10::Device device() const override { return c10::Device(c10::DeviceType::CPU); }
   WorkPtr send(const at::Tensor& tensor, int peer, int tag) override { return p2p_.send(tensor, peer, tag); }
   WorkPtr recv(const at::Tensor& tensor, int peer, int tag) override { return p2p_.recv(tensor, peer, tag); }
   WorkPtr allreduce(const at::Tensor& tensor, ReduceOp op) override {

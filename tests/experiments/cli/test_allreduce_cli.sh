@@ -9,11 +9,18 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../../expect_cli.sh"
 launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT -u DTBENCH_CLUSTER timeout 60)
 
-expect 2 "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch" allreduce --backend nccl
+version=$("$dtbench" --version)
+if grep -q "(CUDA none" <<<"$version"; then
+  expect 2 "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch" allreduce --backend nccl
+else
+  expect 2 "--backend nccl cannot run --topology ring.*--backend gloo or mpi" allreduce --backend nccl --topology native,ring
+  if grep -q "^gpus visible: 0$" <<<"$version"; then
+    expect 1 "--backend nccl needs a GPU, and no GPU is visible" allreduce --backend nccl --topology native
+  fi
+fi
 expect 2 "unknown backend 'grpc'.*gloo, mpi, nccl" allreduce --backend grpc
 expect 2 "unknown topology 'mesh'.*binary-tree-star" allreduce --topology mesh
 expect 2 "unsupported element type 'float64'.*float32, float16, bfloat16" allreduce --dtype float64
-expect 2 "gloo's own all-reduce does not take bfloat16" allreduce --dtype bfloat16 --topology native
 # Settings that cannot work are refused before anything runs: a sweep from 0 bytes (it would never
 # end), thread counts that would hang starting threads, empty lists, non-numbers, unknown names on
 # any rank, and outputs that cannot be written (not after the whole benchmark).
@@ -50,8 +57,8 @@ expect 0 "# check: 0 wrong" allreduce --topology all --dtype float32,float16,bfl
 expect 0 "launch +start N local ranks" --help
 
 rows=$(($(wc -l <"$tmp/rows.csv") - 1))
-# 7 topologies x 4 counts for float32 and float16, 6 x 4 for bfloat16 (gloo native skips it).
-[[ $rows -eq 80 ]] || { echo "FAIL: $rows CSV rows, want 80" >&2; failures=$((failures + 1)); }
+# 7 topologies x 4 counts for each of float32, float16 and bfloat16.
+[[ $rows -eq 84 ]] || { echo "FAIL: $rows CSV rows, want 84" >&2; failures=$((failures + 1)); }
 header='backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,bound_busbw_gbps,of_bound,nodes,segment_bytes'
 [[ $(head -n 1 "$tmp/rows.csv") == "$header" ]] || { echo "FAIL: CSV header" >&2; failures=$((failures + 1)); }
 # Off the cluster the link rate and bound cells are empty, the JSON's keys null; then one node and
@@ -61,7 +68,7 @@ header='backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbp
 /usr/bin/python3 -c "
 import json, sys
 rows = json.load(open(sys.argv[1]))
-assert len(rows) == 80 and all(r['wrong'] == 0 for r in rows)
+assert len(rows) == 84 and all(r['wrong'] == 0 for r in rows)
 assert all(r['link_rate_bps'] is None and r['bound_busbw_gbps'] is None and r['of_bound'] is None for r in rows)
 assert all(r['nodes'] == 1 for r in rows)
 default = {'native': None, 'ring': 0, 'clique': 0}

@@ -27,8 +27,9 @@ expect 1 "cifar-10-batches-bin.*--dataset synthetic" train --dataset cifar10 --d
 expect 1 "train-images-idx3-ubyte.*dataset-fashion-mnist" train --dataset fashion-mnist --data-dir "$tmp/nothing-here" --out "$tmp/b"
 expect 2 "--workers must be in \[0, 64\]" train --workers -1 --out "$tmp/a"
 expect 2 "--data-on-device needs a CUDA device" train --data-on-device --dataset synthetic --out "$tmp/a"
-if [[ ! -e /dev/nvidia0 ]]; then  # no GPU here: --device cuda passes validation, the trainer refuses
-  expect 2 "--data-on-device needs a CUDA device" train --data-on-device --device cuda --dataset synthetic --out "$tmp/a"
+if [[ ! -e /dev/nvidia0 ]]; then  # no GPU here: --device cuda passes validation, the trainer refuses (exit 1)
+  expect 1 "--data-on-device needs a GPU, and no GPU is visible" train --data-on-device --device cuda --dataset synthetic --out "$tmp/a"
+  expect 1 "--device cuda needs a GPU, and no GPU is visible" train --device cuda --dataset synthetic --out "$tmp/a"
 fi
 
 # Bad values name their flag; empty values and thread counts beyond the cores are refused.
