@@ -9,14 +9,18 @@
 
 #include "common/cluster_file.h"
 #include "common/usage_error.h"
+#include "dtbench/build_config.h"
+#include "experiments/cli/capture_options.h"
+#include "experiments/cli/commands.h"
+#if DTBENCH_HAVE_CAPTURE
 #include "experiments/capture/pcap_recorder.h"
 #include "experiments/capture/reconciliation.h"
 #include "experiments/capture/wire_capture.h"
 #include "experiments/capture/wire_tables.h"
-#include "experiments/cli/capture_options.h"
-#include "experiments/cli/commands.h"
+#endif
 
 namespace dtbench::experiments {
+#if DTBENCH_HAVE_CAPTURE
 namespace {
 
 namespace fs = std::filesystem;
@@ -109,6 +113,7 @@ int analyzeCommand(const CaptureOptions& o) {
 }
 
 }  // namespace
+#endif
 
 int runCaptureCommand(const std::vector<std::string>& args) {
   const CaptureOptions o = parseCaptureOptions(args);
@@ -116,7 +121,12 @@ int runCaptureCommand(const std::vector<std::string>& args) {
     std::printf("%s\n", o.helpText.c_str());
     return 0;
   }
+#if DTBENCH_HAVE_CAPTURE
   return o.action == CaptureAction::kRecord ? recordCommand(o) : analyzeCommand(o);
+#else
+  throw common::UsageError("this build has no capture (libpcap was not found when it was configured); rebuild with "
+                           "libpcap-dev installed and -DDTBENCH_WITH_CAPTURE=ON");
+#endif
 }
 
 }  // namespace dtbench::experiments

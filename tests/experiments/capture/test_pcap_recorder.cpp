@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "skip.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -109,7 +111,7 @@ LiveResult recordLoopback(const std::string& dir) {
 
 TEST_CASE("A live capture of lo holds exactly the bytes sent over it", "[capture][live]") {
   if (geteuid() != 0) {
-    WARN("skipped: capturing needs root");
+    dtbench::testing::skipTest("capturing needs root");
     return;
   }
   // Other traffic on lo at the very edges of the counters' window can make the check differ by a
