@@ -15,6 +15,7 @@
 #include "data/fashion_mnist.h"
 #include "data/idx.h"
 #include "dtbench/build_config.h"
+#include "skip.h"
 #include "temp_dir.h"
 
 #if DTBENCH_HAVE_ZLIB
@@ -232,7 +233,7 @@ TEST_CASE("Fashion-MNIST folder with plain files and a missing one", "[fashion-m
 TEST_CASE("Fashion-MNIST from Debian's dataset-fashion-mnist when installed", "[fashion-mnist]") {
   const std::string dir = dtbench::data::kFashionMnistDefaultDir;
   if (!fs::exists(fs::path(dir) / "train-images-idx3-ubyte.gz")) {
-    WARN("dataset-fashion-mnist is not installed: skipping the real files");
+    dtbench::testing::skipTest("dataset-fashion-mnist is not installed in " + dir);
     return;
   }
   const auto splits = dtbench::data::loadFashionMnist(dir);
