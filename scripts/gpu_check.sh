@@ -41,26 +41,28 @@ stage() {
     strip -o "$dir/bin/$(basename "$exe")" "$exe" || return 1
   done
   cp tests/trainer/test_gpu_runs.sh tests/trainer/run_helpers.sh "$dir/tests/trainer/" || return 1
-  # The CTest file: paths relative to where it lies, so DIR can move; one test per Catch2 case.
+  # The tests as CTest runs them, one per Catch2 case; @STAGE@ becomes the folder's path where it
+  # runs (CTest's test files know no commands that could find it). Catch2 reads ',' and '[' in a
+  # name as syntax: they are escaped, as catch_discover_tests does.
   {
     echo "# Written by scripts/gpu_check.sh stage: the gpu label of $(git describe --always --dirty 2>/dev/null)."
-    echo 'get_filename_component(stage "${CMAKE_CURRENT_LIST_FILE}" DIRECTORY)'
-    local suite name
+    local suite name spec
     for suite in "${catch_suites[@]}"; do
       while IFS= read -r name; do
         [[ -n $name ]] || continue
-        echo "add_test([=[$suite: $name]=] \"\${stage}/bin/$suite\" [=[$name]=] --warn NoTests)"
+        spec=$(sed -e 's/[],[\\]/\\&/g' <<<"$name")
+        echo "add_test([=[$suite: $name]=] \"@STAGE@/bin/$suite\" [=[$spec]=] --warn NoTests)"
         echo "set_tests_properties([=[$suite: $name]=] PROPERTIES LABELS gpu TIMEOUT 300" \
              "SKIP_REGULAR_EXPRESSION DTBENCH_TEST_SKIPPED)"
       done < <("$dir/bin/$suite" --list-test-names-only)
     done
     local entry
     for entry in "${shell_tests[@]}"; do
-      echo "add_test(${entry%%:*} \"\${stage}/${entry#*:}\" \"\${stage}/bin/dtbench\")"
+      echo "add_test(${entry%%:*} \"@STAGE@/${entry#*:}\" \"@STAGE@/bin/dtbench\")"
       echo "set_tests_properties(${entry%%:*} PROPERTIES LABELS gpu TIMEOUT 400 SKIP_RETURN_CODE 77)"
     done
-  } >"$dir/CTestTestfile.cmake"
-  echo "gpu_check: staged $(grep -c '^add_test' "$dir/CTestTestfile.cmake") gpu tests in $dir ($(du -sh "$dir" | cut -f1))"
+  } >"$dir/gpu_tests.cmake.in"
+  echo "gpu_check: staged $(grep -c '^add_test' "$dir/gpu_tests.cmake.in") gpu tests in $dir ($(du -sh "$dir" | cut -f1))"
 }
 
 run() {
@@ -83,7 +85,9 @@ run() {
     where=$(realpath "$where")
     export LD_LIBRARY_PATH=$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     dtbench=$where/bin/dtbench
-    ctest_dir=$where
+    ctest_dir=$out/ctest
+    mkdir -p "$ctest_dir" && sed "s|@STAGE@|$where|g" "$where/gpu_tests.cmake.in" >"$ctest_dir/CTestTestfile.cmake" ||
+      return 1
   else
     local build=build-gpu
     local started=$SECONDS

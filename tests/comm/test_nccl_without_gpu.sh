@@ -6,7 +6,7 @@
 # Usage: test_nccl_without_gpu.sh DTBENCH
 set -uo pipefail
 dtbench=$1
-version=$("$dtbench" --version)
+version=$("$dtbench" --version) || { echo "FAIL: $dtbench --version failed" >&2; exit 1; }
 if ! grep -q "^gpus visible: 0$" <<<"$version"; then echo "skipped: a GPU is visible"; exit 77; fi
 if grep -q "(CUDA none" <<<"$version"; then echo "skipped: this build's LibTorch has no CUDA"; exit 77; fi
 tmp=$(mktemp -d)

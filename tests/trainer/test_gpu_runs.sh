@@ -9,7 +9,8 @@
 # Usage: test_gpu_runs.sh DTBENCH
 set -uo pipefail
 dtbench=$1
-if grep -q "^gpus visible: 0$" <<<"$("$dtbench" --version)"; then echo "skipped: no GPU is visible"; exit 77; fi
+version=$("$dtbench" --version) || { echo "FAIL: $dtbench --version failed" >&2; exit 1; }
+if grep -q "^gpus visible: 0$" <<<"$version"; then echo "skipped: no GPU is visible"; exit 77; fi
 tmp=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT

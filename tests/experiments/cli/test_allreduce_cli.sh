@@ -9,7 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/../../expect_cli.sh"
 launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT -u DTBENCH_CLUSTER timeout 60)
 
-version=$("$dtbench" --version)
+version=$("$dtbench" --version) || { echo "FAIL: $dtbench --version failed" >&2; exit 1; }
 if grep -q "(CUDA none" <<<"$version"; then
   expect 2 "this build of LibTorch has no CUDA; nccl needs a CUDA LibTorch" allreduce --backend nccl
 else
