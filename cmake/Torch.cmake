@@ -45,8 +45,13 @@ if(NOT Torch_FOUND)
   find_package(Torch 2.4 QUIET)
 endif()
 if(NOT Torch_FOUND)
+  set(_older "")
+  if(Torch_CONSIDERED_VERSIONS)
+    string(CONCAT _older " (found only LibTorch ${Torch_CONSIDERED_VERSIONS} at ${Torch_CONSIDERED_CONFIGS}: a "
+                         "build folder configured before may hold it in Torch_DIR; configure a fresh one)")
+  endif()
   message(FATAL_ERROR
-    "No LibTorch 2.4 or newer found. Run scripts/install_deps.sh (it installs torch==${DTBENCH_PINNED_TORCH_VERSION} into "
+    "No LibTorch 2.4 or newer found${_older}. Run scripts/install_deps.sh (it installs torch==${DTBENCH_PINNED_TORCH_VERSION} into "
     "${DTBENCH_TORCH_VENV}), or name one with -DTorch_DIR=<libtorch>/share/cmake/Torch, "
     "-DCMAKE_PREFIX_PATH=<libtorch> or -DDTBENCH_TORCH_PYTHON=<python with torch>. LibTorch before 2.4 is not supported.")
 endif()
