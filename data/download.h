@@ -30,11 +30,12 @@
 #include <string>
 
 #include "data/dataset.h"
+#include "run/data_defaults.h"
 
 namespace dtbench::data {
 
-inline constexpr const char* kCifar10Url = "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz";
-inline constexpr const char* kCifar10Md5 = "c32a1d4ab5d03f1284b67883e8d87530";
+using run::kCifar10Md5;  // the official archive (run/data_defaults.h: --download-url's and --download-md5's defaults)
+using run::kCifar10Url;
 inline constexpr const char* kCifar10Archive = "cifar-10-binary.tar.gz";
 
 struct DownloadOptions {

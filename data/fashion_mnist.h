@@ -17,10 +17,11 @@
 #include <string>
 
 #include "data/dataset.h"
+#include "run/data_defaults.h"
 
 namespace dtbench::data {
 
-inline constexpr const char* kFashionMnistDefaultDir = "/usr/share/datasets/fashion-mnist";
+using run::kFashionMnistDefaultDir;  // --data-dir's default for fashion-mnist (run/data_defaults.h)
 inline constexpr int64_t kFashionMnistSide = 32;  // images are padded to this size
 
 // One split from an image file and a label file: images uint8 [N, 1, 32, 32], numClasses 10,

@@ -1,8 +1,8 @@
 #pragma once
 // The settings every rank of a run must share, and the checks that they are shared
-// (docs/design.md, "Correctness guards"): one table, read both by the check across ranks, once
-// after the world forms and before anything else communicates, and by --resume's check against the
-// run it continues (trainer/checkpointer.cpp).
+// (docs/design.md, "Correctness guards"): the rows of run/config_schema.h whose agreement is not per
+// rank, read both by the check across ranks, once after the world forms and before anything else
+// communicates, and by --resume's check against the run it continues (trainer/checkpointer.cpp).
 //
 // A rank that trained with another learning rate, seed or batch size would finish "completed" with
 // silently different parameters; one with another model, step count, topology or checkpoint period
@@ -26,8 +26,8 @@ struct SharedSetting {
   bool unchangedOnResume;  // --resume also refuses a value other than the run's
 };
 
-// Every setting that affects the result or the sequence of collective operations, in the order
-// messages name them. Every rank must agree on all of them.
+// Every setting that affects the result or the sequence of collective operations, in the schema's
+// order, which messages follow. Every rank must agree on all of them.
 const std::vector<SharedSetting>& sharedSettings();
 
 // `config`'s shared settings as one JSON object, keyed like config.json.

@@ -1,7 +1,7 @@
 #pragma once
-// config.json (docs/run-directory.md): the run's configuration by its flags' names, and what the
-// run found out when it started (environment, model size, data sizes, hosts, gradient buckets).
-// Text appears here again for every enum of RunConfig: the names the command line parsed.
+// config.json (docs/run-directory.md) as rank 0 writes it: the run's settings (run/config_schema.h)
+// and what the run found out when it started (run/run_facts.h: environment, model size, data sizes,
+// hosts, gradient buckets), gathered here from the trainer's parts.
 
 #include <string>
 
@@ -15,12 +15,10 @@
 
 namespace dtbench::trainer {
 
-// Every field of `config` under its flag's name (--batch-size -> "batch_size").
-nlohmann::json toJson(const RunConfig& config);
-
-// The whole of config.json as rank 0 writes it: toJson(config) plus "rank", "environment" (with
-// the heap policy `allocator`), the model's parameter count, the data's sizes and, with several
-// ranks, the hosts, the pipeline segment and the gradient buckets. `world` and `sync` may be null.
+// The whole of config.json: every recorded setting (with the World's rank and size when there is a
+// world), "rank", "environment" (with the heap policy `allocator`), the model's parameter count, the
+// data's sizes and, with a world, the hosts, the pipeline segment and the gradient buckets. `world`
+// and `sync` may be null.
 nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const torch::nn::Module& model,
                            const data::DatasetSplits& data, const World* world, const GradientSync* sync);
 

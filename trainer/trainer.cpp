@@ -80,6 +80,8 @@ struct Trainer::State {
   explicit State(const RunConfig& c) : config(resolveDefaults(c)), progress(c.quiet || c.rank() != 0) {}
 
   World* worldOrNull() { return world ? &*world : nullptr; }
+  // The World's rank and size once the ranks have met (trainer/world.h); RunConfig keeps the launcher's.
+  int rank() const { return world ? world->rank() : 0; }
   int worldSize() const { return world ? world->size() : 1; }
   bool root() const { return !world || world->rank() == 0; }
 
@@ -127,8 +129,6 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   // One rank meets no one over gloo; mpi asks MPI who it is, and nccl's all-reduce runs even alone.
   if (config.worldSize() > 1 || config.comm.connection.backend != comm::Backend::kGloo) {
     world.emplace(joinWorld(config));
-    config.comm.connection.rank = world->rank();
-    config.comm.connection.worldSize = world->size();
     // Before anything else communicates: a rank with other settings would issue other collectives.
     checkRanksAgree(*world->communicator, config);
   }
@@ -157,8 +157,8 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   trainOptions.train = true;
   trainOptions.dropLast = config.data.dropLast;
   trainOptions.seed = config.seed;
-  trainOptions.rank = config.rank();
-  trainOptions.worldSize = config.worldSize();
+  trainOptions.rank = rank();
+  trainOptions.worldSize = worldSize();
   data::LoaderOptions testOptions;
   testOptions.batchSize = config.data.testBatchSize;
   testOptions.train = false;
@@ -206,7 +206,7 @@ void Trainer::State::startSync() {
   if (config.sync.kind == Sync::kSsgd) {
     BucketedAllreduceOptions options;
     options.overlap = config.sync.overlap;
-    options.limits.bucketBytes = static_cast<int64_t>(config.sync.bucketMb * 1024 * 1024);
+    options.limits.bucketBytes = run::mibToBytes(config.sync.bucketMb);
     options.broadcastBuffers = !config.sync.localBnStats;
     sync = std::make_unique<BucketedAllreduce>(model->module(), *world->communicator, *world->allreduce, *worker, options);
   } else {

@@ -9,35 +9,14 @@
 //   nccl  NcclCommunicator over the same stores as gloo, on the GPU of the local rank
 //         (comm/backends/gpu_devices.h); without a visible GPU it fails before meeting any rank.
 
-#include <chrono>
-#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "comm/backends/backend.h"
+#include "comm/backends/backend_options.h"
 #include "comm/communicator.h"
 
 namespace dtbench::comm {
-
-struct BackendOptions {
-  Backend backend = Backend::kGloo;
-  int rank = 0;
-  int worldSize = 1;
-  int localRank = 0;       // the rank among those on this host: nccl's GPU
-  std::string masterAddr;  // gloo over TCPStore
-  int masterPort = 0;
-  std::string storePath;  // gloo over FileStore instead (shared filesystem)
-  std::string glooIface;  // --gloo-iface, else GLOO_SOCKET_IFNAME (read by the caller)
-  int glooThreads = 2;
-  double timeoutS = 60;  // --timeout: the deadline of every collective and of the rendezvous
-  // --message-log DIR, else DTBENCH_MESSAGE_LOG; "" = off. Not used here: the caller wraps the
-  // communicator (comm/traffic/message_log_files.h).
-  std::string messageLog;
-
-  std::chrono::milliseconds timeout() const {
-    return std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000.0));
-  }
-};
 
 // Throws common::UsageError for a backend this build cannot run, std::runtime_error when this machine
 // cannot (nccl without a GPU), CommError when the rendezvous fails.

@@ -94,9 +94,11 @@ nlohmann::json rateJson(double bitsPerSecond) {
   return bitsPerSecond;
 }
 
-void boundRow(Row& row, const comm::HostLayout& hosts, const Links& links, int64_t elementBytes) {
+void boundRow(Row& row, comm::Backend backend, const comm::HostLayout& hosts, const Links& links,
+              int64_t elementBytes) {
   if (!links.rates || hosts.hosts.size() < 2) return;
-  const comm::LinkBound bound = comm::topologyLinkBound(row.topology, hosts, row.count, elementBytes, *links.rates);
+  const comm::LinkBound bound =
+      comm::topologyLinkBound(row.topology, backend, hosts, row.count, elementBytes, *links.rates);
   if (bound.busbwBytesPerSecond <= 0) return;
   row.boundBusbw = bound.busbwBytesPerSecond / 1e9;
   row.ofBound = row.busbw / *row.boundBusbw;
@@ -341,7 +343,7 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
       for (int64_t count : sweepCounts(s, comm::bytesPerElement(elementType))) {
         rows.push_back(measure(c, algorithm, s, type, count));
         if (algorithm.schedule()) rows.back().segmentBytes = algorithm.segmentBytes();
-        boundRow(rows.back(), hosts, links, comm::bytesPerElement(elementType));
+        boundRow(rows.back(), c.backend(), hosts, links, comm::bytesPerElement(elementType));
         if (root) printRow(rows.back());
       }
     }

@@ -111,7 +111,7 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     ("timeline", "Write traffic_timeline.csv (t_start_s,src,dst,bytes) to FILE", cxxopts::value<std::string>())
     ("h,help", "Show this help");
   // clang-format on
-  addRankOptions(options, 60);
+  addRankOptions(options, comm::BackendOptions{});
   const ParsedOptions parsed = parseOptions(options, "allreduce", args);
   AllreduceOptions o;
   if (parsed.help) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/backends/backend.h"
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
 #include "dtbench/build_config.h"
@@ -20,6 +21,7 @@
 #include "experiments/predict/step_model.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report_table.h"
+#include "run/settings.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -131,9 +133,9 @@ int runPredictCommand(const std::vector<std::string>& args) {
   const predict::Hardware hardware = predict::loadHardware(o.hardwarePath);
   const predict::MeasuredStep run = predict::loadMeasuredStep(o.run);
   predict::WhatIf whatIf;
-  if (!o.topology.empty()) whatIf.topology = comm::Topology::parse(o.topology).name();
-  whatIf.backend = o.backend;
-  whatIf.sync = o.sync;
+  if (!o.topology.empty()) whatIf.topology = comm::Topology::parse(o.topology);
+  if (!o.backend.empty()) whatIf.backend = comm::backendNames().parse(o.backend);
+  if (!o.sync.empty()) whatIf.sync = run::syncNames().parse(o.sync);
   whatIf.bucketMb = o.bucketMb;
   if (o.noOverlap) whatIf.overlap = false;
   whatIf.elementBytes = o.elementBytes;

@@ -5,6 +5,7 @@
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "run/settings.h"
 
 namespace dtbench::experiments {
 
@@ -65,7 +66,7 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     ("world", "World sizes, e.g. 2,4,8 or 2,4,...,1024; nodes = world / ranks_per_node", cxxopts::value<std::string>())
     ("topology", "What if the all-reduce used this topology (default: the run's)", cxxopts::value<std::string>())
     ("backend", "Backend whose native efficiency applies to --topology native (default: the run's)", cxxopts::value<std::string>())
-    ("sync", "What if gradients were synchronized this way: ssgd or pairavg (default: the run's)",
+    ("sync", "What if gradients were synchronized this way: " + run::syncNames().joined(" or ") + " (default: the run's)",
      cxxopts::value<std::string>())
     ("bucket-mb", "What if buckets were capped at this many MiB (default: the run's)", cxxopts::value<double>())
     ("no-overlap", "What if one fused all-reduce ran after backward")
@@ -125,7 +126,7 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   if (p.count("backend")) o.backend = p["backend"].as<std::string>();
   if (p.count("sync")) {
     o.sync = p["sync"].as<std::string>();
-    if (o.sync != "ssgd" && o.sync != "pairavg") throw UsageError("--sync is ssgd or pairavg, got '" + o.sync + "'");
+    run::syncNames().parse(o.sync);  // refused here, naming the valid ones
   }
   if (p.count("bucket-mb")) {
     o.bucketMb = p["bucket-mb"].as<double>();

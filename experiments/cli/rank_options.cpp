@@ -9,64 +9,61 @@
 #include <utility>
 
 #include "common/usage_error.h"
+#include "experiments/cli/setting_options.h"
+#include "run/config_schema.h"
 
 namespace dtbench::experiments {
 
 using common::UsageError;
 
-void addRankOptions(cxxopts::Options& options, double defaultTimeoutS) {
-  // clang-format off
-  options.add_options("Ranks and rendezvous (default: torchrun, Open MPI or Slurm variables)")
-    ("rank", "This rank", cxxopts::value<int>())
-    ("world-size", "Number of ranks", cxxopts::value<int>())
-    ("master-addr", "Rendezvous host (gloo)", cxxopts::value<std::string>())
-    ("master-port", "Rendezvous port (gloo)", cxxopts::value<int>())
-    ("store-path", "Rendezvous through a FileStore at this path instead (fresh per job attempt)",
-     cxxopts::value<std::string>())
-    ("ranks-per-host", "Emulate hosts of K ranks (default: DTBENCH_RANKS_PER_HOST, else real hostnames)",
-     cxxopts::value<int>())
-    ("gloo-iface", "Network interface for gloo (default: GLOO_SOCKET_IFNAME)", cxxopts::value<std::string>())
-    ("gloo-threads", "Gloo worker threads (at most " + std::to_string(kMaxGlooThreads) + ")",
-     cxxopts::value<int>()->default_value("2"))
-    ("timeout", "Seconds any one collective may take before the run fails, naming the rank it waited for",
-     cxxopts::value<double>()->default_value(std::to_string(static_cast<int>(defaultTimeoutS))))
-    ("message-log", "Record every operation handed to the communicator and the rank's TCP sockets into "
-     "DIR/messages.rank<R>.csv and DIR/sockets.rank<R>.csv (default: DTBENCH_MESSAGE_LOG; docs/wire.md)",
-     cxxopts::value<std::string>(), "DIR");
-  // clang-format on
+namespace {
+
+// A RunConfig holding `connection` and `ranksPerHost`: what the rank rows read and write.
+run::RunConfig holding(const comm::BackendOptions& connection, int ranksPerHost) {
+  run::RunConfig config;
+  config.comm.connection = connection;
+  config.comm.ranksPerHost = ranksPerHost;
+  return config;
+}
+
+}  // namespace
+
+void addRankOptions(cxxopts::Options& options, const comm::BackendOptions& defaults) {
+  const run::RunConfig config = holding(defaults, 0);
+  for (const run::Setting& setting : run::settings()) {
+    if (!setting.rankFlag) continue;
+    std::string defaultText;
+    if (setting.defaultShown) defaultText = run::valueText(setting.get(config));
+    addSettingOption(options, setting, defaultText);
+  }
 }
 
 RankOptions readRankOptions(const cxxopts::ParseResult& parsed, const comm::Environment& env, comm::Backend backend) {
-  comm::ExplicitRank explicitRank;
-  if (parsed.count("rank")) explicitRank.rank = parsed["rank"].as<int>();
-  if (parsed.count("world-size")) explicitRank.worldSize = parsed["world-size"].as<int>();
-  if (parsed.count("master-addr")) explicitRank.masterAddr = parsed["master-addr"].as<std::string>();
-  if (parsed.count("master-port")) explicitRank.masterPort = parsed["master-port"].as<int>();
-
-  RankOptions o;
-  comm::BackendOptions& c = o.connection;
-  c.backend = backend;
-  if (parsed.count("store-path")) c.storePath = parsed["store-path"].as<std::string>();
-  if (parsed.count("gloo-iface"))
-    c.glooIface = parsed["gloo-iface"].as<std::string>();
-  else if (auto it = env.find("GLOO_SOCKET_IFNAME"); it != env.end())
-    c.glooIface = it->second;
-  c.glooThreads = parsed["gloo-threads"].as<int>();
-  if (c.glooThreads < 1 || c.glooThreads > kMaxGlooThreads)
-    throw UsageError("--gloo-threads must be in [1, " + std::to_string(kMaxGlooThreads) + "], got " +
-                     std::to_string(c.glooThreads));
-  if (parsed.count("ranks-per-host")) {
-    o.ranksPerHost = parsed["ranks-per-host"].as<int>();
-    if (o.ranksPerHost < 1) throw UsageError("--ranks-per-host must be at least 1");
-  } else if (auto it = env.find("DTBENCH_RANKS_PER_HOST"); it != env.end()) {
-    o.ranksPerHost = std::atoi(it->second.c_str());
+  // The flags into a RunConfig through their rows (each row's type and rule); then what the
+  // launcher's variables add, and the rank and world discovered from both.
+  run::RunConfig given;
+  for (const run::Setting& setting : run::settings()) {
+    if (!setting.rankFlag) continue;
+    if (const std::optional<nlohmann::json> value = settingValue(parsed, setting)) setting.set(given, *value);
   }
-  if (parsed.count("message-log"))
-    c.messageLog = parsed["message-log"].as<std::string>();
-  else if (auto it = env.find("DTBENCH_MESSAGE_LOG"); it != env.end())
-    c.messageLog = it->second;
-  c.timeoutS = parsed["timeout"].as<double>();
-  if (!(c.timeoutS > 0)) throw UsageError("--timeout must be positive (seconds)");
+  comm::BackendOptions& c = given.comm.connection;
+  comm::ExplicitRank explicitRank;
+  if (parsed.count("rank")) explicitRank.rank = c.rank;
+  if (parsed.count("world-size")) explicitRank.worldSize = c.worldSize;
+  if (parsed.count("master-addr")) explicitRank.masterAddr = c.masterAddr;
+  if (parsed.count("master-port")) explicitRank.masterPort = c.masterPort;
+
+  c.backend = backend;
+  if (!parsed.count("gloo-iface"))
+    if (auto it = env.find("GLOO_SOCKET_IFNAME"); it != env.end()) c.glooIface = it->second;
+  if (parsed.count("ranks-per-host")) {
+    if (given.comm.ranksPerHost < 1) throw UsageError("--ranks-per-host must be at least 1");
+  } else if (auto it = env.find("DTBENCH_RANKS_PER_HOST"); it != env.end()) {
+    given.comm.ranksPerHost = std::atoi(it->second.c_str());
+  }
+  if (!parsed.count("message-log"))
+    if (auto it = env.find("DTBENCH_MESSAGE_LOG"); it != env.end()) c.messageLog = it->second;
+  for (const char* flag : {"--gloo-threads", "--timeout"}) run::checkRule(*run::findSettingByFlag(flag), given);
 
   comm::RankInfo who;
   try {
@@ -79,7 +76,7 @@ RankOptions readRankOptions(const cxxopts::ParseResult& parsed, const comm::Envi
   c.localRank = who.localRank;
   c.masterAddr = who.masterAddr;
   c.masterPort = who.masterPort;
-  return o;
+  return RankOptions{c, given.comm.ranksPerHost};
 }
 
 }  // namespace dtbench::experiments

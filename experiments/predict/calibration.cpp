@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "comm/backends/backend.h"
 #include "comm/element_type.h"
+#include "comm/topology/native_models.h"
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
 #include "experiments/report/csv_file.h"
@@ -143,6 +145,8 @@ std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path) {
       AllreduceMeasurement m;
       m.source = path + ":" + std::to_string(csv.line(i));
       m.backend = csv.text(i, backend);
+      if (!comm::backendNames().contains(m.backend))
+        csv.fail(i, backend, "'" + m.backend + "' is no backend (" + comm::backendNames().joined() + ")");
       m.topology = csv.text(i, topology);
       m.type = csv.text(i, type);
       const int64_t w = csv.integer(i, world);
@@ -180,7 +184,8 @@ double modelledSeconds(const AllreduceMeasurement& row, const Hardware& hardware
   const int rpn = row.world / row.nodes;
   const Network network{row.world, rpn, hardware.intra, hardware.inter, {}};
   const comm::HostLayout hosts = comm::hostsFromRanksPerHost(row.world, rpn);
-  const comm::Schedule schedule = topology.native() ? comm::makeSchedule("ring", hosts) : topology.schedule(hosts);
+  const comm::Schedule schedule = topology.native() ? comm::nativeSchedule(comm::backendNames().parse(row.backend), hosts)
+                                                    : topology.schedule(hosts);
   const double seconds = simulateSchedule(schedule, network, row.bytes / row.elementBytes, row.elementBytes,
                                           topology.native() ? 0 : row.segmentBytes)
                              .seconds;

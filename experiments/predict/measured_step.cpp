@@ -59,19 +59,20 @@ bool readProfile(const std::string& dir, bool localBuffers, MeasuredStep& run) {
 // Without step_profile.json: config.json's buckets (several ranks, --sync ssgd) stand for the
 // parameters, each ready when backward has produced the bytes of it and of every bucket before it
 // (gradients spread evenly over backward by size).
-void bucketsAsParameters(const std::string& dir, const nlohmann::json& config, MeasuredStep& run) {
-  if (!config.contains("bucket_elements") || !config.at("bucket_elements").is_array())
+void bucketsAsParameters(const std::string& dir, const run::RunFacts& facts, MeasuredStep& run) {
+  if (!facts.world || !facts.world->buckets)
     fail(dir, "has no step_profile.json (recorded by dtbench train since predict exists) and no bucket_elements in "
               "config.json: train it again with this dtbench");
-  const auto& elements = config.at("bucket_elements");
-  const auto& dtypes = config.at("bucket_dtypes");
+  const std::vector<int64_t>& elements = facts.world->buckets->elements;
+  const std::vector<std::string>& dtypes = facts.world->buckets->dtypes;
+  if (dtypes.size() != elements.size()) fail(dir, "config.json's bucket_dtypes and bucket_elements differ in length");
   std::vector<MeasuredParameter> launchOrder;
   int64_t total = 0;
   for (size_t b = 0; b < elements.size(); ++b) {
     MeasuredParameter p;
     p.name = "bucket " + std::to_string(b);
-    p.elements = elements[b].get<int64_t>() - (b + 1 == elements.size() ? 1 : 0);  // the stop flag rides in the last
-    p.elementBytes = elementBytesOf(dtypes[b].get<std::string>(), dir);
+    p.elements = elements[b] - (b + 1 == elements.size() ? 1 : 0);  // the stop flag rides in the last
+    p.elementBytes = elementBytesOf(dtypes[b], dir);
     total += p.elements * p.elementBytes;
     launchOrder.push_back(p);
   }
@@ -98,20 +99,11 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   if (data.config.is_null()) fail(dir, "has no config.json");
   MeasuredStep run;
   run.path = dir;
-  run.model = data.model();
-  run.dataset = data.dataset();
-  run.device = data.configText("device", "cpu");
-  run.backend = data.configText("backend", "gloo");
-  run.topology = data.configText("topology", "native");
-  run.sync = data.configText("sync", "ssgd");
+  run.settings = data.settings;
   run.worldSize = data.worldSize();
   run.batchSize = data.batchSize();
-  run.trainSamples = static_cast<int64_t>(data.configNumber("train_samples", 0));
-  run.dropLast = data.configFlag("drop_last", false);
-  run.bucketMb = data.configNumber("bucket_mb", 25);
-  run.overlap = data.configFlag("overlap", true);
-  if (data.config.contains("segment_bytes") && data.config.at("segment_bytes").is_number_integer())
-    run.segmentBytes = data.config.at("segment_bytes").get<int64_t>();
+  run.trainSamples = data.facts.trainSamples;
+  if (data.facts.world) run.segmentBytes = data.facts.world->segmentBytes;
   if (run.batchSize < 1 || run.trainSamples < 1) fail(dir, "config.json lacks batch_size or train_samples");
 
   std::vector<report::BatchRow> rows;
@@ -134,14 +126,15 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     run.measuredExposedS += r.commExposedS / n;
     run.measuredCommTotalS += r.commTotalS / n;
   }
-  run.readyMeasured = readProfile(dir, data.configFlag("local_bn_stats", false), run);
-  if (!run.readyMeasured) bucketsAsParameters(dir, data.config, run);
+  run.readyMeasured = readProfile(dir, data.settings.sync.localBnStats, run);
+  if (!run.readyMeasured) bucketsAsParameters(dir, data.facts, run);
   return run;
 }
 
 int64_t stepsPerEpoch(const MeasuredStep& run, int world) {
-  const int64_t perRank = run.dropLast ? run.trainSamples / world : (run.trainSamples + world - 1) / world;
-  return run.dropLast ? perRank / run.batchSize : (perRank + run.batchSize - 1) / run.batchSize;
+  const bool dropLast = run.settings.data.dropLast;
+  const int64_t perRank = dropLast ? run.trainSamples / world : (run.trainSamples + world - 1) / world;
+  return dropLast ? perRank / run.batchSize : (perRank + run.batchSize - 1) / run.batchSize;
 }
 
 }  // namespace dtbench::predict

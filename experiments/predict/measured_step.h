@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "run/run_config.h"
+
 namespace dtbench::predict {
 
 struct MeasuredParameter {
@@ -25,13 +27,10 @@ struct MeasuredParameter {
 
 struct MeasuredStep {
   std::string path;
-  std::string model, dataset, device, backend, topology, sync;
+  run::RunConfig settings;  // config.json's, through the run's schema (run/config_schema.h)
   int worldSize = 1;
   int batchSize = 0;
   int64_t trainSamples = 0;
-  bool dropLast = false;
-  double bucketMb = 25;
-  bool overlap = true;
   std::optional<int64_t> segmentBytes;  // config.json's, for the run's own topology
   int epoch = 0;
   int64_t rows = 0;  // steps averaged

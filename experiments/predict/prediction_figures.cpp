@@ -2,9 +2,11 @@
 
 #include <stdexcept>
 
+#include "comm/backends/backend.h"
 #include "common/usage_error.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report.h"
+#include "run/settings.h"
 
 namespace dtbench::predict {
 
@@ -13,7 +15,8 @@ nlohmann::json predictionFigureData(const MeasuredStep& run, const std::vector<S
   nlohmann::json data = {{"speedup", nlohmann::json::array()}, {"compute_comm", nlohmann::json::array()}};
   if (predictions.empty()) return data;
   const StepPrediction& first = predictions.front();
-  const std::string setup = first.backend + "/" + first.topology + " " + first.sync + " (predicted)";
+  const std::string setup = std::string(comm::name(first.backend)) + "/" + first.topology.name() + " " +
+                            run::syncNames().name(first.sync) + " (predicted)";
   nlohmann::json points = nlohmann::json::array();
   for (const StepPrediction& p : predictions) {
     points.push_back({{"N", p.world}, {"speedup", p.epochS > 0 ? baseline.epochS / p.epochS : 0.0}});
@@ -24,7 +27,7 @@ nlohmann::json predictionFigureData(const MeasuredStep& run, const std::vector<S
                                     {"overlap_s", (p.commTotalS - p.commExposedS) * k},
                                     {"T_s", p.epochS}});
   }
-  data["speedup"].push_back({{"setup", setup}, {"model", run.model}, {"batch", run.batchSize}, {"points", points}});
+  data["speedup"].push_back({{"setup", setup}, {"model", run.settings.model}, {"batch", run.batchSize}, {"points", points}});
   if (measured.empty()) return data;
   report::ReportSettings settings;
   settings.directories = measured;
@@ -36,7 +39,7 @@ nlohmann::json predictionFigureData(const MeasuredStep& run, const std::vector<S
   }
   const nlohmann::json theirs = report::figureData(built->runs, built->selection, built->scaling, std::nullopt);
   for (const nlohmann::json& s : theirs.value("speedup", nlohmann::json::array()))
-    if (s.at("model") == run.model && s.at("batch") == run.batchSize) {
+    if (s.at("model") == run.settings.model && s.at("batch") == run.batchSize) {
       nlohmann::json series = s;
       series["setup"] = s.at("setup").get<std::string>() + " (measured)";
       data["speedup"].push_back(series);

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 
+#include "comm/backends/backend.h"
 #include "experiments/report/scaling_tables.h"
+#include "run/settings.h"
 
 namespace dtbench::predict {
 namespace {
@@ -11,10 +13,10 @@ using report::Cell;
 using report::Table;
 
 std::string setupOf(const StepPrediction& p, const MeasuredStep& run) {
-  std::string s = p.backend + "/" + p.topology + " " + p.sync;
-  if (p.sync == "ssgd" && !p.overlap) s += ", no overlap";
+  std::string s = std::string(comm::name(p.backend)) + "/" + p.topology.name() + " " + run::syncNames().name(p.sync);
+  if (p.sync == run::Sync::kSsgd && !p.overlap) s += ", no overlap";
   char text[64];
-  if (p.bucketMb != 25) {
+  if (p.bucketMb != run::kDefaultBucketMb) {
     std::snprintf(text, sizeof text, ", bucket %g MB", p.bucketMb);
     s += text;
   }
@@ -23,7 +25,8 @@ std::string setupOf(const StepPrediction& p, const MeasuredStep& run) {
 }
 
 std::vector<Cell> configurationCells(const StepPrediction& p, const MeasuredStep& run) {
-  return {Cell::of(run.model), Cell::of(run.dataset), Cell::of(setupOf(p, run)), Cell::integral(run.batchSize),
+  return {Cell::of(run.settings.model), Cell::of(run::datasetNames().name(run.settings.data.dataset)),
+          Cell::of(setupOf(p, run)), Cell::integral(run.batchSize),
           Cell::integral(p.world), Cell::integral(p.nodes)};
 }
 
@@ -115,9 +118,11 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   char text[256];
   const auto add = [&](const std::string& k, const std::string& v) { inputs.rows.push_back({Cell::of(k), Cell::of(v)}); };
   add("run", run.path);
+  const run::RunConfig& s = run.settings;
   std::snprintf(text, sizeof text, "%s %s, world %d, batch %d, %s/%s %s, epoch %d, %lld steps averaged",
-                run.model.c_str(), run.dataset.c_str(), run.worldSize, run.batchSize, run.backend.c_str(),
-                run.topology.c_str(), run.sync.c_str(), run.epoch, static_cast<long long>(run.rows));
+                s.model.c_str(), run::datasetNames().name(s.data.dataset), run.worldSize, run.batchSize,
+                comm::name(s.comm.connection.backend), s.comm.topology.name().c_str(), run::syncNames().name(s.sync.kind),
+                run.epoch, static_cast<long long>(run.rows));
   add("measured", text);
   std::snprintf(text, sizeof text, "compute %.6f s (h2d %.6f, forward %.6f, backward %.6f, optimizer %.6f); the run's own "
                 "comm_exposed %.6f s", run.computeS, run.h2dS, run.forwardS, run.backwardS, run.optimizerS, run.measuredExposedS);
@@ -134,8 +139,8 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   if (!predictions.empty()) {
     const StepPrediction& p = predictions.front();
     std::snprintf(text, sizeof text, "%s/%s %s, bucket %g MB, overlap %s, segment %lld bytes, native efficiency %.4f",
-                  p.backend.c_str(), p.topology.c_str(), p.sync.c_str(), p.bucketMb, p.overlap ? "on" : "off",
-                  static_cast<long long>(p.segmentBytes), hw.efficiencyOf(p.backend));
+                  comm::name(p.backend), p.topology.name().c_str(), run::syncNames().name(p.sync), p.bucketMb,
+                  p.overlap ? "on" : "off", static_cast<long long>(p.segmentBytes), hw.efficiencyOf(comm::name(p.backend)));
     add("predicted setup", text);
   }
   return {t1, t2, t3, steps, inputs};

@@ -8,13 +8,13 @@
 
 #include "comm/bucket_layout.h"
 #include "comm/topology/link_bound.h"
+#include "comm/topology/native_models.h"
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
 
 namespace dtbench::predict {
 namespace {
 
-constexpr int64_t kFirstBucketBytes = 1 << 20;  // DDP's first bucket, as trainer/sync/bucket_assignment.h
 constexpr int kPairMatchings = 8;
 
 struct Bucket {
@@ -41,8 +41,7 @@ std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double b
       const int key = keys.emplace(b, static_cast<int>(keys.size())).first->second;
       tensors.push_back({p.elements * b, key});
     }
-    const auto layout = comm::assignBucketsBySize(tensors, kFirstBucketBytes,
-                                                  static_cast<int64_t>(bucketMb * 1024 * 1024));
+    const auto layout = comm::assignBucketsBySize(tensors, run::kFirstBucketBytes, run::mibToBytes(bucketMb));
     for (const std::vector<size_t>& indices : layout) {
       Bucket bucket;
       bucket.elementBytes = bytesOf(run.parameters[indices.front()]);
@@ -61,11 +60,11 @@ std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double b
 // Every all-reduce of one prediction, memoised by size: buckets of equal size take equal time.
 class AllreduceModel {
  public:
-  AllreduceModel(const comm::Topology& topology, const Network& network, double nativeEfficiency,
-                 int64_t segmentBytes)
+  AllreduceModel(const comm::Topology& topology, comm::Backend backend, const Network& network,
+                 double nativeEfficiency, int64_t segmentBytes)
       : topology_(topology), network_(network), efficiency_(nativeEfficiency), segmentBytes_(segmentBytes) {
     comm::HostLayout hosts = comm::hostsFromRanksPerHost(network.worldSize, network.ranksPerNode);
-    schedule_ = topology.native() ? comm::makeSchedule("ring", hosts) : topology.schedule(hosts);
+    schedule_ = topology.native() ? comm::nativeSchedule(backend, hosts) : topology.schedule(hosts);
   }
 
   const SimulatedCollective& run(int64_t elements, int64_t elementBytes) {
@@ -123,18 +122,17 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.world = world;
   p.ranksPerNode = rpn;
   p.nodes = world / rpn;
-  p.topology = w.topology.empty() ? run.topology : w.topology;
-  p.backend = w.backend.empty() ? run.backend : w.backend;
-  p.sync = !w.sync.empty() ? w.sync : run.sync == "none" ? "ssgd" : run.sync;  // one rank synchronized nothing
-  p.bucketMb = w.bucketMb.value_or(run.bucketMb);
-  p.overlap = w.overlap.value_or(run.overlap);
-  const comm::Topology topology = comm::Topology::parse(p.topology);
+  const run::RunConfig& measured = run.settings;
+  p.topology = w.topology.value_or(measured.comm.topology);
+  p.backend = w.backend.value_or(measured.comm.connection.backend);
+  p.sync = w.sync.value_or(measured.sync.kind);
+  p.bucketMb = w.bucketMb.value_or(measured.sync.bucketMb);
+  p.overlap = w.overlap.value_or(measured.sync.overlap);
+  const comm::Topology& topology = p.topology;
   p.segmentBytes = topology.native() ? 0
                    : w.segmentBytes ? *w.segmentBytes
-                   : (p.topology == run.topology && run.segmentBytes) ? *run.segmentBytes
-                                                                      : topology.defaultSegmentBytes();
-  if (p.sync != "ssgd" && p.sync != "pairavg")
-    throw common::UsageError("dtbench predict models --sync ssgd and pairavg, not '" + p.sync + "'");
+                   : (topology == measured.comm.topology && run.segmentBytes) ? *run.segmentBytes
+                                                                               : topology.defaultSegmentBytes();
 
   const double scale = hw.computeScale;
   p.h2dS = run.h2dS * scale;
@@ -153,7 +151,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
     const double backwardStart = p.h2dS + p.forwardS;
     const double backwardEnd = backwardStart + p.backwardS;
     double free = backwardStart;  // when the communication thread is next idle
-    const double efficiency = hw.efficiencyOf(p.backend);
+    const double efficiency = hw.efficiencyOf(comm::name(p.backend));
     std::vector<int64_t> rankBytes(world, 0), up(p.nodes, 0), down(p.nodes, 0);
     const auto add = [&](const std::string& name, int64_t bytes, double launch, const SimulatedCollective& c,
                          double seconds) {
@@ -168,15 +166,15 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
       }
     };
     const comm::HostLayout hosts = comm::hostsFromRanksPerHost(world, rpn);
-    if (p.sync == "ssgd") {
+    if (p.sync == run::Sync::kSsgd) {
       if (run.bufferElementsKnown && run.bufferElements > 0) {
         const SimulatedCollective c = simulateSchedule(binomialBroadcastSchedule(world), network, run.bufferElements, 4, 0);
         add("buffers", run.bufferElements * 4, backwardStart, c, c.seconds / efficiency);
       }
-      AllreduceModel allreduce(topology, network, efficiency, p.segmentBytes);
-      // native is held to a ring over the nodes, as the link bound holds it.
+      AllreduceModel allreduce(topology, p.backend, network, efficiency, p.segmentBytes);
+      // native: its backend's model (comm/topology/native_models.h), as the link bound holds it.
       const comm::Schedule boundSchedule =
-          topology.native() ? comm::makeSchedule("hierarchical", hosts) : topology.schedule(hosts);
+          topology.native() ? comm::nativeSchedule(p.backend, hosts) : topology.schedule(hosts);
       double launch = backwardStart;
       for (size_t k = 0; k < buckets.size(); ++k) {
         launch = std::max(launch, p.overlap ? backwardStart + buckets[k].readyS * scale : backwardEnd);

@@ -10,8 +10,8 @@
 //   one bucket of every gradient is launched when backward ends. One communication thread runs the
 //   collectives one after another: the buffer broadcast (queued when backward starts), then bucket
 //   k from max(launch_k, end of the previous collective) for its all-reduce time, the topology's
-//   Schedule simulated on the network (network_model.h); `native` is the ring's Schedule divided by
-//   the backend's native efficiency. Pair averaging swaps parameters and buffers with one partner,
+//   Schedule simulated on the network (network_model.h); `native` is the Schedule that models the
+//   backend's own all-reduce (comm/topology/native_models.h) divided by its native efficiency. Pair averaging swaps parameters and buffers with one partner,
 //   queued when backward starts (the mean over 8 seeded random matchings).
 //   comm_exposed = max(0, end of the last collective − end of backward); comm_total = the union of
 //   the collectives' intervals from launch to end; step = C + comm_exposed (data loading excluded,
@@ -30,9 +30,9 @@
 namespace dtbench::predict {
 
 struct WhatIf {
-  std::string topology;                 // "" = the run's
-  std::string backend;                  // "" = the run's (native efficiency)
-  std::string sync;                     // "" = the run's (ssgd for a one-rank run): ssgd or pairavg
+  std::optional<comm::Topology> topology;  // else the run's
+  std::optional<comm::Backend> backend;    // else the run's (native efficiency)
+  std::optional<run::Sync> sync;           // else the run's
   std::optional<double> bucketMb;       // else the run's
   std::optional<bool> overlap;          // else the run's
   std::optional<int64_t> elementBytes;  // bytes per gradient element, else each parameter's own
@@ -48,7 +48,9 @@ struct PredictedCollective {
 
 struct StepPrediction {
   int world = 1, nodes = 1, ranksPerNode = 1;
-  std::string topology, backend, sync;
+  comm::Topology topology;
+  comm::Backend backend = comm::Backend::kGloo;
+  run::Sync sync = run::Sync::kSsgd;
   double bucketMb = 0;
   bool overlap = true;
   int64_t segmentBytes = 0;

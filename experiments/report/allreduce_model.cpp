@@ -24,11 +24,10 @@ int64_t elementBytes(const std::string& dtype) {
 }
 
 comm::HostLayout hostsOf(const RunData& run, int world) {
-  const int perHost = static_cast<int>(run.configNumber("ranks_per_host", 0));
+  const int perHost = run.settings.comm.ranksPerHost;
   if (perHost > 0) return comm::hostsFromRanksPerHost(world, perHost);
-  if (run.config.contains("hosts") && run.config["hosts"].is_array() &&
-      static_cast<int>(run.config["hosts"].size()) == world)
-    return comm::hostsFromNames(run.config["hosts"].get<std::vector<std::string>>());
+  if (run.facts.world && static_cast<int>(run.facts.world->hosts.size()) == world)
+    return comm::hostsFromNames(run.facts.world->hosts);
   return comm::hostsFromRanksPerHost(world, world);  // unknown: one host
 }
 
@@ -41,16 +40,17 @@ AllreduceModel allreduceModel(const RunData& run) {
     model.why = "one rank";
     return model;
   }
-  if (run.configText("sync", "ssgd") != "ssgd") {
+  if (run.settings.sync.kind != run::Sync::kSsgd) {
     model.why = "pair averaging has no all-reduce";
     return model;
   }
   std::vector<int64_t> elements;
   std::vector<std::string> dtypes;
-  if (run.config.contains("bucket_elements")) {
-    elements = run.config["bucket_elements"].get<std::vector<int64_t>>();
+  const std::optional<run::BucketFacts> buckets = run.facts.world ? run.facts.world->buckets : std::nullopt;
+  if (buckets) {
+    elements = buckets->elements;
     if (run.config.contains("bucket_dtypes"))
-      dtypes = run.config["bucket_dtypes"].get<std::vector<std::string>>();
+      dtypes = buckets->dtypes;
     else
       dtypes.assign(elements.size(), "float32");
     if (dtypes.size() != elements.size())
@@ -59,7 +59,7 @@ AllreduceModel allreduceModel(const RunData& run) {
   } else {
     if (!run.config.contains("model_parameters"))
       throw std::runtime_error("config.json has neither bucket_elements nor model_parameters");
-    elements = {run.config["model_parameters"].get<int64_t>()};
+    elements = {run.facts.modelParameters};
     dtypes = {"float32"};
     model.fromParameters = true;
   }
@@ -70,7 +70,7 @@ AllreduceModel allreduceModel(const RunData& run) {
     if (d != model.dtype) model.dtype = "mixed";
   model.sentPerStep.assign(world, 0);
   model.matrixPerStep.assign(world, std::vector<int64_t>(world, 0));
-  const std::string topology = run.configText("topology", "native");
+  const std::string topology = run.settings.comm.topology.name();
   for (size_t b = 0; b < elements.size(); ++b) {
     const int64_t size = elementBytes(dtypes[b]);
     const int64_t bytes = elements[b] * size;

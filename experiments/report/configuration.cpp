@@ -6,17 +6,17 @@
 #include <set>
 #include <utility>
 
+#include "comm/backends/backend.h"
 #include "experiments/report/placement.h"
 
 namespace dtbench::report {
 
 std::string linkRatesText(const RunData& run) {
-  if (!run.config.is_object() || !run.config.contains("link_rate_bps") || !run.config["link_rate_bps"].is_object())
-    return "";
+  if (!run.facts.linkRateBps) return "";
   std::set<double> rates;
   bool unshaped = false;
-  for (const auto& [host, rate] : run.config["link_rate_bps"].items()) {
-    if (rate.is_number() && rate.get<double>() > 0) rates.insert(rate.get<double>());
+  for (const auto& [host, rate] : *run.facts.linkRateBps) {
+    if (rate && *rate > 0) rates.insert(*rate);
     else unshaped = true;  // null: the host's link is not shaped
   }
   std::string text;
@@ -34,29 +34,31 @@ Configuration configurationOf(const RunData& run) {
   Configuration c;
   c.model = run.model();
   c.dataset = run.dataset();
-  c.device = run.configText("device", "cpu");
-  c.mode = run.configText("mode", "ddp");
+  const run::RunConfig& s = run.settings;
+  c.device = run::deviceNames().name(s.device);
+  c.mode = run::modeNames().name(s.mode);
   // Numerics and memory format change the step time for every world size alike: part of the mode,
   // so an AMP run is neither a repeat nor the baseline of a float32 one.
-  if (const std::string amp = run.configText("amp", "off"); amp != "off") c.mode += ", amp " + amp;
-  if (run.configFlag("channels_last", false)) c.mode += ", channels-last";
+  if (s.precision.amp != run::Amp::kOff) c.mode += std::string(", amp ") + run::ampNames().name(s.precision.amp);
+  if (s.precision.channelsLast) c.mode += ", channels-last";
   c.batch = run.batchSize();
   c.world = run.worldSize();
   if (c.world > 1) {
-    const std::string sync = run.configText("sync", "ssgd");
-    c.setup = run.configText("backend", "?") + "/" + run.configText("topology", "?") + " " + sync;
-    if (sync == "ssgd" && !run.configFlag("overlap", true)) c.setup += ", no overlap";
-    const double bucketMb = run.configNumber("bucket_mb", 25.0);
-    if (sync == "ssgd" && std::abs(bucketMb - 25.0) > 1e-9) {
+    const bool ssgd = s.sync.kind == run::Sync::kSsgd;
+    c.setup = std::string(comm::name(s.comm.connection.backend)) + "/" + s.comm.topology.name() + " " +
+              run::syncNames().name(s.sync.kind);
+    if (ssgd && !s.sync.overlap) c.setup += ", no overlap";
+    if (ssgd && std::abs(s.sync.bucketMb - run::kDefaultBucketMb) > 1e-9) {
       char text[48];
-      std::snprintf(text, sizeof text, ", bucket %g MB", bucketMb);
+      std::snprintf(text, sizeof text, ", bucket %g MB", s.sync.bucketMb);
       c.setup += text;
     }
-    if (run.configFlag("local_bn_stats", false)) c.setup += ", local BN";
+    if (s.sync.localBnStats) c.setup += ", local BN";
     // Injected impairment (--inject-*): runs with different impairments are different setups.
-    for (const auto& [key, format] : {std::pair{"inject_delay_ms", ", delay %g ms"}, {"inject_rate_gbps", ", rate %g Gbps"},
-                                      {"inject_loss_pct", ", loss %g%%"}}) {
-      if (const double value = run.configNumber(key, 0); value > 0) {
+    for (const auto& [value, format] : {std::pair{s.impairment.delayMs, ", delay %g ms"},
+                                        {s.impairment.rateGbps, ", rate %g Gbps"},
+                                        {s.impairment.lossPercent, ", loss %g%%"}}) {
+      if (value > 0) {
         char text[48];
         std::snprintf(text, sizeof text, format, value);
         c.setup += text;

@@ -16,7 +16,7 @@ namespace dtbench::report {
 namespace {
 
 double trainSamples(const ScalingRow& row) {
-  return row.first().run->configNumber("train_samples", 0);
+  return static_cast<double>(row.first().run->facts.trainSamples);
 }
 
 double gpuHours(const ScalingRow& row) { return row.configuration.world * row.wallS / 3600.0; }

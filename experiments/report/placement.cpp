@@ -6,15 +6,7 @@
 
 namespace dtbench::report {
 
-std::vector<std::string> hostNames(const RunData& run) {
-  if (!run.config.is_object() || !run.config.contains("hosts") || !run.config["hosts"].is_array()) return {};
-  std::vector<std::string> names;
-  for (const nlohmann::json& name : run.config["hosts"]) {
-    if (!name.is_string()) return {};
-    names.push_back(name.get<std::string>());
-  }
-  return names;
-}
+std::vector<std::string> hostNames(const RunData& run) { return run.facts.world ? run.facts.world->hosts : std::vector<std::string>{}; }
 
 Placement placementOf(const RunData& run) {
   Placement placement;
@@ -32,8 +24,8 @@ Placement placementOf(const RunData& run) {
     placement.nodes = 1;
     placement.ranksPerNode = {1};
   }
-  const int perHost = static_cast<int>(run.configNumber("ranks_per_host", 0));
-  if (run.configFlag("hosts_emulated", false) && perHost > 0 && world > 0) {
+  const int perHost = run.settings.comm.ranksPerHost;
+  if (run.facts.world && run.facts.world->hostsEmulated && perHost > 0 && world > 0) {
     placement.ranksPerEmulatedHost = perHost;
     placement.emulatedHosts = (world + perHost - 1) / perHost;
   }

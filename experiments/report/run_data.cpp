@@ -253,27 +253,20 @@ std::string RunData::status() const {
   return "unknown";
 }
 
-std::string RunData::configText(const char* key, const std::string& fallback) const {
-  if (config.is_object() && config.contains(key) && config[key].is_string()) return config[key].get<std::string>();
-  return fallback;
+std::string RunData::model() const { return config.is_object() && config.contains("model") ? settings.model : "?"; }
+std::string RunData::dataset() const {
+  return config.is_object() && config.contains("dataset") ? run::datasetNames().name(settings.data.dataset) : "?";
 }
-
-double RunData::configNumber(const char* key, double fallback) const {
-  if (config.is_object() && config.contains(key) && config[key].is_number()) return config[key].get<double>();
-  return fallback;
-}
-
-bool RunData::configFlag(const char* key, bool fallback) const {
-  if (config.is_object() && config.contains(key) && config[key].is_boolean()) return config[key].get<bool>();
-  return fallback;
-}
-
-std::string RunData::model() const { return configText("model", "?"); }
-std::string RunData::dataset() const { return configText("dataset", "?"); }
 
 int RunData::worldSize() const { return countIn(config, "world_size", 1); }
 
 int RunData::batchSize() const { return countIn(config, "batch_size", 0); }
+
+void readConfig(RunData& run) {
+  run::RunRecord record = run::readConfigJson(run.config, run.problems);
+  run.settings = std::move(record.settings);
+  run.facts = std::move(record.facts);
+}
 
 RunData loadRun(const std::string& directory) {
   RunData run;
@@ -283,6 +276,7 @@ RunData loadRun(const std::string& directory) {
   const fs::path dir(directory);
   run.config = readJson(dir / "config.json", run.problems);
   checkConfig(dir / "config.json", run.config, run.problems);
+  readConfig(run);
   run.summary = readJson(dir / "summary.json", run.problems);
   readCsv(dir / "batches.csv", true, run.problems, run.batches, readBatches);
   readCsv(dir / "train_history.log", true, run.problems, run.history, readHistory);

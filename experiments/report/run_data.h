@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/report/wire_data.h"
+#include "run/run_facts.h"
 
 namespace dtbench::report {
 
@@ -54,6 +55,10 @@ struct RunData {
   std::string path;  // as found
   std::string id;    // the directory's name (its path when two runs share a name)
   nlohmann::json config;   // null without config.json
+  // config.json read through the run's schema (run/run_facts.h): its settings, a default where a key
+  // is absent, and what the run recorded when it started.
+  run::RunConfig settings;
+  run::RunFacts facts;
   nlohmann::json summary;  // null without summary.json
   std::vector<BatchRow> batches;
   std::vector<HistoryRow> history;
@@ -68,13 +73,13 @@ struct RunData {
   std::string dataset() const;
   int worldSize() const;  // 1 without world_size, 0 when it is not a count from 1 to INT_MAX
   int batchSize() const;  // 0 without batch_size or when it is not a count
-  // config's string field, or `fallback` when absent.
-  std::string configText(const char* key, const std::string& fallback = "") const;
-  double configNumber(const char* key, double fallback) const;  // numbers only, else fallback
-  bool configFlag(const char* key, bool fallback) const;
 };
 
 RunData loadRun(const std::string& directory);
+
+// Reads run.config (config.json) into run.settings and run.facts, through the run's schema; a value
+// that does not read as its key's adds its sentence to run.problems. loadRun does it.
+void readConfig(RunData& run);
 
 // The run directories named by `arguments`: a directory holding config.json is a run; any other is
 // searched up to four levels deep (checkpoint/ skipped). Sorted by path. Throws

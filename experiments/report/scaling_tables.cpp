@@ -16,6 +16,7 @@
 #include "experiments/report/allreduce_model.h"
 #include "experiments/report/run_data.h"
 #include "experiments/report/step_link_bound.h"
+#include "comm/backends/backend.h"
 
 namespace dtbench::report {
 namespace {
@@ -252,7 +253,8 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
     }
     std::optional<CeilingRow> limit;
     if (model.available && !ceiling.empty())
-      limit = closestCeiling(ceiling, run.run->configText("backend"), run.run->configText("topology"), n, model.dtype,
+      limit = closestCeiling(ceiling, comm::name(run.run->settings.comm.connection.backend),
+                             run.run->settings.comm.topology.name(), n, model.dtype,
                              static_cast<double>(model.gradientBytes) / model.buckets);
     if (limit && busbw && limit->busbwGBps > 0) {
       cells.push_back(Cell::rate(limit->busbwGBps));
@@ -261,8 +263,9 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
     } else {
       cells.insert(cells.end(), 2, Cell::empty());
       if (!ceiling.empty() && model.available)
-        remarks.insert("- " + run.run->id + ": --ceiling has no " + run.run->configText("backend") + "/" +
-                       run.run->configText("topology") + " " + model.dtype + " row for N=" + std::to_string(n) + ".");
+        remarks.insert("- " + run.run->id + ": --ceiling has no " + comm::name(run.run->settings.comm.connection.backend) +
+                       "/" + run.run->settings.comm.topology.name() + " " + model.dtype + " row for N=" +
+                       std::to_string(n) + ".");
     }
     // The links' bound (link_rate_bps): from the first repeat, whose setup (the link rates) and nodes
     // every repeat shares.

@@ -10,13 +10,7 @@
 
 namespace dtbench::report {
 
-std::string slurmJobIdOf(const RunData& run) {
-  if (!run.config.is_object() || !run.config.contains("slurm_job_id")) return "";
-  const nlohmann::json& id = run.config["slurm_job_id"];
-  if (id.is_string()) return id.get<std::string>();
-  if (id.is_number_integer()) return std::to_string(id.get<int64_t>());
-  return "";
-}
+std::string slurmJobIdOf(const RunData& run) { return run.facts.slurmJobId.value_or(""); }
 
 const SlurmJob* findSlurmJob(const std::vector<JobTrace>& traces, const std::string& id) {
   if (id.empty()) return nullptr;

@@ -3,7 +3,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "comm/topology/hosts.h"
 #include "comm/topology/link_bound.h"
@@ -15,9 +20,8 @@ namespace dtbench::report {
 
 StepLinkBound stepLinkBound(const RunData& run, const AllreduceModel& model) {
   StepLinkBound bound;
-  if (!run.config.is_object() || !run.config.contains("link_rate_bps") || !run.config["link_rate_bps"].is_object())
-    return bound;  // not on shaped links: nothing to say
-  const nlohmann::json& rates = run.config["link_rate_bps"];
+  if (!run.facts.linkRateBps) return bound;  // not on shaped links: nothing to say
+  const std::map<std::string, std::optional<double>>& rates = *run.facts.linkRateBps;
   if (!model.available) {
     bound.why = model.why.empty() ? "no byte model" : model.why;
     return bound;
@@ -36,18 +40,22 @@ StepLinkBound stepLinkBound(const RunData& run, const AllreduceModel& model) {
   std::vector<double> bitsPerSecond;
   for (const std::vector<int>& ranks : hosts.hosts) {
     const std::string& name = names[ranks.front()];
-    if (!rates.contains(name) || !rates[name].is_number() || !(rates[name].get<double>() > 0)) {
+    const auto rate = rates.find(name);
+    if (rate == rates.end() || !rate->second || !(*rate->second > 0)) {
       bound.why = "host " + name + " has no link rate in link_rate_bps (" +
-                  (rates.contains(name) ? rates[name].dump() : std::string("missing")) + ")";
+                  (rate == rates.end() ? std::string("missing")
+                   : rate->second   ? nlohmann::json(*rate->second).dump()
+                                    : std::string("null")) +
+                  ")";
       return bound;
     }
-    bitsPerSecond.push_back(rates[name].get<double>());
+    bitsPerSecond.push_back(*rate->second);
   }
-  const std::string topology = run.configText("topology", "native");
+  const std::string topology = run.settings.comm.topology.name();
   // --ranks-per-host K: the schedule ran over the emulated hosts, its bytes crossed the real ones' links.
-  const int perHost = static_cast<int>(run.configNumber("ranks_per_host", 0));
+  const int perHost = run.settings.comm.ranksPerHost;
   // (native's algorithm is the backend's, which never saw the emulated hosts: its bound is over the real ones)
-  const bool emulated = run.configFlag("hosts_emulated", false) && perHost > 0 && topology != "native";
+  const bool emulated = run.facts.world && run.facts.world->hostsEmulated && perHost > 0 && topology != "native";
   try {
     const comm::Schedule schedule =
         emulated ? comm::makeSchedule(topology, comm::hostsFromRanksPerHost(world, perHost))
@@ -55,7 +63,8 @@ StepLinkBound stepLinkBound(const RunData& run, const AllreduceModel& model) {
     for (size_t b = 0; b < model.bucketElements.size(); ++b) {
       const int64_t elements = model.bucketElements[b], elementBytes = model.bucketElementBytes[b];
       bound.minSeconds += emulated ? comm::linkBound(schedule, hosts, elements, elementBytes, bitsPerSecond).minSeconds
-                                   : comm::topologyLinkBound(topology, hosts, elements, elementBytes, bitsPerSecond)
+                                   : comm::topologyLinkBound(topology, run.settings.comm.connection.backend, hosts,
+                                                             elements, elementBytes, bitsPerSecond)
                                          .minSeconds;
     }
   } catch (const std::exception& error) {

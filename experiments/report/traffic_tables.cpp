@@ -60,7 +60,7 @@ Table trafficTable(const std::vector<RunData>& runs) {
       flows += out;
       peers += (r ? " " : "") + std::to_string(r) + ":" + std::to_string(out) + "/" + std::to_string(in);
     }
-    const double modelSize = run.configNumber("model_parameters", 0) * 4.0;
+    const double modelSize = static_cast<double>(run.facts.modelParameters) * 4.0;
     std::vector<Cell> cells = {Cell::of(run.id), Cell::integral(n), Cell::of(trafficKind(run)),
                                Cell::integral(flows), Cell::of(peers), Cell::integral(total),
                                modelSize > 0 ? Cell::ratio(static_cast<double>(total) / modelSize) : Cell::empty()};

@@ -49,10 +49,8 @@ std::map<LinkDirection, BinSeries> wireLinkSeries(const WireData& wire, int binM
 }
 
 std::string hostOfRank(const RunData& run, int rank) {
-  if (!run.config.is_object() || !run.config.contains("hosts") || !run.config["hosts"].is_array()) return "";
-  const nlohmann::json& hosts = run.config["hosts"];
-  if (rank < 0 || static_cast<size_t>(rank) >= hosts.size() || !hosts[rank].is_string()) return "";
-  return hosts[rank].get<std::string>();
+  if (!run.facts.world || rank < 0 || static_cast<size_t>(rank) >= run.facts.world->hosts.size()) return "";
+  return run.facts.world->hosts[static_cast<size_t>(rank)];
 }
 
 std::optional<BinSeries> countedLinkSeries(const RunData& run, const LinkDirection& link) {

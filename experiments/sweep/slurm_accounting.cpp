@@ -12,6 +12,7 @@
 #include "common/lists.h"
 #include "experiments/report/sacct_file.h"
 #include "experiments/sweep/captured_command.h"
+#include "run/run_facts.h"
 #include "experiments/sweep/slurm_jobs.h"
 
 namespace fs = std::filesystem;
@@ -25,8 +26,8 @@ std::string jobIdOf(const fs::path& runDirectory) {
   if (!in) return "";
   const nlohmann::json config = nlohmann::json::parse(in, nullptr, false);
   if (config.is_discarded() || !config.is_object()) return "";
-  const auto id = config.find("slurm_job_id");
-  return id != config.end() && id->is_string() ? id->get<std::string>() : "";
+  std::vector<std::string> problems;
+  return run::readConfigJson(config, problems).facts.slurmJobId.value_or("");
 }
 
 constexpr int kAttempts = 20;

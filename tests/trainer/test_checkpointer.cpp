@@ -23,6 +23,7 @@
 #include "models/registry.h"
 #include "temp_dir.h"
 #include "trainer/checkpointer.h"
+#include "run/config_schema.h"
 #include "trainer/config.h"
 #include "trainer/config_json.h"
 #include "trainer/run_directory.h"
@@ -81,7 +82,7 @@ class CheckpointedRun {
     Training training(1);
     RunRecorder recorder(config_, nullptr, nullptr);
     recorder.open(RunDirectory(out_));
-    recorder.begin(dtbench::trainer::toJson(config_));
+    recorder.begin(dtbench::run::settingsJson(config_));
     Checkpointer checkpointer(config_, nullptr, training.model->module(), *training.optimizer, nullptr, recorder);
     int64_t globalStep = 0;
     for (int64_t step = 1; step <= kStepsPerEpoch; ++step) recorder.addStep(record(1, step), ++globalStep);

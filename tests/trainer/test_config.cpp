@@ -2,6 +2,7 @@
 #include "common/named_values.h"
 #include "common/usage_error.h"
 
+#include "run/config_schema.h"
 #include "trainer/config.h"
 #include "trainer/config_json.h"
 
@@ -101,7 +102,7 @@ TEST_CASE("the configuration's JSON holds every field by its flag's name", "[con
   RunConfig c = valid();
   c.seed = 42;
   c.commandLine = {"dtbench", "train", "--seed", "42"};
-  const auto j = dtbench::trainer::toJson(c);
+  const auto j = dtbench::run::settingsJson(c);
   CHECK(j.at("seed") == 42);
   CHECK(j.at("lr") == 0.1);
   CHECK(j.at("batch_size") == 128);
@@ -138,7 +139,7 @@ TEST_CASE("data loading flags validate and land in the JSON", "[config]") {
   c = valid();
   c.data.workers = 3;
   c.data.download = true;
-  const auto j = dtbench::trainer::toJson(c);
+  const auto j = dtbench::run::settingsJson(c);
   CHECK(j.at("workers") == 3);
   CHECK(j.at("download") == true);
   CHECK(j.at("data_on_device") == false);
@@ -150,8 +151,8 @@ TEST_CASE("amp and channels-last flags validate and land in the JSON", "[config]
   RunConfig c = valid();
   CHECK(c.precision.amp == Amp::kOff);
   CHECK_FALSE(c.precision.channelsLast);
-  CHECK(dtbench::trainer::toJson(c).at("amp") == "off");
-  CHECK(dtbench::trainer::toJson(c).at("channels_last") == false);
+  CHECK(dtbench::run::settingsJson(c).at("amp") == "off");
+  CHECK(dtbench::run::settingsJson(c).at("channels_last") == false);
 
   CHECK_THAT(parseErrorOf(ampNames(), "fp8"),
              Catch::Contains("'fp8'") && Catch::Contains("--amp") && Catch::Contains("off, bf16, fp16"));
@@ -167,7 +168,7 @@ TEST_CASE("amp and channels-last flags validate and land in the JSON", "[config]
   c.precision.channelsLast = true;
   CHECK(errorOf(c).empty());
   c.precision.amp = Amp::kBf16;
-  const auto j = dtbench::trainer::toJson(c);
+  const auto j = dtbench::run::settingsJson(c);
   CHECK(j.at("amp") == "bf16");
   CHECK(j.at("channels_last") == true);
   c.model = "lenet";  // flattens with flatten(), so any memory format works

@@ -1,5 +1,6 @@
 #include "catch_torch.h"
 
+#include "run/config_schema.h"
 #include "trainer/config.h"
 #include "trainer/config_agreement.h"
 #include "trainer/config_json.h"
@@ -103,7 +104,7 @@ TEST_CASE("every setting that changes the result or the collectives is shared an
 }
 
 TEST_CASE("the shared settings are config.json's keys under their flags", "[config_agreement]") {
-  const nlohmann::json configJson = toJson(valid());
+  const nlohmann::json configJson = dtbench::run::settingsJson(valid());
   std::set<std::string> keys;
   for (const SharedSetting& setting : sharedSettings()) {
     INFO(setting.key);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -24,6 +25,8 @@
 #include "dtbench/build_config.h"
 
 #include "models/registry.h"
+#include "run/config_schema.h"
+#include "run/run_facts.h"
 #include "temp_dir.h"
 #include "trainer/precision.h"
 #include "trainer/trainer.h"
@@ -321,4 +324,29 @@ TEST_CASE("every model runs in channels-last", "[training][channels_last]") {
     CHECK(logits.sizes() == at::IntArrayRef({1, 10}));
     if (name == "lenet") CHECK(logits.allclose(expected, /*rtol=*/1e-4, /*atol=*/1e-5));
   }
+}
+
+TEST_CASE("a one-step run's config.json holds exactly the schema's keys", "[training][schema]") {
+  TempDir tmp;
+  RunConfig config = lenetOnSynthetic(tmp / "run");
+  config.epochs = 1;
+  config.maxSteps = 1;
+  config.evaluate = false;
+  dtbench::trainer::Trainer(config).run();
+  const nlohmann::json written = readJson(tmp / "run" + "/config.json");
+  std::set<std::string> expected;
+  const nlohmann::json settings = dtbench::run::settingsJson(config);
+  for (const auto& [key, value] : settings.items()) expected.insert(key);
+  // One rank over gloo: the facts of every run, none of a world's (hosts, buckets) or of --mode dp.
+  for (const char* key : {"rank", "environment", "slurm_job_id", "model_parameters", "train_samples", "test_samples",
+                          "cluster_file", "link_rate_bps"})
+    expected.insert(key);
+  std::set<std::string> keys;
+  for (const auto& [key, value] : written.items()) keys.insert(key);
+  CHECK(keys == expected);
+  std::vector<std::string> problems;
+  const dtbench::run::RunRecord read = dtbench::run::readConfigJson(written, problems);
+  CHECK(problems.empty());
+  CHECK(read.settings.model == "lenet");
+  CHECK(read.facts.modelParameters == 62006);
 }

@@ -15,11 +15,13 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "run/run_config.h"
+
 namespace dtbench::trainer {
 
 struct BucketLimits {
-  int64_t firstBucketBytes = 1 << 20;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
-  int64_t bucketBytes = 25 << 20;      // --bucket-mb
+  int64_t firstBucketBytes = run::kFirstBucketBytes;                // DDP's _DEFAULT_FIRST_BUCKET_BYTES
+  int64_t bucketBytes = run::mibToBytes(run::kDefaultBucketMb);  // --bucket-mb
 };
 
 // The buckets of `tensors` (parameters in model order) in launch order; see the contract above.

@@ -53,7 +53,7 @@ TEST_CASE("allreduce bounds its thread counts", "[cli][allreduce]") {
   CHECK_THAT(errorOf({"--threads", std::to_string(cores + 1)}), Catch::Contains("--threads"));
   CHECK(errorOf({"--threads", std::to_string(cores)}).empty());
   CHECK_THAT(errorOf({"--gloo-threads", "100000"}), Catch::Contains("--gloo-threads must be in [1, 64], got 100000"));
-  CHECK(errorOf({"--gloo-threads", std::to_string(dtbench::experiments::kMaxGlooThreads)}).empty());
+  CHECK(errorOf({"--gloo-threads", std::to_string(dtbench::comm::kMaxGlooThreads)}).empty());
 }
 
 TEST_CASE("empty lists and empty items name their flag", "[cli][allreduce]") {

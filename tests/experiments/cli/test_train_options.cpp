@@ -1,12 +1,17 @@
 #include "catch_torch.h"
 #include "common/usage_error.h"
+#include "run/config_schema.h"
 #include "trainer/config.h"
 #include "trainer/config_json.h"
 
 #include "experiments/cli/train_options.h"
 #include "trainer/environment.h"
 
+#include <algorithm>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using dtbench::experiments::parseTrainOptions;
@@ -113,10 +118,54 @@ TEST_CASE("unknown backends and topologies are refused on every rank at parse ti
 TEST_CASE("train takes --message-log into the connection and config.json", "[cli][train][message_log]") {
   const auto off = parseTrainOptions({"--out", "d"});
   CHECK(off.config.comm.connection.messageLog.empty());
-  CHECK(dtbench::trainer::toJson(off.config)["message_log"].is_null());
+  CHECK(dtbench::run::settingsJson(off.config)["message_log"].is_null());
   const auto on = parseTrainOptions({"--out", "d", "--message-log", "logs"});
   CHECK(on.config.comm.connection.messageLog == "logs");
-  CHECK(dtbench::trainer::toJson(on.config)["message_log"] == "logs");
+  CHECK(dtbench::run::settingsJson(on.config)["message_log"] == "logs");
   CHECK(parseTrainOptions({"--out", "d"}, {{"DTBENCH_MESSAGE_LOG", "env-logs"}}).config.comm.connection.messageLog ==
         "env-logs");
+}
+
+TEST_CASE("every flag of dtbench train --help is a row of the schema, with the row's default", "[cli][schema]") {
+  const auto parsed = parseTrainOptions({"--help"});
+  REQUIRE(parsed.help);
+  // An option's line is "  [-h, ]--flag [arg]   its help", wrapped onto deeper-indented lines: join them.
+  std::vector<std::pair<std::string, std::string>> options;  // flag, its whole text
+  const std::regex optionLine(R"(^ {2,}(?:-\w, )?(--[\w-]+)(?: \w+)?(?: {2,}(.*))?$)");
+  std::istringstream lines(parsed.helpText);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, optionLine)) {
+      options.emplace_back(m[1].str(), m[2].str());
+    } else if (!options.empty() && line.size() > 20 && line.find_first_not_of(' ') > 20) {
+      options.back().second += " " + line.substr(line.find_first_not_of(' '));
+    }
+  }
+  // cxxopts wraps long words too: compare without any space.
+  const auto squeezed = [](std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+    return text;
+  };
+  for (auto& option : options) option.second = squeezed(option.second);
+  REQUIRE(options.size() > 40);
+  for (const auto& [flag, text] : options) {
+    INFO(flag << ": " << text);
+    if (flag == "--help") continue;
+    const dtbench::run::Setting* row = dtbench::run::findSettingByFlag(flag);
+    REQUIRE(row != nullptr);
+    // The row's help, then cxxopts' "(default: X)" with the row's default, where it shows one.
+    const std::string help = squeezed(row->help);
+    CHECK(text.rfind(help, 0) == 0);
+    const std::string rest = text.substr(std::min(help.size(), text.size()));
+    const std::string shown = row->defaultText().empty() ? "" : squeezed("(default: " + row->defaultText() + ")");
+    CHECK(rest.find("(default:") == (shown.empty() ? std::string::npos : rest.size() - shown.size()));
+    if (!shown.empty()) CHECK(rest.substr(rest.size() - std::min(rest.size(), shown.size())) == shown);
+  }
+  // And every row with a flag is in the help.
+  for (const dtbench::run::Setting& row : dtbench::run::settings()) {
+    if (row.flag.empty()) continue;
+    INFO(row.flag);
+    CHECK(std::any_of(options.begin(), options.end(), [&](const auto& o) { return o.first == row.flag; }));
+  }
 }

@@ -18,11 +18,10 @@ namespace {
 // elements). Backward 40 ms: p1 ready at 10 ms, p0 at 30 ms. h2d 0, forward 20 ms, compute 70 ms.
 MeasuredStep twoParameters() {
   MeasuredStep run;
-  run.model = "hand";
-  run.dataset = "none";
-  run.backend = "gloo";
-  run.topology = "ring";
-  run.sync = "ssgd";
+  run.settings.model = "hand";
+  run.settings.comm.connection.backend = dtbench::comm::Backend::kGloo;
+  run.settings.comm.topology = dtbench::comm::Topology::parse("ring");
+  run.settings.sync.kind = dtbench::run::Sync::kSsgd;
   run.worldSize = 1;
   run.batchSize = 10;
   run.trainSamples = 1000;
@@ -85,9 +84,9 @@ TEST_CASE("What-ifs: no overlap, bucket size, element bytes, topology, world 1",
   REQUIRE(fp16.collectives.size() == 1);
   CHECK(fp16.collectives[0].launchS == Approx(0.05));
   WhatIf star;
-  star.topology = "star";
+  star.topology = dtbench::comm::Topology::parse("star");
   star.segmentBytes = 0;
-  CHECK(predictStep(run, oneRankPerNode(1e8), 4, star).topology == "star");
+  CHECK(predictStep(run, oneRankPerNode(1e8), 4, star).topology.name() == "star");
   const StepPrediction one = predictStep(run, oneRankPerNode(1e8), 1, {});
   CHECK(one.collectives.empty());
   CHECK(one.stepS == Approx(0.07));
@@ -96,7 +95,7 @@ TEST_CASE("What-ifs: no overlap, bucket size, element bytes, topology, world 1",
 
 TEST_CASE("Native is the ring's model over the backend's efficiency", "[predict][step]") {
   MeasuredStep run = twoParameters();
-  run.topology = "native";
+  run.settings.comm.topology = dtbench::comm::Topology::parse("native");
   Hardware h = oneRankPerNode(1e8);
   h.nativeEfficiency["gloo"] = 0.5;
   const StepPrediction p = predictStep(run, h, 2, {});
@@ -137,7 +136,7 @@ TEST_CASE("Pair averaging swaps every parameter with one partner while backward 
   // starts (20 ms): 3145728 / 1e8 = 0.03145728 s, hidden by backward (ends 60 ms); at 2e7 B/s it takes
   // 0.1572864 s and 0.1172864 s of it is exposed.
   WhatIf pairs;
-  pairs.sync = "pairavg";
+  pairs.sync = dtbench::run::Sync::kPairavg;
   const StepPrediction fast = predictStep(twoParameters(), oneRankPerNode(1e8), 2, pairs);
   REQUIRE(fast.collectives.size() == 1);
   CHECK(fast.collectives[0].launchS == Approx(0.02));

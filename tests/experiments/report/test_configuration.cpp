@@ -20,6 +20,7 @@ RunData runWith(const nlohmann::json& extra) {
   run.config = {{"model", "resnet18"}, {"dataset", "synthetic"}, {"batch_size", 128}, {"world_size", 2},
                 {"backend", "gloo"},   {"topology", "ring"},      {"sync", "ssgd"}};
   if (!extra.is_null()) run.config.update(extra);
+  dtbench::report::readConfig(run);
   return run;
 }
 

@@ -38,6 +38,7 @@ RunData runWith(const nlohmann::json& extra) {
                 {"hosts_emulated", false}, {"ranks_per_host", 0}, {"bucket_elements", {62007}},
                 {"bucket_dtypes", {"float32"}}, {"link_rate_bps", {{"node1", 1e9}, {"node2", 1e9}}}};
   if (!extra.is_null()) run.config.update(extra);
+  dtbench::report::readConfig(run);
   return run;
 }
 
@@ -95,9 +96,11 @@ TEST_CASE("nodes are the distinct real hosts and emulated hosts are marked apart
   // One rank lists no hosts and runs on one node; a run of several ranks without hosts is unknown.
   RunData single;
   single.config = {{"world_size", 1}};
+  dtbench::report::readConfig(single);
   CHECK(placementOf(single).nodes == 1);
   RunData old;
   old.config = {{"world_size", 2}};
+  dtbench::report::readConfig(old);
   CHECK(placementOf(old).nodes == 0);
 }
 
@@ -174,6 +177,12 @@ TEST_CASE("there is no link bound off shaped links or on one host", "[report][li
   CHECK(whyNot(runWith({{"link_rate_bps", nullptr}})).empty());  // off the cluster: nothing to say
   RunData noKey = runWith({});
   noKey.config.erase("link_rate_bps");
+  noKey = [&] {
+    RunData reread = noKey;
+    reread.facts = {};
+    dtbench::report::readConfig(reread);
+    return reread;
+  }();
   CHECK(whyNot(noKey).empty());
   CHECK_THAT(whyNot(runWith({{"hosts", {"node1", "node1"}}})), Catch::Contains("all ranks ran on one host (node1)"));
   CHECK_THAT(whyNot(runWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", nullptr}}}})),

@@ -1,0 +1,79 @@
+// run/run_facts.h: config.json as a whole (settings and facts) read back, and the run directories of
+// the report's fixtures, written by earlier versions of dtbench, read without a problem.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dtbench/build_config.h"
+#include "run/config_schema.h"
+#include "run/run_facts.h"
+
+namespace run = dtbench::run;
+namespace fs = std::filesystem;
+
+TEST_CASE("the facts of a run of several ranks read back as written", "[run][facts]") {
+  run::RunFacts facts;
+  facts.environment = {{"libtorch_version", "2.11.0"}};
+  facts.slurmJobId = "1234_5";
+  facts.modelParameters = 62006;
+  facts.trainSamples = 1024;
+  facts.testSamples = 64;
+  facts.clusterFile = "/tmp/cluster.json";
+  facts.linkRateBps = std::map<std::string, std::optional<double>>{{"node1", 1e9}, {"node2", std::nullopt}};
+  run::WorldFacts& world = facts.world.emplace();
+  world.hosts = {"node1", "node2"};
+  world.segmentBytes = 1 << 20;
+  world.buckets = run::BucketFacts{{{9, 8}, {7, 6, 5}}, {120, 4001}, {"float32", "float32"}};
+  const nlohmann::json written = run::configJson(run::RunConfig{}, facts);
+  CHECK(written.at("link_rate_bps").at("node1") == 1000000000);  // a whole rate as an integer
+  CHECK(written.at("link_rate_bps").at("node2").is_null());
+  std::vector<std::string> problems;
+  const run::RunRecord read = run::readConfigJson(written, problems);
+  CHECK(problems.empty());
+  CHECK(run::configJson(read.settings, read.facts) == written);
+
+  run::RunFacts alone;  // one rank, off the cluster, off Slurm: no world, null links
+  const nlohmann::json one = run::configJson(run::RunConfig{}, alone);
+  CHECK_FALSE(one.contains("hosts"));
+  CHECK(one.at("link_rate_bps").is_null());
+  CHECK(one.at("slurm_job_id").is_null());
+  CHECK_FALSE(run::readConfigJson(one, problems).facts.world);
+  CHECK(problems.empty());
+}
+
+TEST_CASE("every key written is the schema's or a fact's", "[run][facts]") {
+  run::RunFacts facts;
+  facts.world.emplace().buckets.emplace();
+  facts.dpDevices = 1;
+  facts.linkRateBps.emplace();
+  const nlohmann::json written = run::configJson(run::RunConfig{}, facts);
+  for (const auto& [key, value] : written.items()) {
+    INFO(key);
+    const run::Setting* setting = run::findSettingByKey(key);
+    const bool fact = std::find(run::factKeys().begin(), run::factKeys().end(), key) != run::factKeys().end();
+    CHECK((setting && setting->recorded) != fact);
+  }
+  CHECK(written.size() == run::settingsJson(run::RunConfig{}).size() + run::factKeys().size());
+}
+
+TEST_CASE("the report's fixture runs, written before the schema, read without a problem", "[run][facts]") {
+  int read = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(DTBENCH_SOURCE_DIR) / "tests/experiments/report")) {
+    if (entry.path().filename() != "config.json") continue;
+    INFO(entry.path().string());
+    std::ifstream in(entry.path());
+    const nlohmann::json config = nlohmann::json::parse(in);
+    std::vector<std::string> problems;
+    const run::RunRecord record = run::readConfigJson(config, problems);
+    CHECK(problems.empty());
+    for (const std::string& p : problems) UNSCOPED_INFO(p);
+    CHECK(record.settings.model == config.at("model").get<std::string>());
+    ++read;
+  }
+  CHECK(read >= 15);
+}
