@@ -1,5 +1,7 @@
 #include "comm/topology/link_bound.h"
 
+#include "comm/topology/native_models.h"
+
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -71,10 +73,10 @@ LinkBound linkBound(const Schedule& schedule, const HostLayout& hosts, int64_t n
   return bound;
 }
 
-LinkBound topologyLinkBound(const std::string& topology, const HostLayout& hosts, int64_t numel, int64_t elementBytes,
-                            const std::vector<double>& linkBitsPerSecond) {
-  // native: the least any all-reduce moves across the links, a ring over the hosts (hierarchical's).
-  const Schedule schedule = makeSchedule(topology == "native" ? "hierarchical" : topology, hosts);
+LinkBound topologyLinkBound(const std::string& topology, Backend backend, const HostLayout& hosts, int64_t numel,
+                            int64_t elementBytes, const std::vector<double>& linkBitsPerSecond) {
+  const Schedule schedule =
+      topology == "native" ? nativeSchedule(backend, hosts) : makeSchedule(topology, hosts);
   return linkBound(schedule, hosts, numel, elementBytes, linkBitsPerSecond);
 }
 

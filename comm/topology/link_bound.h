@@ -13,14 +13,12 @@
 // counts the Ethernet header, not preamble or FCS). Hence busbw ≤ busbw bytes / t_min, with busbw
 // bytes = size × 2(N−1)/N. Dividing the busiest link's bytes by the busbw bytes gives the
 // topology's "bytes per busbw byte" on its busiest link: 1 for a ring with one rank per host, N/2
-// for a star (its hub receives N−1 whole tensors). `native` has no Schedule (the backend picks its
-// algorithm): it is held to the least any all-reduce must move across the links, 2(M−1)/M × size
-// on some host's link for M hosts, which is a ring over the hosts: hierarchical's Schedule (with one
-// rank per host, the ring's). A ring over the ranks is not a bound for native: with 2 ranks per
-// host its busiest link carries 1.5x what Open MPI's recursive halving sends across, and native mpi
-// measured 1.22x the ring's bound over 2 nodes x 2 ranks (docs/benchmarks.md). With unequal link
-// rates an algorithm could route around the slow link, so there the native bound assumes the
-// hosts' ring.
+// for a star (its hub receives N−1 whole tensors). `native` is held to the Schedule its backend's
+// algorithm is modelled as (native_models.h: a ring over the ranks for gloo and nccl, a ring over
+// the hosts for mpi on a power-of-two world), so that the bound, the step model and the calibration
+// say the same of it. The least any all-reduce must move across the links is 2(M−1)/M × size on
+// some host's link for M hosts, a ring over the hosts: with one rank per host every model moves
+// that.
 //
 // The bound holds for sizes well above the tbf bucket (a burst drains at line rate); it ignores
 // ACKs on the reverse direction and latency, so a measurement comes close to it only for large
@@ -31,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/backends/backend.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology/schedule.h"
 
@@ -65,8 +64,8 @@ struct LinkBound {
 LinkBound linkBound(const Schedule& schedule, const HostLayout& hosts, int64_t numel, int64_t elementBytes,
                     const std::vector<double>& linkBitsPerSecond);
 
-// The bound for `topology` by name ("native" uses hierarchical's Schedule over the same hosts).
-LinkBound topologyLinkBound(const std::string& topology, const HostLayout& hosts, int64_t numel, int64_t elementBytes,
-                            const std::vector<double>& linkBitsPerSecond);
+// The bound for `topology` by name; "native" is `backend`'s model (native_models.h).
+LinkBound topologyLinkBound(const std::string& topology, Backend backend, const HostLayout& hosts, int64_t numel,
+                            int64_t elementBytes, const std::vector<double>& linkBitsPerSecond);
 
 }  // namespace dtbench::comm

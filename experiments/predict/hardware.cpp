@@ -1,5 +1,8 @@
 #include "experiments/predict/hardware.h"
 
+#include "comm/backends/backend.h"
+#include "comm/topology/native_models.h"
+
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -42,7 +45,8 @@ LinkClass linkClass(const nlohmann::json& json, const char* key, const std::stri
 
 double Hardware::efficiencyOf(const std::string& backend) const {
   const auto it = nativeEfficiency.find(backend);
-  return it == nativeEfficiency.end() ? 1.0 : it->second;
+  if (it != nativeEfficiency.end()) return it->second;
+  return comm::nativeModel(comm::backendNames().parse(backend)).efficiency;
 }
 
 Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source) {
@@ -71,8 +75,12 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   if (json.contains("native_efficiency")) {
     const nlohmann::json& e = json.at("native_efficiency");
     if (!e.is_object()) fail(source, "native_efficiency must be an object {backend: efficiency}");
-    for (const auto& item : e.items())
+    for (const auto& item : e.items()) {
+      if (!comm::backendNames().contains(item.key()))
+        fail(source, "native_efficiency names '" + item.key() + "', which is no backend (" +
+                         comm::backendNames().joined() + ")");
       h.nativeEfficiency[item.key()] = positive(e, item.key().c_str(), source, "native_efficiency.", false);
+    }
   }
   return h;
 }

@@ -10,8 +10,9 @@
 // Bandwidths are the payload one message gets on an idle link, in Gbit/s (10^9 bit/s); latencies in
 // microseconds (network_model.h says how they are used). `nodes` (optional) is the most nodes the
 // machine has; `compute_scale` (optional, default 1) multiplies the measured run's compute;
-// `native_efficiency` (optional, per backend, default 1) divides the ring model's time for
-// `--topology native`. Any other key is refused (a misspelt key must not pass silently), except
+// `native_efficiency` (optional, per backend: gloo, mpi, nccl; default the backend's model's,
+// comm/topology/native_models.h) divides the simulated time of the Schedule that models the
+// backend's own all-reduce, for `--topology native`. Any other key is refused (a misspelt key must not pass silently), except
 // `description` and `calibration` (what --calibrate wrote; not read back).
 
 #include <map>
@@ -32,7 +33,8 @@ struct Hardware {
   double computeScale = 1;
   std::map<std::string, double> nativeEfficiency;
 
-  double efficiencyOf(const std::string& backend) const;  // 1 when not given
+  // The file's native_efficiency of `backend` (a backend's name), else its model's.
+  double efficiencyOf(const std::string& backend) const;
 };
 
 // Throws common::UsageError naming `source` and the field, e.g. "hw.json: inter_node.bandwidth_gbit_s

@@ -14,6 +14,7 @@
 
 #include "comm/topology/hosts.h"
 #include "comm/topology/link_bound.h"
+#include "comm/topology/native_models.h"
 #include "comm/topology/registry.h"
 
 using namespace dtbench::comm;
@@ -42,7 +43,7 @@ TEST_CASE("ring, one rank per host: one busbw byte per link byte, the bound is t
   const HostLinkBytes bytes = hostLinkBytes(makeSchedule("ring", hosts), hosts, kNumel, kFloat);
   CHECK(bytes.up == std::vector<int64_t>{7200, 7200, 7200, 7200});
   CHECK(bytes.down == std::vector<int64_t>{7200, 7200, 7200, 7200});
-  const LinkBound bound = topologyLinkBound("ring", hosts, kNumel, kFloat, gigabit(4));
+  const LinkBound bound = topologyLinkBound("ring", Backend::kGloo, hosts, kNumel, kFloat, gigabit(4));
   CHECK(bound.minSeconds == Approx(7200 / kPayload));
   CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(1.0));  // 7200 / 7200
   CHECK(bound.busbwBytesPerSecond == Approx(kPayload));      // 7200 / (7200 / P)
@@ -58,7 +59,7 @@ TEST_CASE("ring over 2 hosts of 2 ranks: only the edges 1->2 and 3->0 cross", "[
   const HostLinkBytes bytes = hostLinkBytes(makeSchedule("ring", hosts), hosts, kNumel, kFloat);
   CHECK(bytes.up == std::vector<int64_t>{7200, 7200});
   CHECK(bytes.down == std::vector<int64_t>{7200, 7200});
-  const LinkBound bound = topologyLinkBound("ring", hosts, kNumel, kFloat, gigabit(2));
+  const LinkBound bound = topologyLinkBound("ring", Backend::kGloo, hosts, kNumel, kFloat, gigabit(2));
   CHECK(bound.minSeconds == Approx(7200 / kPayload));
   CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(1.0));
   CHECK(bound.busbwBytesPerSecond == Approx(kPayload));
@@ -73,7 +74,7 @@ TEST_CASE("star: the hub's link carries N/2 bytes per busbw byte", "[link_bound]
     const HostLinkBytes bytes = hostLinkBytes(makeSchedule("star", hosts), hosts, kNumel, kFloat);
     CHECK(bytes.up == std::vector<int64_t>{9600, 4800, 4800});
     CHECK(bytes.down == std::vector<int64_t>{9600, 4800, 4800});
-    const LinkBound bound = topologyLinkBound("star", hosts, kNumel, kFloat, gigabit(3));
+    const LinkBound bound = topologyLinkBound("star", Backend::kGloo, hosts, kNumel, kFloat, gigabit(3));
     CHECK(bound.minSeconds == Approx(9600 / kPayload));
     CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(1.5));
     CHECK(bound.busbwBytesPerSecond == Approx(kPayload * 2 / 3));
@@ -85,7 +86,7 @@ TEST_CASE("star: the hub's link carries N/2 bytes per busbw byte", "[link_bound]
     const HostLinkBytes bytes = hostLinkBytes(makeSchedule("star", hosts), hosts, kNumel, kFloat);
     CHECK(bytes.up == std::vector<int64_t>{14400, 4800, 4800, 4800});
     CHECK(bytes.down == std::vector<int64_t>{14400, 4800, 4800, 4800});
-    const LinkBound bound = topologyLinkBound("star", hosts, kNumel, kFloat, gigabit(4));
+    const LinkBound bound = topologyLinkBound("star", Backend::kGloo, hosts, kNumel, kFloat, gigabit(4));
     CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(2.0));
     CHECK(bound.busbwBytesPerSecond == Approx(kPayload / 2));
     CHECK(bound.busiestHost == 0);
@@ -101,7 +102,7 @@ TEST_CASE("binary tree of 4 ranks: rank 0 and rank 1 each move two tensors per d
   const HostLinkBytes bytes = hostLinkBytes(makeSchedule("tree", hosts), hosts, kNumel, kFloat);
   CHECK(bytes.up == std::vector<int64_t>{9600, 9600, 4800, 4800});
   CHECK(bytes.down == std::vector<int64_t>{9600, 9600, 4800, 4800});
-  const LinkBound bound = topologyLinkBound("tree", hosts, kNumel, kFloat, gigabit(4));
+  const LinkBound bound = topologyLinkBound("tree", Backend::kGloo, hosts, kNumel, kFloat, gigabit(4));
   CHECK(bound.minSeconds == Approx(9600 / kPayload));
   CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(4.0 / 3));
   CHECK(bound.busbwBytesPerSecond == Approx(kPayload * 3 / 4));
@@ -119,43 +120,45 @@ TEST_CASE("hierarchical over 2 hosts of 2: only the leaders' ring crosses", "[li
   const HostLinkBytes bytes = hostLinkBytes(makeSchedule("hierarchical", hosts), hosts, kNumel, kFloat);
   CHECK(bytes.up == std::vector<int64_t>{4800, 4800});
   CHECK(bytes.down == std::vector<int64_t>{4800, 4800});
-  const LinkBound bound = topologyLinkBound("hierarchical", hosts, kNumel, kFloat, gigabit(2));
+  const LinkBound bound = topologyLinkBound("hierarchical", Backend::kGloo, hosts, kNumel, kFloat, gigabit(2));
   CHECK(bound.minSeconds == Approx(4800 / kPayload));
   CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(2.0 / 3));
   CHECK(bound.busbwBytesPerSecond == Approx(kPayload * 1.5));
 }
 
-TEST_CASE("native is held to a ring over the hosts: hierarchical's bound, the ring's with one rank per host",
+TEST_CASE("native is held to its backend's model: gloo's and nccl's ring, mpi's ring over the hosts",
           "[link_bound]") {
-  // One rank per host: the ring over the ranks is the ring over the hosts.
-  {
+  for (const Backend backend : {Backend::kGloo, Backend::kMpi, Backend::kNccl}) CHECK(nativeModel(backend).efficiency == 1.0);
+  // One rank per host: every model is the ring over the hosts.
+  for (const Backend backend : {Backend::kGloo, Backend::kMpi, Backend::kNccl}) {
     const HostLayout hosts = hostsFromRanksPerHost(3, 1);
-    const LinkBound native = topologyLinkBound("native", hosts, kNumel, kFloat, gigabit(3));
-    const LinkBound ring = topologyLinkBound("ring", hosts, kNumel, kFloat, gigabit(3));
+    const LinkBound native = topologyLinkBound("native", backend, hosts, kNumel, kFloat, gigabit(3));
+    const LinkBound ring = topologyLinkBound("ring", backend, hosts, kNumel, kFloat, gigabit(3));
     CHECK(native.minSeconds == ring.minSeconds);
     CHECK(native.busbwBytesPerSecond == ring.busbwBytesPerSecond);
   }
-  // 2 hosts x 2 ranks: a ring over the ranks crosses each link with 1.5 S, the hosts' ring with S,
-  // so native's bound is 1.5 times the ring's (an algorithm such as recursive halving does reach past
-  // the ring's).
+  // 2 hosts x 2 ranks: a ring over the ranks (gloo, nccl) crosses each link with 1.5 S; mpi's
+  // reduce-scatter + all-gather is modelled as the hosts' ring, S: its bound is 1.5 times the ring's.
   {
     const HostLayout hosts = hostsFromRanksPerHost(4, 2);
-    const LinkBound native = topologyLinkBound("native", hosts, kNumel, kFloat, gigabit(2));
-    const LinkBound ring = topologyLinkBound("ring", hosts, kNumel, kFloat, gigabit(2));
-    CHECK(native.busbwBytesPerSecond == Approx(1.5 * ring.busbwBytesPerSecond));
-    CHECK(native.busiestLinkBytesPerBusbwByte == Approx(2.0 / 3));
+    const LinkBound gloo = topologyLinkBound("native", Backend::kGloo, hosts, kNumel, kFloat, gigabit(2));
+    const LinkBound mpi = topologyLinkBound("native", Backend::kMpi, hosts, kNumel, kFloat, gigabit(2));
+    const LinkBound ring = topologyLinkBound("ring", Backend::kGloo, hosts, kNumel, kFloat, gigabit(2));
+    CHECK(gloo.busbwBytesPerSecond == ring.busbwBytesPerSecond);
+    CHECK(mpi.busbwBytesPerSecond == Approx(1.5 * ring.busbwBytesPerSecond));
+    CHECK(mpi.busiestLinkBytesPerBusbwByte == Approx(2.0 / 3));
   }
-  for (const HostLayout& hosts :
-       {hostsFromRanksPerHost(4, 2), hostsFromRanksPerHost(3, 1), hostsFromRanksPerHost(5, 2)}) {
+  // mpi: the hosts' ring on a power-of-two world, the ring over the ranks (libnbc's ring) otherwise.
+  for (const HostLayout& hosts : {hostsFromRanksPerHost(4, 2), hostsFromRanksPerHost(8, 4), hostsFromRanksPerHost(6, 2)}) {
     const std::vector<double> rates = gigabit(hosts.hosts.size());
-    const LinkBound native = topologyLinkBound("native", hosts, kNumel, kFloat, rates);
-    const LinkBound ring = topologyLinkBound("hierarchical", hosts, kNumel, kFloat, rates);
+    const bool powerOfTwo = (hosts.worldSize() & (hosts.worldSize() - 1)) == 0;
+    const LinkBound native = topologyLinkBound("native", Backend::kMpi, hosts, kNumel, kFloat, rates);
+    const LinkBound model =
+        topologyLinkBound(powerOfTwo ? "hierarchical" : "ring", Backend::kMpi, hosts, kNumel, kFloat, rates);
     CHECK(native.minSeconds > 0);
-    CHECK(native.minSeconds == ring.minSeconds);
-    CHECK(native.busbwBytesPerSecond == ring.busbwBytesPerSecond);
-    CHECK(native.busiestLinkBytesPerBusbwByte == ring.busiestLinkBytesPerBusbwByte);
-    CHECK(native.busiestHost == ring.busiestHost);
-    CHECK(native.busiestUp == ring.busiestUp);
+    CHECK(native.minSeconds == model.minSeconds);
+    CHECK(native.busiestLinkBytesPerBusbwByte == model.busiestLinkBytesPerBusbwByte);
+    CHECK(native.busiestHost == model.busiestHost);
   }
 }
 
@@ -163,7 +166,7 @@ TEST_CASE("on one host no byte crosses a link: no bound", "[link_bound]") {
   const HostLayout hosts = hostsFromRanksPerHost(4, 4);
   for (const std::string& topology : topologyNames()) {
     INFO(topology);
-    const LinkBound bound = topologyLinkBound(topology, hosts, kNumel, kFloat, {kGbit});
+    const LinkBound bound = topologyLinkBound(topology, Backend::kGloo, hosts, kNumel, kFloat, {kGbit});
     CHECK(bound.minSeconds == 0);
     CHECK(bound.busbwBytesPerSecond == 0);
     CHECK(bound.busiestLinkBytesPerBusbwByte == 0);
@@ -179,7 +182,7 @@ TEST_CASE("the slowest link sets the bound", "[link_bound]") {
     // N = 3, one rank per host: every link carries 2 × 2/3 × 4800 = 6400 bytes each way. Host 1's
     // link runs at 100 Mbit/s (P / 10): t_min = 6400 / (P / 10); busbw bytes 6400, bound P / 10.
     const HostLayout hosts = hostsFromRanksPerHost(3, 1);
-    const LinkBound bound = topologyLinkBound("ring", hosts, kNumel, kFloat, {kGbit, 1e8, kGbit});
+    const LinkBound bound = topologyLinkBound("ring", Backend::kGloo, hosts, kNumel, kFloat, {kGbit, 1e8, kGbit});
     CHECK(bound.minSeconds == Approx(6400 / (kPayload / 10)));
     CHECK(bound.busbwBytesPerSecond == Approx(kPayload / 10));
     CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(1.0));
@@ -190,7 +193,7 @@ TEST_CASE("the slowest link sets the bound", "[link_bound]") {
     // N = 3: the hub moves 9600 bytes at P (9600 / P s), leaf 1 moves 4800 at P / 10 (48000 / P s):
     // the leaf sets t_min. bound = 6400 / (48000 / P) = 2/15 P; ratio = 4800 / 6400 = 0.75.
     const HostLayout hosts = hostsFromRanksPerHost(3, 1);
-    const LinkBound bound = topologyLinkBound("star", hosts, kNumel, kFloat, {kGbit, 1e8, kGbit});
+    const LinkBound bound = topologyLinkBound("star", Backend::kGloo, hosts, kNumel, kFloat, {kGbit, 1e8, kGbit});
     CHECK(bound.minSeconds == Approx(48000 / kPayload));
     CHECK(bound.busbwBytesPerSecond == Approx(kPayload * 2 / 15));
     CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(0.75));
@@ -210,7 +213,7 @@ TEST_CASE("chunk rounding is counted exactly in bytes", "[link_bound]") {
   const HostLinkBytes bytes = hostLinkBytes(makeSchedule("ring", hosts), hosts, 10, kFloat);
   CHECK(bytes.up == std::vector<int64_t>{52, 52, 56});
   CHECK(bytes.down == std::vector<int64_t>{56, 52, 52});
-  const LinkBound bound = topologyLinkBound("ring", hosts, 10, kFloat, gigabit(3));
+  const LinkBound bound = topologyLinkBound("ring", Backend::kGloo, hosts, 10, kFloat, gigabit(3));
   CHECK(bound.minSeconds == Approx(56 / kPayload));
   CHECK(bound.busiestLinkBytesPerBusbwByte == Approx(1.05));
   CHECK(bound.busbwBytesPerSecond == Approx(kPayload * 20 / 21));

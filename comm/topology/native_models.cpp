@@ -1,0 +1,33 @@
+#include "comm/topology/native_models.h"
+
+#include <stdexcept>
+
+#include "comm/topology/registry.h"
+
+namespace dtbench::comm {
+namespace {
+
+bool powerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+}  // namespace
+
+const NativeModel& nativeModel(Backend backend) {
+  static const NativeModel kGloo{Backend::kGloo, 1.0, "a ring over the ranks (Gloo's ring all-reduce)"};
+  static const NativeModel kMpi{Backend::kMpi, 1.0,
+                                "a ring over the hosts for a power-of-two world (libnbc's reduce-scatter + "
+                                "all-gather), else a ring over the ranks (libnbc's ring)"};
+  static const NativeModel kNccl{Backend::kNccl, 1.0, "a ring over the ranks (NCCL's ring)"};
+  switch (backend) {
+    case Backend::kGloo: return kGloo;
+    case Backend::kMpi: return kMpi;
+    case Backend::kNccl: return kNccl;
+  }
+  throw std::logic_error("nativeModel: a backend without a row");
+}
+
+Schedule nativeSchedule(Backend backend, const HostLayout& hosts) {
+  const bool hostRing = backend == Backend::kMpi && powerOfTwo(hosts.worldSize());
+  return makeSchedule(hostRing ? "hierarchical" : "ring", hosts);
+}
+
+}  // namespace dtbench::comm

@@ -1,0 +1,36 @@
+#pragma once
+// What each backend's own all-reduce (--topology native) is modelled as: the Schedule of dtbench's
+// that moves its bytes across hosts the way the backend's algorithm does, and the efficiency its
+// simulated time is divided by (a hardware file may set its own: docs/predict.md). One row per
+// backend, beside the topologies' table (registry.h), read alike by the link bound (link_bound.h:
+// Table 3 and `dtbench allreduce`'s bound), the step model and the calibration of `dtbench predict`.
+//
+//   gloo   ring over the ranks: c10d's Gloo all-reduce is Gloo's ring, which knows no hosts, so with
+//          K ranks per host a host's link carries a ring edge's 2(N−1)/N × size.
+//   mpi    hierarchical (a ring over the hosts) when the world is a power of two, else the ring:
+//          dtbench asks Open MPI's libnbc for reduce-scatter + all-gather (algorithm 3), which moved
+//          1.22x the ring's bound over 2 nodes × 2 ranks (docs/benchmarks.md, "The link bound"), and
+//          for the ring (algorithm 1) when the world is not a power of two
+//          (comm/backends/mpi_communicator.cpp, Note [Open MPI's non-blocking all-reduce]).
+//   nccl   ring over the ranks: NCCL's ring algorithm, its default for large messages.
+
+#include <string>
+
+#include "comm/backends/backend.h"
+#include "comm/topology/hosts.h"
+#include "comm/topology/schedule.h"
+
+namespace dtbench::comm {
+
+struct NativeModel {
+  Backend backend;
+  double efficiency;  // native time = the Schedule's simulated time / efficiency
+  const char* why;    // one line, for tables and help
+};
+
+const NativeModel& nativeModel(Backend backend);
+
+// The Schedule that models `backend`'s own all-reduce over `hosts`.
+Schedule nativeSchedule(Backend backend, const HostLayout& hosts);
+
+}  // namespace dtbench::comm
