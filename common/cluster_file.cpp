@@ -126,4 +126,10 @@ ClusterLinks clusterLinksFromVariable(const char* variable, const std::vector<st
   return links;
 }
 
+nlohmann::json rateJson(double bitsPerSecond) {
+  if (bitsPerSecond == std::floor(bitsPerSecond) && std::abs(bitsPerSecond) < 9e18)
+    return static_cast<int64_t>(bitsPerSecond);
+  return bitsPerSecond;
+}
+
 }  // namespace dtbench::common

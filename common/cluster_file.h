@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace dtbench::common {
 
 // The environment variable that names cluster.json.
@@ -69,5 +71,9 @@ ClusterLinks clusterLinks(const ClusterFile& file, const std::vector<std::string
 // common::UsageError for a file that cannot be read or is malformed.
 ClusterLinks clusterLinksFromVariable(const char* variable, const std::vector<std::string>& hostnameOfRank,
                                       std::ostream* warnings);
+
+// A link rate as cluster.json, config.json and `dtbench allreduce --json` write it: a whole number of
+// bits per second as an integer (1000000000, not 1e+09), any other as a number.
+nlohmann::json rateJson(double bitsPerSecond);
 
 }  // namespace dtbench::common

@@ -6,19 +6,13 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/cluster_file.h"
 #include "run/config_schema.h"
 
 namespace dtbench::run {
 namespace {
 
 using json = nlohmann::json;
-
-// Whole bit rates as integers (1000000000, not 1e9), as cluster.json has them.
-json rateJson(const std::optional<double>& rate) {
-  if (!rate) return nullptr;
-  if (*rate == std::floor(*rate) && std::abs(*rate) < 9e18) return static_cast<int64_t>(*rate);
-  return *rate;
-}
 
 [[noreturn]] void wrong(const char* takes, const json& value) {
   throw std::invalid_argument(std::string("takes ") + takes + ", got " + value.dump());
@@ -58,7 +52,7 @@ json configJson(const RunConfig& settings, const RunFacts& facts) {
   out["cluster_file"] = facts.clusterFile ? json(*facts.clusterFile) : json(nullptr);
   if (facts.linkRateBps) {
     json rates = json::object();
-    for (const auto& [host, rate] : *facts.linkRateBps) rates[host] = rateJson(rate);
+    for (const auto& [host, rate] : *facts.linkRateBps) rates[host] = rate ? common::rateJson(*rate) : json(nullptr);
     out["link_rate_bps"] = rates;
   } else {
     out["link_rate_bps"] = nullptr;

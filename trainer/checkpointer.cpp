@@ -16,7 +16,7 @@
 
 #include "comm/allgather_values.h"
 #include "common/usage_error.h"
-#include "trainer/checkpoint.h"
+#include "trainer/checkpoint_files.h"
 #include "trainer/config_agreement.h"
 #include "trainer/epoch_stats.h"
 #include "trainer/run_directory.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Checkpointer: the run's side of checkpoint and resume (docs/design.md, "Signals, failures and
-// resume"), on top of the checkpoint files of trainer/checkpoint.h. Collective: every rank calls
+// resume"), on top of the checkpoint files of trainer/checkpoint_files.h. Collective: every rank calls
 // write() and restore() at the same point of the run.
 //
 // write(): every rank contributes its RNG state, its StepRecords of the epoch in progress and its

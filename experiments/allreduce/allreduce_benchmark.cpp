@@ -88,12 +88,6 @@ std::string rateText(double bitsPerSecond) {
   return out.str();
 }
 
-// A rate in bit/s as a whole number when it is one (1000000000, not 1e+09).
-nlohmann::json rateJson(double bitsPerSecond) {
-  if (bitsPerSecond == std::floor(bitsPerSecond) && bitsPerSecond < 9e18) return static_cast<int64_t>(bitsPerSecond);
-  return bitsPerSecond;
-}
-
 void boundRow(Row& row, comm::Backend backend, const comm::HostLayout& hosts, const Links& links,
               int64_t elementBytes) {
   if (!links.rates || hosts.hosts.size() < 2) return;
@@ -169,7 +163,7 @@ void printRow(const Row& r) {
 // `nodes`: distinct real host names of the ranks.
 void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int world, const std::string& backend,
                   std::optional<double> linkRate, int nodes) {
-  const nlohmann::json rate = linkRate ? rateJson(*linkRate) : nlohmann::json();
+  const nlohmann::json rate = linkRate ? common::rateJson(*linkRate) : nlohmann::json();
   const auto optional = [](std::optional<double> value) { return value ? nlohmann::json(*value) : nlohmann::json(); };
   if (!s.csvPath.empty()) {
     std::ofstream csv(s.csvPath);

@@ -14,6 +14,7 @@
 #include "experiments/cli/predict_options.h"
 #include "experiments/cli/table_output.h"
 #include "experiments/predict/calibration.h"
+#include "experiments/predict/calibration_tables.h"
 #include "experiments/predict/hardware.h"
 #include "experiments/predict/measured_step.h"
 #include "experiments/predict/prediction_figures.h"
@@ -26,52 +27,6 @@
 namespace dtbench::experiments {
 namespace {
 
-// |predicted / measured − 1| over rows, and over those from 1 MiB.
-struct ErrorSummary {
-  size_t rows = 0, largeRows = 0;
-  double mean = 0, worst = 0, largeMean = 0, largeWorst = 0;
-};
-
-ErrorSummary summarize(const std::vector<predict::CalibrationRow>& rows) {
-  ErrorSummary e;
-  for (const predict::CalibrationRow& r : rows) {
-    const double error = std::abs(r.predictedS / r.measured.seconds - 1);
-    ++e.rows;
-    e.mean += error;
-    e.worst = std::max(e.worst, error);
-    if (r.measured.bytes >= (1 << 20)) {
-      ++e.largeRows;
-      e.largeMean += error;
-      e.largeWorst = std::max(e.largeWorst, error);
-    }
-  }
-  if (e.rows > 0) e.mean /= static_cast<double>(e.rows);
-  if (e.largeRows > 0) e.largeMean /= static_cast<double>(e.largeRows);
-  return e;
-}
-
-// Measured rows beside the model's predictions on `hardware`: the calibration's fit, or a validation.
-report::Table comparisonTable(const std::vector<predict::CalibrationRow>& rows, const ErrorSummary& e,
-                              const char* title) {
-  report::Table table;
-  table.name = "allreduce_model";
-  table.title = title;
-  table.columns = {"row", "class", "backend", "topology", "N", "nodes", "size", "measured_s", "predicted_s", "error"};
-  for (const predict::CalibrationRow& r : rows)
-    table.rows.push_back({report::Cell::of(r.measured.source), report::Cell::of(r.linkClass),
-                          report::Cell::of(r.measured.backend), report::Cell::of(r.measured.topology),
-                          report::Cell::integral(r.measured.world), report::Cell::integral(r.measured.nodes),
-                          report::Cell::integral(r.measured.bytes), report::Cell::seconds(r.measured.seconds),
-                          report::Cell::seconds(r.predictedS), report::Cell::ratio(r.predictedS / r.measured.seconds - 1)});
-  char text[256];
-  std::snprintf(text, sizeof text, "- Over %zu rows: mean |error| %.1f%%, worst %.1f%%; from 1 MiB (%zu rows): "
-                "mean %.1f%%, worst %.1f%%.", e.rows, 100 * e.mean, 100 * e.worst, e.largeRows, 100 * e.largeMean,
-                100 * e.largeWorst);
-  table.notes.push_back(text);
-  table.notes.push_back("- `error` = predicted / measured − 1.");
-  return table;
-}
-
 int allreduceCommand(const PredictOptions& o) {
   const predict::Hardware hardware = predict::loadHardware(o.hardwarePath);
   std::vector<predict::CalibrationRow> rows;
@@ -81,7 +36,7 @@ int allreduceCommand(const PredictOptions& o) {
       if (!linkClass.empty()) rows.push_back({m, linkClass, predict::modelledSeconds(m, hardware)});
     }
   if (rows.empty()) throw common::UsageError("--allreduce: no row over 2 or more ranks to predict");
-  printTables({comparisonTable(rows, summarize(rows), "All-reduce: measured against predicted on the hardware file")},
+  printTables({predict::comparisonTable(rows, predict::summarize(rows), "All-reduce: measured against predicted on the hardware file")},
               o.tables, o.format);
   return 0;
 }
@@ -93,8 +48,8 @@ int calibrateCommand(const PredictOptions& o) {
     rows.insert(rows.end(), more.begin(), more.end());
   }
   const predict::Calibration fit = predict::calibrate(rows);
-  const ErrorSummary errors = summarize(fit.rows);
-  report::Table table = comparisonTable(fit.rows, errors, "Calibration: measured all-reduces against the fitted model");
+  const predict::ErrorSummary errors = predict::summarize(fit.rows);
+  report::Table table = predict::comparisonTable(fit.rows, errors, "Calibration: measured all-reduces against the fitted model");
   table.name = "calibration";
   table.notes.back() = "- `error` = predicted / measured − 1, over the fitted rows themselves: the fit's error, not a "
                        "validation (predict other runs with --allreduce).";

@@ -5,6 +5,7 @@
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "run/config_schema.h"
 #include "run/settings.h"
 
 namespace dtbench::experiments {
@@ -130,7 +131,9 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   }
   if (p.count("bucket-mb")) {
     o.bucketMb = p["bucket-mb"].as<double>();
-    if (!(*o.bucketMb > 0)) throw UsageError("--bucket-mb must be a positive number of MiB");
+    run::RunConfig whatIf;  // the rule of train's --bucket-mb (run/config_schema.h)
+    whatIf.sync.bucketMb = *o.bucketMb;
+    run::checkRule(*run::findSettingByFlag("--bucket-mb"), whatIf);
   }
   o.noOverlap = p.count("no-overlap") > 0;
   if (p.count("element-bytes")) {

@@ -18,12 +18,12 @@
 #include "experiments/cli/commands.h"
 #include "experiments/cli/report_options.h"
 #include "experiments/cli/table_output.h"
-#include "experiments/report/ceiling.h"
+#include "experiments/report/runs/ceiling.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report.h"
 #include "experiments/report/report_table.h"
-#include "experiments/report/trace_figures.h"
-#include "experiments/report/trace_file.h"
+#include "experiments/report/jobs/job_figures.h"
+#include "experiments/report/jobs/cluster_trace_file.h"
 
 namespace dtbench::experiments {
 namespace {

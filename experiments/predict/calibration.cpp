@@ -20,7 +20,6 @@
 namespace dtbench::predict {
 namespace {
 
-constexpr int64_t kLargeBytes = 1 << 20;
 
 using Objective = std::function<double(const std::array<double, 2>&)>;
 

@@ -9,7 +9,7 @@
 
 #include "comm/element_type.h"
 #include "common/usage_error.h"
-#include "experiments/report/run_data.h"
+#include "experiments/report/runs/run_data.h"
 
 namespace dtbench::predict {
 namespace {

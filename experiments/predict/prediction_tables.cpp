@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "comm/backends/backend.h"
-#include "experiments/report/scaling_tables.h"
+#include "experiments/report/runs/scaling_tables.h"
 #include "run/settings.h"
 
 namespace dtbench::predict {

@@ -19,11 +19,11 @@
 #include <utility>
 
 #include "comm/traffic/traffic_recorder.h"
-#include "experiments/report/configuration.h"
-#include "experiments/report/run_epoch.h"
-#include "experiments/report/run_tables.h"
-#include "experiments/report/traffic_tables.h"
-#include "experiments/report/wire_figures.h"
+#include "experiments/report/runs/configuration.h"
+#include "experiments/report/runs/run_epoch.h"
+#include "experiments/report/runs/run_tables.h"
+#include "experiments/report/runs/traffic_tables.h"
+#include "experiments/report/wire/wire_figures.h"
 
 namespace dtbench::report {
 namespace fs = std::filesystem;

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/report/run_data.h"
-#include "experiments/report/run_selection.h"
-#include "experiments/report/scaling_tables.h"
+#include "experiments/report/runs/run_data.h"
+#include "experiments/report/runs/run_selection.h"
+#include "experiments/report/runs/scaling_tables.h"
 
 namespace dtbench::report {
 

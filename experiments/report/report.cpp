@@ -4,13 +4,13 @@
 #include <stdexcept>
 #include <utility>
 
-#include "experiments/report/cost_tables.h"
-#include "experiments/report/run_tables.h"
-#include "experiments/report/sacct_file.h"
-#include "experiments/report/slurm_join.h"
-#include "experiments/report/trace_tables.h"
-#include "experiments/report/traffic_tables.h"
-#include "experiments/report/wire_tables.h"
+#include "experiments/report/runs/cost_tables.h"
+#include "experiments/report/runs/run_tables.h"
+#include "experiments/report/jobs/sacct_file.h"
+#include "experiments/report/runs/slurm_join.h"
+#include "experiments/report/jobs/job_tables.h"
+#include "experiments/report/runs/traffic_tables.h"
+#include "experiments/report/wire/wire_section.h"
 
 namespace dtbench::report {
 

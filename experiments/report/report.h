@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "experiments/report/ceiling.h"
-#include "experiments/report/job_trace.h"
+#include "experiments/report/runs/ceiling.h"
+#include "experiments/report/jobs/job_trace.h"
 #include "experiments/report/report_table.h"
-#include "experiments/report/run_data.h"
-#include "experiments/report/run_selection.h"
-#include "experiments/report/scaling_tables.h"
-#include "experiments/report/trace_file.h"
+#include "experiments/report/runs/run_data.h"
+#include "experiments/report/runs/run_selection.h"
+#include "experiments/report/runs/scaling_tables.h"
+#include "experiments/report/jobs/cluster_trace_file.h"
 
 namespace dtbench::report {
 

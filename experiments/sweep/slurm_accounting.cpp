@@ -10,7 +10,7 @@
 
 #include "common/atomic_file.h"
 #include "common/lists.h"
-#include "experiments/report/sacct_file.h"
+#include "experiments/report/jobs/sacct_file.h"
 #include "experiments/sweep/captured_command.h"
 #include "run/run_facts.h"
 #include "experiments/sweep/slurm_jobs.h"
@@ -33,7 +33,7 @@ std::string jobIdOf(const fs::path& runDirectory) {
 constexpr int kAttempts = 20;
 constexpr int kRetryMilliseconds = 500;
 
-// Whether the sacct file at `path` (the report's reader: experiments/report/sacct_file.h) has every
+// Whether the sacct file at `path` (the report's reader: experiments/report/jobs/sacct_file.h) has every
 // id as a job whose last attempt has ended (a requeued job's last row is its current attempt).
 bool allEnded(const fs::path& path, const std::vector<std::string>& ids) {
   try {

@@ -7,7 +7,7 @@
 // Contract
 //   sweepJobIds(outDir)   the `slurm_job_id` of every run directory's config.json under outDir (every
 //                         point's attempts included), sorted, without duplicates.
-//   sacctCommand(ids)     the report's documented sacct command (experiments/report/sacct_file.h:
+//   sacctCommand(ids)     the report's documented sacct command (experiments/report/jobs/sacct_file.h:
 //                         `-a -D -X -S <start> --parsable2 --format=<its header's fields>`) for those
 //                         jobs, `-j <ids>`; the start is 2000-01-01, since -j alone keeps sacct's
 //                         default window (today from midnight).

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/report/batch_times.h"
+#include "experiments/report/runs/batch_times.h"
 
 using dtbench::report::describe;
 using dtbench::report::detectPeriodicStall;

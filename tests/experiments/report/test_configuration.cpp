@@ -1,9 +1,9 @@
-// The report's grouping key (experiments/report/configuration.h): which config.json fields make two
+// The report's grouping key (experiments/report/runs/configuration.h): which config.json fields make two
 // runs different configurations, and how that shows in the tables' model column.
 #include <catch2/catch.hpp>
 
-#include "experiments/report/configuration.h"
-#include "experiments/report/run_data.h"
+#include "experiments/report/runs/configuration.h"
+#include "experiments/report/runs/run_data.h"
 
 #include <initializer_list>
 #include <string>

@@ -1,5 +1,5 @@
 // The pieces of the job-trace tables (docs/report.md, "Job traces"): state normalisation, trace
-// time stamps, the CDF points and the CDFs of trace_distribution.h's worked example, and the column
+// time stamps, the CDF points and the CDFs of job_distributions.h's worked example, and the column
 // map of --trace-columns.
 #include <catch2/catch.hpp>
 
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "experiments/report/job_state.h"
-#include "experiments/report/job_trace.h"
-#include "experiments/report/trace_distribution.h"
-#include "experiments/report/trace_file.h"
-#include "experiments/report/trace_time.h"
+#include "experiments/report/jobs/job_state.h"
+#include "experiments/report/jobs/job_trace.h"
+#include "experiments/report/jobs/job_distributions.h"
+#include "experiments/report/jobs/cluster_trace_file.h"
+#include "experiments/report/jobs/job_clock.h"
 
 using namespace dtbench::report;
 
@@ -36,7 +36,7 @@ TEST_CASE("states normalise to the three final states", "[report][traces]") {
 TEST_CASE("trace times read as Unix seconds in the local time zone", "[report][traces]") {
   ::setenv("TZ", "UTC", 1);
   ::tzset();
-  TraceClock clock;
+  JobClock clock;
   double t = 0;
   REQUIRE(clock.parse("2026-11-20T11:10:00", &t));
   CHECK(t == 1795173000);

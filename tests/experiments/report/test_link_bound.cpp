@@ -1,15 +1,15 @@
-// The nodes a run used (experiments/report/placement.h) and the link bound of Table 3
-// (experiments/report/step_link_bound.h), hand-worked: in memory, and over the run directories of
+// The nodes a run used (experiments/report/runs/placement.h) and the link bound of Table 3
+// (experiments/report/runs/step_link_bound.h), hand-worked: in memory, and over the run directories of
 // cluster_fixture/ (two runs on the emulated cluster's shaped links) through the whole report.
 #include <catch2/catch.hpp>
 
-#include "experiments/report/allreduce_model.h"
-#include "experiments/report/configuration.h"
-#include "experiments/report/placement.h"
+#include "experiments/report/runs/allreduce_model.h"
+#include "experiments/report/runs/configuration.h"
+#include "experiments/report/runs/placement.h"
 #include "experiments/report/report.h"
 #include "experiments/report/report_table.h"
-#include "experiments/report/run_data.h"
-#include "experiments/report/step_link_bound.h"
+#include "experiments/report/runs/run_data.h"
+#include "experiments/report/runs/step_link_bound.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/report/sacct_file.h"
+#include "experiments/report/jobs/sacct_file.h"
 #include "experiments/sweep/slurm_accounting.h"
 #include "experiments/sweep/sweep_session.h"
 #include "tests/temp_dir.h"

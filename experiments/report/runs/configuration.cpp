@@ -1,0 +1,85 @@
+#include "experiments/report/runs/configuration.h"
+
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <set>
+#include <utility>
+
+#include "comm/backends/backend.h"
+#include "experiments/report/runs/placement.h"
+
+namespace dtbench::report {
+
+std::string linkRatesText(const RunData& run) {
+  if (!run.facts.linkRateBps) return "";
+  std::set<double> rates;
+  bool unshaped = false;
+  for (const auto& [host, rate] : *run.facts.linkRateBps) {
+    if (rate && *rate > 0) rates.insert(*rate);
+    else unshaped = true;  // null: the host's link is not shaped
+  }
+  std::string text;
+  for (const double rate : rates) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%g", rate / 1e9);
+    text += (text.empty() ? "" : "/") + std::string(number);
+  }
+  if (!text.empty()) text += " Gbps";
+  if (unshaped) text += (text.empty() ? "" : "/") + std::string("unshaped");
+  return text.empty() ? "" : ", links " + text;
+}
+
+Configuration configurationOf(const RunData& run) {
+  Configuration c;
+  c.model = run.model();
+  c.dataset = run.dataset();
+  const run::RunConfig& s = run.settings;
+  c.device = run::deviceNames().name(s.device);
+  c.mode = run::modeNames().name(s.mode);
+  // Numerics and memory format change the step time for every world size alike: part of the mode,
+  // so an AMP run is neither a repeat nor the baseline of a float32 one.
+  if (s.precision.amp != run::Amp::kOff) c.mode += std::string(", amp ") + run::ampNames().name(s.precision.amp);
+  if (s.precision.channelsLast) c.mode += ", channels-last";
+  c.batch = run.batchSize();
+  c.world = run.worldSize();
+  if (c.world > 1) {
+    const bool ssgd = s.sync.kind == run::Sync::kSsgd;
+    c.setup = std::string(comm::name(s.comm.connection.backend)) + "/" + s.comm.topology.name() + " " +
+              run::syncNames().name(s.sync.kind);
+    if (ssgd && !s.sync.overlap) c.setup += ", no overlap";
+    if (ssgd && std::abs(s.sync.bucketMb - run::kDefaultBucketMb) > 1e-9) {
+      char text[48];
+      std::snprintf(text, sizeof text, ", bucket %g MB", s.sync.bucketMb);
+      c.setup += text;
+    }
+    if (s.sync.localBnStats) c.setup += ", local BN";
+    // Injected impairment (--inject-*): runs with different impairments are different setups.
+    for (const auto& [value, format] : {std::pair{s.impairment.delayMs, ", delay %g ms"},
+                                        {s.impairment.rateGbps, ", rate %g Gbps"},
+                                        {s.impairment.lossPercent, ", loss %g%%"}}) {
+      if (value > 0) {
+        char text[48];
+        std::snprintf(text, sizeof text, format, value);
+        c.setup += text;
+      }
+    }
+    // The emulated cluster's shaped links: runs over other link rates are other setups.
+    c.setup += linkRatesText(run);
+  }
+  const Placement placement = placementOf(run);
+  c.nodes = placement.nodes;
+  c.placement = placement.text();
+  return c;
+}
+
+std::string describe(const Configuration& c) {
+  std::string text = c.model + " " + c.dataset + " B=" + std::to_string(c.batch) + " N=" + std::to_string(c.world);
+  if (c.device != "cpu") text += " " + c.device;
+  if (c.mode != "ddp") text += " mode " + c.mode;
+  if (!c.setup.empty()) text += " " + c.setup;
+  if (!c.placement.empty()) text += (c.setup.empty() ? " " : ", ") + c.placement;
+  return text;
+}
+
+}  // namespace dtbench::report

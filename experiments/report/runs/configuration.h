@@ -1,0 +1,47 @@
+#pragma once
+// Configuration: the grouping key of dtbench report (docs/report.md, "Which runs"). Runs that
+// differ only in their repeats share a key; runs of one rank have no setup and are the baseline
+// T(1) of every setup with the same model, dataset, device and mode. The number of nodes is part of
+// the key beside the world size (4 ranks on one node and 2 × 2 on two nodes are not repeats) but
+// not of the series, which spans world sizes and node counts alike.
+
+#include <string>
+#include <tuple>
+
+#include "experiments/report/runs/run_data.h"
+
+namespace dtbench::report {
+
+struct Configuration {
+  std::string model, dataset, device;
+  std::string mode;  // "ddp" or "dp", then ", amp bf16" / ", amp fp16" and ", channels-last" when used
+  // "backend/topology sync[, no overlap][, bucket B MB][, local BN][, delay D ms][, rate R Gbps][, loss L%]
+  // [, links R Gbps]"; "" for one rank
+  std::string setup;
+  int batch = 0;
+  int world = 1;
+  int nodes = 0;          // Placement::nodes: distinct hosts, 1 for one rank, 0 unknown
+  std::string placement;  // Placement::text(): "2 nodes × 2 ranks", "" on one node
+
+  // Everything but batch and world: what a Table 1 series shares.
+  auto series() const { return std::tie(model, dataset, device, mode, setup); }
+  auto baseline() const { return std::tie(model, dataset, device, mode); }
+  bool operator<(const Configuration& o) const {
+    return std::tie(model, dataset, device, mode, setup, batch, world, nodes) <
+           std::tie(o.model, o.dataset, o.device, o.mode, o.setup, o.batch, o.world, o.nodes);
+  }
+  bool operator==(const Configuration& o) const { return !(*this < o) && !(o < *this); }
+};
+
+Configuration configurationOf(const RunData& run);
+
+// "resnet18 synthetic B=32 N=2 gloo/ring ssgd": the configuration in one line (job table), with the
+// placement when there is one to tell ("... N=4 gloo/ring ssgd, links 1 Gbps, 2 nodes × 2 ranks").
+std::string describe(const Configuration& configuration);
+
+// ", links 1 Gbps" for a run whose config.json has link_rate_bps (the emulated cluster's shaped
+// links): the distinct rates of its hosts in Gbit/s, ascending, joined by '/', "unshaped" for a host
+// whose rate is null ("links 0.5/1 Gbps", "links 1 Gbps/unshaped"); "" without link rates.
+std::string linkRatesText(const RunData& run);
+
+}  // namespace dtbench::report

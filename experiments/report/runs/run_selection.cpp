@@ -1,0 +1,32 @@
+#include "experiments/report/runs/run_selection.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <utility>
+
+namespace dtbench::report {
+
+double median(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median of no values");
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+RunSelection selectRuns(const std::vector<RunData>& runs, std::optional<int> epoch) {
+  RunSelection selection;
+  selection.usable.reserve(runs.size());  // groups point into it
+  for (const RunData& run : runs) {
+    EpochSelection chosen = selectEpoch(run, epoch);
+    if (!chosen.epoch) {
+      selection.leftOut.push_back({&run, chosen.reason});
+      continue;
+    }
+    selection.usable.push_back({&run, configurationOf(run), std::move(*chosen.epoch)});
+  }
+  for (const UsableRun& usable : selection.usable) selection.groups[usable.configuration].push_back(&usable);
+  return selection;
+}
+
+}  // namespace dtbench::report

@@ -1,0 +1,51 @@
+#pragma once
+// RunSelection: the runs a report reads, split into those usable for the tables (with their chosen
+// epoch and configuration) and those left out with the reason; usable runs grouped by
+// configuration, repeats together (docs/report.md, "Which runs").
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/report/runs/configuration.h"
+#include "experiments/report/runs/run_data.h"
+#include "experiments/report/runs/run_epoch.h"
+
+namespace dtbench::report {
+
+struct UsableRun {
+  const RunData* run = nullptr;
+  Configuration configuration;
+  RunEpoch epoch;
+};
+
+struct LeftOutRun {
+  const RunData* run = nullptr;
+  std::string reason;
+};
+
+struct RunSelection {
+  std::vector<UsableRun> usable;
+  std::vector<LeftOutRun> leftOut;
+  // Usable runs by configuration (repeats share an entry), in configuration order.
+  std::map<Configuration, std::vector<const UsableRun*>> groups;
+};
+
+// `runs` must outlive the selection.
+RunSelection selectRuns(const std::vector<RunData>& runs, std::optional<int> epoch);
+
+// The median (mean of the middle two for an even count) of `value` over a group's repeats.
+template <typename Value>
+double medianOver(const std::vector<const UsableRun*>& repeats, Value value);
+
+double median(std::vector<double> values);
+
+template <typename Value>
+double medianOver(const std::vector<const UsableRun*>& repeats, Value value) {
+  std::vector<double> values;
+  for (const UsableRun* r : repeats) values.push_back(value(*r));
+  return median(values);
+}
+
+}  // namespace dtbench::report

@@ -1,0 +1,173 @@
+#include "experiments/report/runs/run_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "experiments/report/runs/batch_times.h"
+#include "experiments/report/runs/configuration.h"
+#include "experiments/report/runs/run_epoch.h"
+
+namespace dtbench::report {
+namespace {
+
+const UsableRun* usableOf(const RunData& run, const RunSelection& selection) {
+  for (const UsableRun& u : selection.usable)
+    if (u.run == &run) return &u;
+  return nullptr;
+}
+
+double summaryNumber(const RunData& run, const char* key) {
+  if (run.summary.is_object() && run.summary.contains(key) && run.summary[key].is_number())
+    return run.summary[key].get<double>();
+  return std::nan("");
+}
+
+Cell secondsOrEmpty(double value) { return std::isfinite(value) ? Cell::seconds(value) : Cell::empty(); }
+
+}  // namespace
+
+Table leftOutTable(const RunSelection& selection) {
+  Table table;
+  table.name = "excluded";
+  table.title = "Runs left out of the tables";
+  table.columns = {"id", "status", "reason"};
+  for (const LeftOutRun& left : selection.leftOut)
+    table.rows.push_back({Cell::of(left.run->id), Cell::of(left.run->status()), Cell::of(left.reason)});
+  table.notes = {"- A run enters Tables 1–3 only when its files are intact (regular files, every value in range, no "
+                 "row twice), it completed, and batches.csv holds the chosen epoch for every rank with as many rows "
+                 "as summary.json's steps; partial or damaged runs are never mixed in."};
+  return table;
+}
+
+std::vector<const BatchRow*> batchRowsOf(const RunData& run, const RunSelection& selection, std::optional<int> epoch,
+                                         int* chosenEpoch) {
+  int wanted = 0;
+  if (const UsableRun* usable = usableOf(run, selection))
+    wanted = usable->epoch.epoch;
+  else if (epoch)
+    wanted = *epoch;
+  else
+    for (const BatchRow& row : run.batches) wanted = std::max(wanted, row.epoch);
+  std::vector<const BatchRow*> rows;
+  for (const BatchRow& row : run.batches)
+    if (row.epoch == wanted) rows.push_back(&row);
+  if (chosenEpoch) *chosenEpoch = wanted;
+  return rows;
+}
+
+Table batchTimesTable(const std::vector<RunData>& runs, const RunSelection& selection, std::optional<int> epoch) {
+  Table table;
+  table.name = "batch_times";
+  table.title = "Batch times";
+  table.columns = {"id", "status", "N", "epoch", "batches", "step_p50_s", "step_p90_s", "step_p99_s", "step_max_s",
+                   "data_p50_s", "data_p90_s", "data_p99_s", "data_max_s", "slowest10_share", "periodic_stall"};
+  for (const RunData& run : runs) {
+    int chosen = 0;
+    const std::vector<const BatchRow*> rows = batchRowsOf(run, selection, epoch, &chosen);
+    if (rows.empty()) continue;
+    std::vector<double> step, data, rank0;
+    for (const BatchRow* row : rows) {
+      step.push_back(std::max(0.0, row->stepS));
+      data.push_back(std::max(0.0, row->dataS));
+      if (row->rank == 0) rank0.push_back(std::max(0.0, row->stepS));
+    }
+    const Quantiles s = quantiles(step), d = quantiles(data);
+    const std::optional<PeriodicStall> stall = detectPeriodicStall(rank0);
+    table.rows.push_back({Cell::of(run.id), Cell::of(run.status()), Cell::integral(run.worldSize()),
+                          Cell::integral(chosen), Cell::integral(static_cast<int64_t>(rows.size())),
+                          Cell::seconds(s.p50), Cell::seconds(s.p90), Cell::seconds(s.p99), Cell::seconds(s.max),
+                          Cell::seconds(d.p50), Cell::seconds(d.p90), Cell::seconds(d.p99), Cell::seconds(d.max),
+                          Cell::ratio(slowestTenthShare(step)), Cell::of(stall ? describe(*stall) : "none")});
+  }
+  table.notes = {
+      "- Over the chosen epoch's rows of every rank (runs left out of the tables: their last epoch in batches.csv). "
+      "Quantiles interpolate linearly between order statistics (numpy's default). `slowest10_share` = share of the "
+      "total step time spent in the ⌈n/10⌉ slowest batches (0.10 when all batches are equal).",
+      "- `periodic_stall`: in rank 0's step times, a class of batches i ≡ p (mod k) whose median is ≥ 3× the others' "
+      "median, with ≥ 80% of its batches and < 20% of the others above 2× that median; the smallest such k."};
+  return table;
+}
+
+Table accuracyTable(const std::vector<RunData>& runs, std::optional<double> targetAccuracy) {
+  Table table;
+  table.name = "accuracy";
+  table.title = "Accuracy";
+  table.columns = {"id", "status", "N", "batch", "epochs", "final_test_accuracy", "bytes_sent"};
+  if (targetAccuracy)
+    for (const char* c : {"target_epoch", "time_to_target_s", "bytes_to_target"}) table.columns.push_back(c);
+  for (const RunData& run : runs) {
+    std::vector<const HistoryRow*> epochs;
+    double first = std::nan("");
+    for (const HistoryRow& row : run.history) {
+      if (std::isnan(first)) first = row.timestamp;
+      if (row.epochRow) epochs.push_back(&row);
+    }
+    if (epochs.empty()) continue;
+    int64_t bytes = 0;
+    for (const BatchRow& row : run.batches) bytes += row.bytesSent;
+    const double final = epochs.back()->accuracy;
+    std::vector<Cell> cells = {Cell::of(run.id), Cell::of(run.status()), Cell::integral(run.worldSize()),
+                               Cell::integral(run.batchSize()), Cell::integral(static_cast<int64_t>(epochs.size())),
+                               std::isfinite(final) ? Cell::ratio(final) : Cell::empty(), Cell::integral(bytes)};
+    if (targetAccuracy) {
+      const HistoryRow* reached = nullptr;
+      for (const HistoryRow* e : epochs)
+        if (std::isfinite(e->accuracy) && e->accuracy >= *targetAccuracy) {
+          reached = e;
+          break;
+        }
+      if (reached) {
+        int64_t upTo = 0;
+        for (const BatchRow& row : run.batches)
+          if (row.epoch <= reached->epoch) upTo += row.bytesSent;
+        cells.push_back(Cell::integral(reached->epoch));
+        cells.push_back(Cell::seconds(reached->timestamp - first));
+        cells.push_back(Cell::integral(upTo));
+      } else {
+        cells.push_back(Cell::of("not reached"));
+        cells.insert(cells.end(), 2, Cell::empty());
+      }
+    }
+    table.rows.push_back(std::move(cells));
+  }
+  table.notes = {"- `final_test_accuracy`: the last epoch's test accuracy (a fraction); `bytes_sent`: Σ bytes_sent of "
+                 "every rank over the whole run."};
+  if (targetAccuracy)
+    table.notes.push_back("- Target " + formatCell(Cell::ratio(*targetAccuracy), Precision::kLong) +
+                          ": the first epoch reaching it, the time from the first train_history.log timestamp to that "
+                          "epoch's row, and the bytes every rank sent up to its end.");
+  return table;
+}
+
+Table jobTable(const std::vector<RunData>& runs) {
+  Table table;
+  table.name = "jobs";
+  table.title = "Job table";
+  table.columns = {"id", "path", "configuration", "gpus", "start", "duration_s", "gpu_seconds", "state", "error"};
+  for (const RunData& run : runs) {
+    const double start = summaryNumber(run, "started_at");
+    double end = summaryNumber(run, "finished_at");
+    if (!std::isfinite(end)) end = summaryNumber(run, "updated_at");
+    const double duration = end - start;
+    std::string error;
+    if (run.summary.is_object() && run.summary.contains("error") && run.summary["error"].is_string())
+      error = run.summary["error"].get<std::string>();
+    else if (!run.problems.empty())
+      error = run.problems.front();
+    const int gpus = run.worldSize();  // 0: config.json's world_size is not a count (the error says so)
+    table.rows.push_back({Cell::of(run.id), Cell::of(run.path), Cell::of(describe(configurationOf(run))),
+                          gpus > 0 ? Cell::integral(gpus) : Cell::empty(), secondsOrEmpty(start),
+                          secondsOrEmpty(duration), gpus > 0 ? secondsOrEmpty(gpus * duration) : Cell::empty(),
+                          Cell::of(run.status()), Cell::of(error)});
+  }
+  table.notes = {"- One row per run found. `gpus` = world size (one device per rank); `duration_s` = finished_at (else "
+                 "the last update) − started_at from summary.json; `gpu_seconds` = gpus × duration_s."};
+  return table;
+}
+
+}  // namespace dtbench::report

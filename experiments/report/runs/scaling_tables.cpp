@@ -1,0 +1,311 @@
+#include "experiments/report/runs/scaling_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "comm/topology/ring.h"
+#include "experiments/report/runs/allreduce_model.h"
+#include "experiments/report/runs/run_data.h"
+#include "experiments/report/runs/step_link_bound.h"
+#include "comm/backends/backend.h"
+
+namespace dtbench::report {
+namespace {
+
+using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+using BaselineKey = std::tuple<std::string, std::string, std::string, std::string, int>;
+
+SeriesKey seriesOf(const Configuration& c) { return {c.model, c.dataset, c.device, c.mode, c.setup}; }
+BaselineKey baselineOf(const Configuration& c) { return {c.model, c.dataset, c.device, c.mode, c.batch}; }
+
+ScalingRow reduce(const Configuration& configuration, const std::vector<const UsableRun*>& repeats) {
+  ScalingRow row;
+  row.configuration = configuration;
+  row.repeats = repeats;
+  row.epochTimeS = medianOver(repeats, [](const UsableRun& r) { return r.epoch.epochTimeS(); });
+  row.imagesPerS = medianOver(repeats, [](const UsableRun& r) { return r.epoch.imagesPerS(); });
+  auto critical = [](const UsableRun& r) -> const RankSums& { return r.epoch.ranks[r.epoch.critical]; };
+  row.computeS = medianOver(repeats, [&](const UsableRun& r) {
+    return (critical(r).trainS - critical(r).commExposedS) * r.epoch.scale;
+  });
+  row.commTotalS = medianOver(repeats, [&](const UsableRun& r) { return critical(r).commTotalS * r.epoch.scale; });
+  row.commExposedS = medianOver(repeats, [&](const UsableRun& r) { return critical(r).commExposedS * r.epoch.scale; });
+  row.wallS = medianOver(repeats, [](const UsableRun& r) { return r.epoch.wallS(); });
+  return row;
+}
+
+std::string basis(const ScalingRow& row) {
+  const RunEpoch& e = row.first().epoch;
+  if (!e.extrapolated) return "measured";
+  return "extrapolated (" + std::to_string(e.steps) + " of " + std::to_string(e.fullSteps) + " steps)";
+}
+
+Cell maybe(const std::optional<double>& value) { return value ? Cell::ratio(*value) : Cell::empty(); }
+
+}  // namespace
+
+std::vector<std::string> configurationColumns() { return {"model", "dataset", "setup", "batch", "N", "nodes"}; }
+
+std::vector<Cell> configurationCells(const ScalingRow& row) {
+  const Configuration& c = row.configuration;
+  // The device and mode are part of the grouping key; shown beside the model where not the default.
+  std::string model = c.model;
+  if (c.device != "cpu" || c.mode != "ddp") model += " (" + c.device + (c.mode != "ddp" ? ", " + c.mode : "") + ")";
+  return {Cell::of(model),         Cell::of(c.dataset),      Cell::of(c.setup.empty() ? "single rank" : c.setup),
+          Cell::integral(c.batch), Cell::integral(c.world), c.nodes > 0 ? Cell::integral(c.nodes) : Cell::empty()};
+}
+
+std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
+  std::map<BaselineKey, const std::vector<const UsableRun*>*> baselines;
+  std::set<SeriesKey> series;
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> served;
+  for (const auto& [configuration, repeats] : selection.groups) {
+    if (configuration.world == 1) {
+      baselines[baselineOf(configuration)] = &repeats;
+    } else {
+      series.insert(seriesOf(configuration));
+      served.insert(configuration.baseline());
+    }
+  }
+  // Baselines no distributed series uses form their own series ("single rank").
+  for (const auto& [configuration, repeats] : selection.groups)
+    if (configuration.world == 1 && !served.count(configuration.baseline())) series.insert(seriesOf(configuration));
+
+  std::vector<ScalingRow> rows;
+  for (const SeriesKey& key : series) {
+    const auto& [model, dataset, device, mode, setup] = key;
+    std::vector<ScalingRow> members;
+    for (const auto& [configuration, repeats] : selection.groups) {
+      const bool inSeries = configuration.world == 1
+                                ? std::tie(configuration.model, configuration.dataset, configuration.device,
+                                           configuration.mode) == std::tie(model, dataset, device, mode)
+                                : seriesOf(configuration) == key;
+      if (!inSeries) continue;
+      ScalingRow row = reduce(configuration, repeats);
+      row.configuration.setup = setup;
+      members.push_back(std::move(row));
+    }
+    for (ScalingRow& row : members) {
+      auto baseline = baselines.find(baselineOf(row.configuration));
+      if (baseline != baselines.end())
+        row.baselineS = medianOver(*baseline->second, [](const UsableRun& r) { return r.epoch.epochTimeS(); });
+    }
+    std::sort(members.begin(), members.end(), [](const ScalingRow& a, const ScalingRow& b) {
+      return std::tie(a.configuration.batch, a.configuration.world, a.configuration.nodes) <
+             std::tie(b.configuration.batch, b.configuration.world, b.configuration.nodes);
+    });
+    for (ScalingRow& row : members) rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
+  Table table;
+  table.name = "time_speedup";
+  table.title = "Table 1 — time and speedup";
+  table.columns = configurationColumns();
+  for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN",
+                        "images_per_s"})
+    table.columns.push_back(c);
+  bool warmUp = false;
+  std::set<std::string> missing;
+  for (const ScalingRow& row : rows) {
+    const int n = row.configuration.world;
+    std::optional<double> speedup;
+    if (row.baselineS && row.epochTimeS > 0) speedup = *row.baselineS / row.epochTimeS;
+    if (!row.baselineS)
+      missing.insert(row.configuration.model + " " + row.configuration.dataset + " B=" +
+                     std::to_string(row.configuration.batch));
+    std::vector<Cell> cells = configurationCells(row);
+    cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
+    cells.push_back(Cell::integral(row.first().epoch.epoch));
+    cells.push_back(Cell::integral(row.first().epoch.steps));
+    cells.push_back(Cell::seconds(row.epochTimeS));
+    cells.push_back(Cell::of(basis(row)));
+    cells.push_back(maybe(speedup));
+    cells.push_back(maybe(speedup ? std::optional<double>(*speedup / n) : std::nullopt));
+    cells.push_back(maybe(speedup ? std::optional<double>(*speedup * n) : std::nullopt));
+    cells.push_back(Cell::ratio(row.imagesPerS));
+    table.rows.push_back(std::move(cells));
+    warmUp = warmUp || row.first().epoch.epoch == 1;
+  }
+  table.notes = {
+      "- `T_s` = T(N): the largest over ranks of Σ(step_s − data_s) over the epoch's steps: data loading excluded; "
+      "host-to-device copy, forward, backward, communication and the update included. Runs cut short with "
+      "--max-steps are scaled to the full epoch (× full/steps) and marked `extrapolated`; repeats (`runs` > 1) "
+      "give their median.",
+      "- `speedup` = T(1)/T(N) at equal per-rank batch (the throughput ratio); `efficiency` = speedup/N; "
+      "`N_T1_over_TN` = N·T(1)/T(N), the form some courses ask for (N × speedup, not a speedup). "
+      "N = 1 rows are the single-rank baseline of their series.",
+      "- Every rank processes 1/N of the epoch, so T(1)/T(N) is strong scaling of the dataset; each rank's work per "
+      "step stays constant (its batch is fixed), which is weak scaling per step."};
+  if (warmUp)
+    table.notes.push_back("- Epoch 1 includes warm-up (allocation and first-step costs): run 2 epochs and report "
+                          "the second, or pass --epoch.");
+  for (const std::string& m : missing) table.notes.push_back("- No single-rank baseline for " + m + ": no speedup.");
+  return table;
+}
+
+Table computeCommTable(const std::vector<ScalingRow>& rows) {
+  Table table;
+  table.name = "compute_comm";
+  table.title = "Table 2 — compute vs communication per epoch";
+  table.columns = configurationColumns();
+  for (const char* c : {"runs", "T_s", "compute_s", "comm_total_s", "comm_exposed_s", "overlap_s", "est_compute_s",
+                        "est_comm_s", "est_comm_error_s"})
+    table.columns.push_back(c);
+  for (const ScalingRow& row : rows) {
+    if (row.configuration.world < 2) continue;
+    const int n = row.configuration.world;
+    std::vector<Cell> cells = configurationCells(row);
+    cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
+    cells.push_back(Cell::seconds(row.epochTimeS));
+    cells.push_back(Cell::seconds(row.computeS));
+    cells.push_back(Cell::seconds(row.commTotalS));
+    cells.push_back(Cell::seconds(row.commExposedS));
+    cells.push_back(Cell::seconds(row.commTotalS - row.commExposedS));
+    if (row.baselineS) {
+      const double estCompute = *row.baselineS / n;
+      const double estComm = row.epochTimeS - estCompute;
+      cells.push_back(Cell::seconds(estCompute));
+      cells.push_back(Cell::seconds(estComm));
+      cells.push_back(Cell::seconds(estComm - row.commExposedS));
+    } else {
+      cells.insert(cells.end(), 3, Cell::empty());
+    }
+    table.rows.push_back(std::move(cells));
+  }
+  table.notes = {
+      "- Measured on the critical rank (the one whose Σ(step_s − data_s) is T(N)), so compute_s + comm_exposed_s = "
+      "T_s: `compute_s` = Σ(step_s − data_s − comm_exposed_s); `comm_total_s` = Σ of each step's union of collective "
+      "intervals (issue to completion); `comm_exposed_s` = Σ from the end of backward to the last completion; "
+      "`overlap_s` = comm_total_s − comm_exposed_s (communication hidden behind backward). Scaled like T_s when "
+      "extrapolated.",
+      "- The estimate made without a measuring tool: `est_compute_s` = T(1)/N, `est_comm_s` = T(N) − T(1)/N; "
+      "`est_comm_error_s` = est_comm_s − comm_exposed_s (what the estimate gets wrong)."};
+  return table;
+}
+
+Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<CeilingRow>& ceiling) {
+  Table table;
+  table.name = "bandwidth";
+  table.title = "Table 3 — bandwidth utilization";
+  table.columns = configurationColumns();
+  for (const char* c : {"epoch", "dtype", "grad_bytes", "busiest_rank", "model_bytes", "counted_bytes",
+                        "counted_over_model", "comm_total_s", "GBps", "algbw_GBps", "busbw_GBps", "ceiling_busbw_GBps",
+                        "utilization", "link_bound_busbw_GBps", "of_link_bound"})
+    table.columns.push_back(c);
+  std::set<std::string> remarks;
+  bool shapedLinks = false;  // a row's run has link_rate_bps
+  for (const ScalingRow& row : rows) {
+    if (row.configuration.world < 2) continue;
+    const UsableRun& run = row.first();
+    shapedLinks = shapedLinks || !linkRatesText(*run.run).empty();
+    const RunEpoch& e = run.epoch;
+    const int n = row.configuration.world;
+    AllreduceModel model;
+    try {
+      model = allreduceModel(*run.run);
+    } catch (const std::exception& error) {
+      remarks.insert("- " + run.run->id + ": no byte model (" + error.what() + ").");
+    }
+    int busiest = 0;
+    for (int r = 1; r < n && model.available; ++r)
+      if (model.sentPerStep[r] > model.sentPerStep[busiest]) busiest = r;
+    if (!model.available) busiest = e.critical;
+    // Repeats: medians of the busiest rank's communication time and counted bytes (scaled by k).
+    const double comm = medianOver(row.repeats, [&](const UsableRun& u) {
+      return u.epoch.ranks[busiest].commTotalS * u.epoch.scale;
+    });
+    const double counted = medianOver(row.repeats, [&](const UsableRun& u) {
+      return static_cast<double>(u.epoch.ranks[busiest].bytesSent) * u.epoch.scale;
+    });
+    const double steps = static_cast<double>(e.steps) * e.scale;  // in the (extrapolated) epoch
+    std::vector<Cell> cells = configurationCells(row);
+    cells.push_back(Cell::integral(e.epoch));
+    cells.push_back(model.available ? Cell::of(model.dtype) : Cell::empty());
+    cells.push_back(model.available ? Cell::integral(model.gradientBytes) : Cell::empty());
+    cells.push_back(Cell::integral(busiest));
+    const double modelBytes = model.available ? static_cast<double>(model.sentPerStep[busiest]) * steps : 0;
+    cells.push_back(model.available ? Cell::integral(std::llround(modelBytes)) : Cell::empty());
+    cells.push_back(Cell::integral(std::llround(counted)));
+    cells.push_back(model.available && modelBytes > 0 ? Cell::ratio(counted / modelBytes) : Cell::empty());
+    cells.push_back(Cell::seconds(comm));
+    const double moved = model.available ? modelBytes : counted;
+    cells.push_back(comm > 0 ? Cell::rate(moved / comm / 1e9) : Cell::empty());
+    std::optional<double> busbw;
+    if (model.available && comm > 0) {
+      const double algbw = static_cast<double>(model.gradientBytes) * steps / comm / 1e9;
+      busbw = dtbench::comm::ringBusBandwidth(algbw, n);
+      cells.push_back(Cell::rate(algbw));
+      cells.push_back(Cell::rate(*busbw));
+    } else {
+      cells.insert(cells.end(), 2, Cell::empty());
+    }
+    std::optional<CeilingRow> limit;
+    if (model.available && !ceiling.empty())
+      limit = closestCeiling(ceiling, comm::name(run.run->settings.comm.connection.backend),
+                             run.run->settings.comm.topology.name(), n, model.dtype,
+                             static_cast<double>(model.gradientBytes) / model.buckets);
+    if (limit && busbw && limit->busbwGBps > 0) {
+      cells.push_back(Cell::rate(limit->busbwGBps));
+      cells.push_back(Cell::rate(*busbw / limit->busbwGBps));
+      remarks.insert("- " + run.run->id + ": ceiling from the " + std::to_string(limit->size) + "-byte row of --ceiling.");
+    } else {
+      cells.insert(cells.end(), 2, Cell::empty());
+      if (!ceiling.empty() && model.available)
+        remarks.insert("- " + run.run->id + ": --ceiling has no " + comm::name(run.run->settings.comm.connection.backend) +
+                       "/" + run.run->settings.comm.topology.name() + " " + model.dtype + " row for N=" +
+                       std::to_string(n) + ".");
+    }
+    // The links' bound (link_rate_bps): from the first repeat, whose setup (the link rates) and nodes
+    // every repeat shares.
+    const StepLinkBound linkBound = stepLinkBound(*run.run, model);
+    if (linkBound.available) {
+      const double boundGBps = linkBound.busbwBytesPerSecond / 1e9;
+      cells.push_back(Cell::rate(boundGBps));
+      cells.push_back(busbw ? Cell::ratio(*busbw / boundGBps) : Cell::empty());
+    } else {
+      cells.insert(cells.end(), 2, Cell::empty());
+      if (!linkBound.why.empty())
+        remarks.insert("- " + run.run->id + ": no link bound: " + linkBound.why + ".");
+    }
+    if (model.fromParameters)
+      remarks.insert("- " + run.run->id + ": S from parameters (model_parameters × 4; config.json predates "
+                     "bucket_elements).");
+    if (!model.available && !model.why.empty())
+      remarks.insert("- " + run.run->id + ": " + model.why + ": GBps from counted bytes.");
+    table.rows.push_back(std::move(cells));
+  }
+  table.notes = {
+      "- `grad_bytes` = S, the bytes one step all-reduces (every bucket, in the element type sent, with the stop "
+      "flag): never the parameter count. `model_bytes` = what the busiest rank sends in the epoch by the topology's "
+      "formula (`native`: the ring's 2(N−1)/N·S; point-to-point topologies: their schedule); `counted_bytes` = the "
+      "bytes_sent it recorded (BatchNorm buffer broadcasts are in neither).",
+      "- `GBps` = model_bytes / comm_total_s (GB = 10^9 bytes); `algbw_GBps` = S·steps / Σ comm_total_s per all-reduce "
+      "of the step's gradients; `busbw_GBps` = algbw · 2(N−1)/N (nccl-tests' factor); `utilization` = busbw / the "
+      "--ceiling busbw of the same backend, topology, N and type at the size nearest the mean bucket. comm_total_s "
+      "includes waiting inside a collective for slower peers, so these rates are what training achieved, not the "
+      "link's capacity (that is the ceiling's). With repeats, "
+      "comm_total_s and counted_bytes are the repeats' medians and the rates follow from them."};
+  if (shapedLinks)
+    table.notes.push_back(
+        "- Runs on shaped links (config.json's link_rate_bps, the emulated cluster): `link_bound_busbw_GBps` = "
+        "S·2(N−1)/N / Σ_b t_min(b), where t_min(b) is the least time bucket b's all-reduce takes on the links (the "
+        "busiest host link's bytes under the topology over its TCP payload rate R/8 × 1448/1514 for R bit/s; "
+        "comm/topology/link_bound.h); `of_link_bound` = busbw_GBps / link_bound_busbw_GBps. Empty off shaped links "
+        "and when every rank is on one host.");
+  for (const std::string& r : remarks) table.notes.push_back(r);
+  return table;
+}
+
+}  // namespace dtbench::report

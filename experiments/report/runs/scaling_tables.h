@@ -1,0 +1,46 @@
+#pragma once
+// The scaling tables of dtbench report (docs/report.md): Table 1 (time and speedup), Table 2
+// (compute vs communication) and Table 3 (bandwidth utilization), from the usable runs.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/report/runs/ceiling.h"
+#include "experiments/report/runs/configuration.h"
+#include "experiments/report/report_table.h"
+#include "experiments/report/runs/run_epoch.h"
+#include "experiments/report/runs/run_selection.h"
+
+namespace dtbench::report {
+
+// One row of Table 1: a configuration's repeats, reduced to medians, in one series (model,
+// dataset, device, mode, setup). Baseline rows (world 1) appear in every series they serve and
+// carry that series' setup.
+struct ScalingRow {
+  Configuration configuration;
+  std::vector<const UsableRun*> repeats;
+  double epochTimeS = 0;  // T(N), median over repeats
+  double imagesPerS = 0;
+  std::optional<double> baselineS;  // T(1) of the same model, dataset, device, mode and batch
+  // The critical rank's sums × k, medians over repeats (Table 2).
+  double computeS = 0, commTotalS = 0, commExposedS = 0;
+  double wallS = 0;  // max_r Σ step_s × k (cost)
+
+  const UsableRun& first() const { return *repeats.front(); }
+  bool extrapolated() const { return first().epoch.extrapolated; }
+};
+
+std::vector<ScalingRow> scalingRows(const RunSelection& selection);
+
+// The columns every per-configuration table opens with (model, dataset, setup, batch, N, nodes) and
+// a row's cells for them (nodes empty when unknown).
+std::vector<std::string> configurationColumns();
+std::vector<Cell> configurationCells(const ScalingRow& row);
+
+Table timeSpeedupTable(const std::vector<ScalingRow>& rows);
+Table computeCommTable(const std::vector<ScalingRow>& rows);
+// `ceiling` may be empty (no --ceiling).
+Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<CeilingRow>& ceiling);
+
+}  // namespace dtbench::report

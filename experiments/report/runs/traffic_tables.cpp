@@ -1,0 +1,133 @@
+#include "experiments/report/runs/traffic_tables.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <set>
+#include <type_traits>
+#include <utility>
+
+#include "comm/traffic/traffic_recorder.h"
+#include "experiments/report/runs/allreduce_model.h"
+
+namespace dtbench::report {
+namespace {
+
+bool hasTraffic(const RunData& run) { return run.worldSize() > 1 && !run.traffic.empty(); }
+
+}  // namespace
+
+std::vector<std::vector<int64_t>> trafficMatrix(const RunData& run) {
+  const int n = run.worldSize();
+  std::vector<std::vector<int64_t>> matrix(n, std::vector<int64_t>(n, 0));
+  for (const TrafficEntry& e : run.traffic)
+    if (e.src >= 0 && e.src < n && e.dst >= 0 && e.dst < n) matrix[e.src][e.dst] += e.bytes;
+  return matrix;
+}
+
+std::string trafficKind(const RunData& run) {
+  std::set<std::string> kinds;
+  for (const TrafficEntry& e : run.traffic) kinds.insert(e.kind);
+  std::string text;
+  for (const std::string& k : kinds) text += (text.empty() ? "" : " + ") + k;
+  return text;
+}
+
+Table trafficTable(const std::vector<RunData>& runs) {
+  Table table;
+  table.name = "traffic";
+  table.title = "Traffic";
+  table.columns = {"id", "N", "kind", "flows", "peers_out_in", "total_bytes", "x_model_size", "expected_bytes",
+                   "counted_bytes", "counted_over_expected", "links", "mean_link_GBps", "peak_link_GBps"};
+  for (const RunData& run : runs) {
+    if (!hasTraffic(run)) continue;
+    const int n = run.worldSize();
+    const auto matrix = trafficMatrix(run);
+    int64_t flows = 0, total = 0;
+    std::string peers;
+    for (int r = 0; r < n; ++r) {
+      int out = 0, in = 0;
+      for (int o = 0; o < n; ++o) {
+        out += matrix[r][o] > 0;
+        in += matrix[o][r] > 0;
+        total += matrix[r][o];
+      }
+      flows += out;
+      peers += (r ? " " : "") + std::to_string(r) + ":" + std::to_string(out) + "/" + std::to_string(in);
+    }
+    const double modelSize = static_cast<double>(run.facts.modelParameters) * 4.0;
+    std::vector<Cell> cells = {Cell::of(run.id), Cell::integral(n), Cell::of(trafficKind(run)),
+                               Cell::integral(flows), Cell::of(peers), Cell::integral(total),
+                               modelSize > 0 ? Cell::ratio(static_cast<double>(total) / modelSize) : Cell::empty()};
+    AllreduceModel model;
+    try {
+      model = allreduceModel(run);
+    } catch (const std::exception&) {
+      model.available = false;
+    }
+    if (model.available) {
+      std::vector<int64_t> rowsOfRank(n, 0);
+      for (const BatchRow& row : run.batches)
+        if (row.rank >= 0 && row.rank < n) ++rowsOfRank[row.rank];
+      int64_t expected = 0;
+      for (int r = 0; r < n; ++r) expected += model.sentPerStep[r] * rowsOfRank[r];
+      cells.push_back(Cell::integral(expected));
+      cells.push_back(Cell::integral(total));
+      cells.push_back(expected > 0 ? Cell::ratio(static_cast<double>(total) / expected) : Cell::empty());
+    } else {
+      cells.insert(cells.end(), {Cell::empty(), Cell::integral(total), Cell::empty()});
+    }
+    std::map<std::pair<int, int>, std::vector<int64_t>> bins;
+    for (const TimelineEntry& e : run.timeline) bins[{e.src, e.dst}].push_back(e.bytes);
+    double sum = 0, peak = 0;
+    int64_t count = 0;
+    for (const auto& [link, values] : bins)
+      for (int64_t bytes : values) {
+        const double rate = static_cast<double>(bytes) / comm::TrafficRecorder::kBinSeconds / 1e9;
+        sum += rate;
+        peak = std::max(peak, rate);
+        ++count;
+      }
+    cells.push_back(Cell::integral(static_cast<int64_t>(bins.size())));
+    cells.push_back(count ? Cell::rate(sum / static_cast<double>(count)) : Cell::empty());
+    cells.push_back(count ? Cell::rate(peak) : Cell::empty());
+    table.rows.push_back(std::move(cells));
+  }
+  table.notes = {
+      "- From traffic.csv over the whole run: `kind` counted (dtbench moved the bytes) or modelled (a backend's own "
+      "all-reduce, recorded by the ring formula); `flows` = directed rank pairs that carried bytes; `peers_out_in` = "
+      "per rank r, `r:out/in` peers; `x_model_size` = total / (model_parameters × 4 bytes).",
+      "- `expected_bytes` = the byte model of Table 3 per step × every step each rank made (batches.csv rows); "
+      "BatchNorm buffer broadcasts are not in traffic.csv. `mean_link_GBps`/`peak_link_GBps` over the 10 ms bins of "
+      "traffic_timeline.csv that carried bytes, every link (`links` of them) together."};
+  return table;
+}
+
+std::vector<Table> trafficMatrixTables(const std::vector<RunData>& runs) {
+  std::vector<Table> tables;
+  for (const RunData& run : runs) {
+    if (!hasTraffic(run)) continue;
+    const auto matrix = trafficMatrix(run);
+    Table table;
+    table.name = "traffic_matrix_" + run.id;
+    for (char& c : table.name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    table.title = "Traffic matrix: " + run.id + " (bytes, " + trafficKind(run) + ")";
+    table.columns = {"src \\ dst"};
+    for (size_t d = 0; d < matrix.size(); ++d) table.columns.push_back(std::to_string(d));
+    for (size_t s = 0; s < matrix.size(); ++s) {
+      std::vector<Cell> cells = {Cell::integral(static_cast<int64_t>(s))};
+      for (int64_t bytes : matrix[s]) cells.push_back(Cell::integral(bytes));
+      table.rows.push_back(std::move(cells));
+    }
+    tables.push_back(std::move(table));
+  }
+  return tables;
+}
+
+}  // namespace dtbench::report
