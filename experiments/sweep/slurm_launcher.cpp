@@ -11,6 +11,7 @@
 #include <set>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 
 #include "common/clock.h"
@@ -27,6 +28,8 @@ namespace {
 
 constexpr int kPollMilliseconds = 2000;
 constexpr int kSqueueWarningEvery = 30;  // polls between two warnings while squeue keeps failing
+constexpr double kCancelDeadlineSeconds = 30;  // how long cancelling waits for its jobs to leave the queue
+constexpr int kCancelPollMilliseconds = 500;
 
 // True when the point's ranks use GPUs: the train flags, the point's last, ask for `--device
 // cuda...`, or, for a point on nodes, name no device (train_multinode.sbatch then adds --device cuda).
@@ -286,15 +289,44 @@ void SlurmLauncher::finish(const Job& job, const std::string& slurmState) {
   if (retry) submit(job.point, false);
 }
 
+std::vector<std::string> SlurmLauncher::cancelJobs(const std::vector<std::string>& ids) {
+  std::vector<std::string> toCancel = ids;
+  const double deadline = common::unixSeconds() + kCancelDeadlineSeconds;
+  while (true) {
+    if (!toCancel.empty()) {
+      std::vector<std::string> command = {"scancel"};
+      command.insert(command.end(), toCancel.begin(), toCancel.end());
+      const CommandResult scancel = runCaptured(command, {}, session_);
+      if (scancel.exitCode != 0 && scancel.err.find("Invalid job id") == std::string::npos)
+        std::fprintf(stderr, "dtbench sweep: scancel %s failed (exit code %d: %s)\n",
+                     common::joinList(toCancel, " ").c_str(), scancel.exitCode, clientMessage(scancel.err).c_str());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(kCancelPollMilliseconds));
+    const CommandResult squeue = runCaptured({"squeue", "-h", "-j", common::joinList(ids, ","), "-o", "%i,%T"}, {}, session_);
+    if (squeue.exitCode != 0 && squeue.err.find("Invalid job id") != std::string::npos) return {};
+    std::vector<std::string> queued;
+    toCancel.clear();
+    if (squeue.exitCode == 0) {
+      for (const auto& [id, jobState] : parseSqueue(squeue.out)) {
+        if (jobHasEnded(jobState)) continue;
+        queued.push_back(id);
+        if (jobState != "COMPLETING" && jobState != "RUNNING" && jobState != "CONFIGURING") toCancel.push_back(id);
+      }
+      if (queued.empty()) return {};
+    } else {
+      queued = ids;  // squeue failed: keep asking until the deadline
+    }
+    if (common::unixSeconds() > deadline) return queued;
+  }
+}
+
 void SlurmLauncher::cancelActive(const std::string& reason, const std::string& state) {
   if (active_.empty()) return;
-  std::vector<std::string> command = {"scancel"};
   const std::vector<std::string> ids = activeIds();
-  command.insert(command.end(), ids.begin(), ids.end());
-  const CommandResult scancel = runCaptured(command, {}, session_);
-  if (scancel.exitCode != 0)
-    std::fprintf(stderr, "dtbench sweep: scancel %s failed (exit code %d: %s); cancel them by hand\n",
-                 common::joinList(ids, " ").c_str(), scancel.exitCode, clientMessage(scancel.err).c_str());
+  const std::vector<std::string> queued = cancelJobs(ids);
+  if (!queued.empty())
+    std::fprintf(stderr, "dtbench sweep: jobs %s are still queued %g s after scancel; cancel them by hand\n",
+                 common::joinList(queued, " ").c_str(), kCancelDeadlineSeconds);
   const std::vector<Job> jobs = std::move(active_);
   active_.clear();
   for (const Job& job : jobs) {

@@ -83,6 +83,11 @@ class SlurmLauncher : public SweepRunner {
   void submit(size_t index, bool firstAttempt);
   void finish(const Job& job, const std::string& slurmState);
   void cancelActive(const std::string& reason, const std::string& state);
+  // scancel IDS, then wait until each has ended or left the queue. A cancel that reaches a job while
+  // slurmd is launching it can come back as a requeue (slurmctld puts the job back PENDING, held by
+  // a BeginTime), so a job seen pending again is cancelled again. Returns the ids still queued when
+  // kCancelDeadlineSeconds run out.
+  std::vector<std::string> cancelJobs(const std::vector<std::string>& ids);
   std::vector<std::string> activeIds() const;
   void appendToLog(const PointOutcome& outcome, const std::string& text) const;
 
