@@ -1,7 +1,5 @@
 #include "trainer/run_directory.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +17,7 @@
 
 #include "comm/traffic/traffic_recorder.h"
 #include "common/atomic_file.h"
+#include "common/file_lock.h"
 
 namespace dtbench::trainer {
 namespace fs = std::filesystem;
@@ -26,23 +25,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kLockFile = "dtbench.lock";
-
-std::string thisHost() {
-  char name[256] = "";
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
-// "pid N, host H" from the lock file's text "pid N host H", as its owner wrote it.
-std::string describeOwner(int fd) {
-  char text[512] = "";
-  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-  long long pid = 0;
-  char host[300] = "";
-  if (n > 0 && std::sscanf(text, "pid %lld host %299s", &pid, host) == 2)
-    return "pid " + std::to_string(pid) + ", host " + host;
-  return "pid unknown: the owner has not written " + std::string(kLockFile) + " yet";
-}
 
 std::ofstream openCsv(const fs::path& file, const char* header) {
   std::ofstream out(file, std::ios::out | std::ios::trunc);
@@ -58,56 +40,24 @@ void writeJsonAtomically(const std::string& path, const nlohmann::json& value) {
   common::writeFileAtomically(path, [&](std::ostream& out) { out << value.dump(2) << '\n'; });
 }
 
-RunDirectoryLock::RunDirectoryLock(std::string dir) : dir_(std::move(dir)) {
-  const std::string file = (fs::path(dir_) / kLockFile).string();
-  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    throw std::runtime_error("cannot create " + file + " (" + std::strerror(errno) +
-                             "): the run directory must be writable; choose a writable --out");
-  }
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    const int error = errno;
-    if (error == EWOULDBLOCK) {
-      const std::string owner = describeOwner(fd_);
-      ::close(fd_);
-      fd_ = -1;
-      throw std::runtime_error("run directory " + dir_ + " is in use by a running dtbench (" + owner +
-                               "); wait for that run to end or stop it (then continue it with --resume), or "
-                               "choose a new --out");
-    }
-    // Some network filesystems (Lustre without -o flock) have no flock: say so and go on unchecked
-    // rather than refuse every run there.
-    std::fprintf(stderr,
-                 "dtbench: warning: cannot lock %s (%s): nothing stops a second run from writing %s at "
-                 "the same time\n",
-                 file.c_str(), std::strerror(error), dir_.c_str());
-  }
-  // Ours now: record who we are for the message of a refused process (after the lock, so the
-  // text is never a loser's).
-  const std::string owner = "pid " + std::to_string(::getpid()) + " host " + thisHost() + "\n";
-  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, owner.data(), owner.size(), 0) != static_cast<ssize_t>(owner.size())) {
-    const std::string reason = std::strerror(errno);
-    ::close(fd_);
-    fd_ = -1;
-    throw std::runtime_error("cannot write " + file + " (" + reason + "): is the disk full?");
+namespace {
+
+common::FileLock lockDirectory(const std::string& dir) {
+  const std::string file = (fs::path(dir) / kLockFile).string();
+  try {
+    return common::FileLock(file);
+  } catch (const common::FileLockHeld& held) {
+    throw std::runtime_error("run directory " + dir + " is in use by a running dtbench (" + held.owner() +
+                             "); wait for that run to end or stop it (then continue it with --resume), or "
+                             "choose a new --out");
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string(e.what()) + ": the run directory must be writable; choose a writable --out");
   }
 }
 
-RunDirectoryLock::~RunDirectoryLock() {
-  if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays, for the next owner to reuse
-}
+}  // namespace
 
-RunDirectoryLock::RunDirectoryLock(RunDirectoryLock&& other) noexcept
-    : dir_(std::move(other.dir_)), fd_(std::exchange(other.fd_, -1)) {}
-
-RunDirectoryLock& RunDirectoryLock::operator=(RunDirectoryLock&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    dir_ = std::move(other.dir_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
+RunDirectoryLock::RunDirectoryLock(std::string dir) : dir_(std::move(dir)), lock_(lockDirectory(dir_)) {}
 
 namespace {
 

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/traffic/traffic_exchange.h"
+#include "common/file_lock.h"
 #include "trainer/step_record.h"
 
 namespace dtbench::trainer {
@@ -49,17 +50,12 @@ class RunDirectoryLock {
   // one) holds it, and a std::runtime_error naming the file when the lock file cannot be created. On
   // a filesystem without flock support it warns on stderr and owns the directory unchecked.
   explicit RunDirectoryLock(std::string dir);
-  ~RunDirectoryLock();
-  RunDirectoryLock(RunDirectoryLock&& other) noexcept;
-  RunDirectoryLock& operator=(RunDirectoryLock&& other) noexcept;
-  RunDirectoryLock(const RunDirectoryLock&) = delete;
-  RunDirectoryLock& operator=(const RunDirectoryLock&) = delete;
 
   const std::string& directory() const { return dir_; }
 
  private:
   std::string dir_;
-  int fd_ = -1;
+  common::FileLock lock_;
 };
 
 class RunDirectory {

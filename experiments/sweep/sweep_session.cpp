@@ -12,21 +12,29 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "common/file_lock.h"
+
 namespace dtbench::sweep {
 
-SweepSession::SweepSession(const std::string& outDir) {
+namespace {
+
+common::FileLock lockSweep(const std::string& outDir) {
   std::error_code error;
   std::filesystem::create_directories(outDir, error);
   const std::string lockPath = (std::filesystem::path(outDir) / ".sweep.lock").string();
-  lockFd_ = open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lockFd_ < 0)
-    throw std::runtime_error("dtbench sweep: cannot create " + lockPath + ": " + std::strerror(errno) +
-                             "; give an --out directory you can write");
-  if (flock(lockFd_, LOCK_EX | LOCK_NB) != 0) {
-    close(lockFd_);
-    throw std::runtime_error("dtbench sweep: another sweep is running in " + outDir +
+  try {
+    return common::FileLock(lockPath);
+  } catch (const common::FileLockHeld& held) {
+    throw std::runtime_error("dtbench sweep: another sweep (" + held.owner() + ") is running in " + outDir +
                              "; wait for it to end or give another --out");
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("dtbench sweep: ") + e.what() + "; give an --out directory you can write");
   }
+}
+
+}  // namespace
+
+SweepSession::SweepSession(const std::string& outDir) : lock_(lockSweep(outDir)) {
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGINT);
@@ -36,7 +44,6 @@ SweepSession::SweepSession(const std::string& outDir) {
   if (signalFd_ < 0) {
     const int saved = errno;
     sigprocmask(SIG_SETMASK, &oldMask_, nullptr);
-    close(lockFd_);
     throw std::runtime_error(std::string("dtbench sweep: signalfd: ") + std::strerror(saved));
   }
 }
@@ -44,7 +51,6 @@ SweepSession::SweepSession(const std::string& outDir) {
 SweepSession::~SweepSession() {
   close(signalFd_);
   sigprocmask(SIG_SETMASK, &oldMask_, nullptr);
-  close(lockFd_);
 }
 
 std::vector<int> SweepSession::takeSignals() {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "common/file_lock.h"
+
 namespace dtbench::sweep {
 
 class SweepSession {
@@ -37,7 +39,7 @@ class SweepSession {
  private:
   sigset_t oldMask_;
   int signalFd_ = -1;
-  int lockFd_ = -1;
+  common::FileLock lock_;  // <out>/.sweep.lock: one sweep per --out
   int stopSignal_ = 0;
 };
 
