@@ -49,6 +49,11 @@ InterfaceCounters countersFromJson(const nlohmann::json& json, const std::string
 
 }  // namespace
 
+bool isPlainFileName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
 nlohmann::json toJson(const CaptureFile& file) {
   nlohmann::json interfaces = nlohmann::json::array();
   for (const InterfaceCapture& i : file.interfaces)
@@ -84,6 +89,9 @@ CaptureFile captureFileFromJson(const nlohmann::json& json, const std::string& w
     InterfaceCapture i;
     i.name = text(j, "name", at);
     i.pcap = text(j, "pcap", at);
+    if (!isPlainFileName(i.pcap))
+      throw std::runtime_error(at + ": \"pcap\" must be a file name inside the capture directory (no '/', not '.' "
+                               "or '..'), got " + nlohmann::json(i.pcap).dump());
     i.linkType = text(j, "link_type", at);
     const nlohmann::json& addresses = member(j, "addresses", at);
     if (!addresses.is_array()) throw std::runtime_error(at + ": \"addresses\" must be an array of strings");

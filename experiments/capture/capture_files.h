@@ -8,7 +8,9 @@
 //   toJson / captureFileFromJson  the file's keys exactly as docs/wire.md names them; the one reads
 //                                 back what the other writes. captureFileFromJson throws
 //                                 std::runtime_error naming `where` and the key that is missing or
-//                                 of the wrong type.
+//                                 of the wrong type, or a "pcap" that is no plain file name (a path
+//                                 such as "../x.pcap" or "/x.pcap" is refused: analyze reads and
+//                                 deletes only files inside its directory).
 //   writeCaptureFile              writes the JSON (indented) to `path`; throws std::runtime_error
 //                                 naming the path when it cannot be written.
 //   readCaptureFile               reads `path`; throws std::runtime_error naming the path when it
@@ -49,5 +51,8 @@ void writeCaptureFile(const std::string& path, const CaptureFile& file);
 CaptureFile readCaptureFile(const std::string& path);
 
 std::string captureFileName(const std::string& node);
+
+// True for a name of a file inside one directory: not empty, no '/', not "." or "..".
+bool isPlainFileName(const std::string& name);
 
 }  // namespace dtbench::capture

@@ -2,10 +2,15 @@
 
 #include <dirent.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <regex>
 #include <stdexcept>
+#include <utility>
 
 #include "experiments/report/csv_file.h"
 
@@ -68,6 +73,39 @@ void readMessages(const std::string& path, int rank, RankLog& log) {
   }
 }
 
+// The ranks of one run run at the same time: a rank whose operations all lie more than
+// kSameRunSlackS before or after rank 0's is a file an earlier run left in the directory (a 3-rank
+// run's rank 2 beside a new 2-rank run), and its rows would be reconciled as if they were this run's.
+constexpr double kSameRunSlackS = 1.0;
+
+std::string timeText(double seconds) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6f", seconds);
+  return text;
+}
+
+void checkOneRun(const MessageFiles& files) {
+  const auto span = [](const RankLog& log) {
+    double first = std::numeric_limits<double>::infinity(), last = -first;
+    for (const LoggedMessage& m : log.messages) {
+      first = std::min(first, m.postS);
+      last = std::max(last, std::isnan(m.doneS) ? m.postS : std::max(m.postS, m.doneS));
+    }
+    return std::make_pair(first, last);
+  };
+  if (files.ranks.empty() || files.ranks[0].messages.empty()) return;
+  const auto [first0, last0] = span(files.ranks[0]);
+  for (size_t r = 1; r < files.ranks.size(); ++r) {
+    if (files.ranks[r].messages.empty()) continue;
+    const auto [first, last] = span(files.ranks[r]);
+    if (last < first0 - kSameRunSlackS || first > last0 + kSameRunSlackS)
+      throw std::runtime_error(files.dir + ": messages.rank" + std::to_string(r) + ".csv spans " + timeText(first) +
+                               " to " + timeText(last) + " s, outside rank 0's " + timeText(first0) + " to " +
+                               timeText(last0) + " s: it is from another run. A message log directory holds one run: "
+                               "remove the files of ranks that are not this run's, or log each run into its own directory");
+  }
+}
+
 }  // namespace
 
 MessageFiles readMessageFiles(const std::string& dir) {
@@ -108,6 +146,7 @@ MessageFiles readMessageFiles(const std::string& dir) {
       files.sockets.push_back(std::move(s));
     }
   }
+  checkOneRun(files);
   return files;
 }
 

@@ -7,7 +7,9 @@
 //   readMessageFiles(dir)  every messages.rank<R>.csv and sockets.rank<R>.csv in `dir`. The ranks
 //                          must be 0..N-1 with both files each; rows keep their order. Throws
 //                          std::runtime_error naming the file and line of a malformed row, and the
-//                          directory when it holds no message log or a rank's file is missing.
+//                          directory when it holds no message log or a rank's file is missing,
+//                          and naming the rank's file when a rank's operations lie wholly before
+//                          or after rank 0's (more than 1 s apart): a file from another run.
 //   Endpoints are read with comm::parseEndpoint (comm/failure/socket_endpoints.h), the inverse of the
 //                          writer's Endpoint::str().
 //   LoggedMessage::doneS   NaN when the operation's wait() never returned.

@@ -26,7 +26,10 @@ bool PcapReader::next(Packet& packet) {
     packet = decodePacket(data, header->caplen, header->len, t_s, linkType_);
     return true;
   }
-  if (result == PCAP_ERROR) truncated_ = true;
+  if (result == PCAP_ERROR) {
+    truncated_ = true;
+    error_ = pcap_geterr(pcap_);
+  }
   return false;
 }
 

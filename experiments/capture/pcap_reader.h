@@ -6,8 +6,10 @@
 //   PcapReader(path)  opens the file with microsecond timestamps; throws std::runtime_error naming
 //                     the file and libpcap's reason when it cannot be opened or is no pcap file.
 //   next(packet)      the next packet decoded (decodePacket with the file's link type); false at
-//                     the end. A file cut short at its end (a recorder killed mid-write) ends there:
-//                     truncated() is then true. Never throws for the packets' contents.
+//                     the end. A file that cannot be read further (cut short by a recorder killed
+//                     mid-write, or a record header whose length is impossible) ends there:
+//                     truncated() is then true and error() is libpcap's reason. Never throws for
+//                     the packets' contents.
 //   linkType          the file's link type (DLT_*), linkTypeName pcap's name for it ("EN10MB").
 
 #include <string>
@@ -29,6 +31,7 @@ class PcapReader {
   int linkType() const { return linkType_; }
   std::string linkTypeName() const;
   bool truncated() const { return truncated_; }
+  const std::string& error() const { return error_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -36,6 +39,7 @@ class PcapReader {
   pcap_t* pcap_ = nullptr;
   int linkType_ = 0;
   bool truncated_ = false;
+  std::string error_;
 };
 
 }  // namespace dtbench::capture

@@ -1,5 +1,6 @@
 #include "experiments/capture/pcap_recorder.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <poll.h>
 
 #include "common/clock.h"
+#include "common/file_lock.h"
 #include "experiments/capture/interface_addresses.h"
 
 namespace dtbench::capture {
@@ -71,6 +73,10 @@ void open(Live& live, const RecordOptions& o) {
     throw std::runtime_error("cannot capture on " + live.name + ": pcap_setnonblock failed (" + error + ")");
   if (pcap_get_selectable_fd(live.pcap) < 0)
     throw std::runtime_error("cannot capture on " + live.name + ": it has no descriptor to poll");
+}
+
+// Creates the interface's pcap file (after every interface is open, so a failure leaves no file).
+void openFile(Live& live, const RecordOptions& o) {
   const std::string path = (std::filesystem::path(o.outputDir) / pcapFileName(o.node, live.name)).string();
   live.dumper = pcap_dump_open(live.pcap, path.c_str());
   if (live.dumper == nullptr) throw std::runtime_error("cannot write " + path + " (" + pcap_geterr(live.pcap) + ")");
@@ -95,17 +101,47 @@ std::string pcapFileName(const std::string& node, const std::string& interface) 
 
 std::string readyFileName(const std::string& node) { return node + ".ready"; }
 
+std::string recordLockFileName(const std::string& node) { return "." + node + ".record.lock"; }
+
+namespace {
+
+common::FileLock lockRecording(const RecordOptions& o) {
+  try {
+    return common::FileLock((std::filesystem::path(o.outputDir) / recordLockFileName(o.node)).string());
+  } catch (const common::FileLockHeld& held) {
+    throw std::runtime_error("node " + o.node + " is already being recorded into " + o.outputDir + " (" +
+                             held.owner() + "); stop that recorder or give another --node or --output");
+  }
+}
+
+}  // namespace
+
 CaptureFile recordInterfaces(const RecordOptions& o, const std::atomic<bool>& stop,
                              const std::function<void()>& onReady, std::ostream* warnings) {
   if (o.interfaces.empty()) throw std::runtime_error("capture: no interface to capture");
+  for (size_t k = 0; k < o.interfaces.size(); ++k)
+    if (std::find(o.interfaces.begin(), o.interfaces.begin() + k, o.interfaces[k]) != o.interfaces.begin() + k)
+      throw std::runtime_error("capture: interface " + o.interfaces[k] + " is named twice");
   std::error_code error;
   std::filesystem::create_directories(o.outputDir, error);
   if (error) throw std::runtime_error("cannot create the capture directory " + o.outputDir + " (" + error.message() + ")");
+  const common::FileLock lock = lockRecording(o);
   std::vector<std::unique_ptr<Live>> lives;
   for (const std::string& name : o.interfaces) {
     lives.push_back(std::make_unique<Live>());
     lives.back()->name = name;
     open(*lives.back(), o);
+  }
+  try {
+    for (auto& live : lives) openFile(*live, o);
+  } catch (const std::exception&) {
+    for (auto& live : lives) {
+      if (live->dumper == nullptr) continue;
+      pcap_dump_close(live->dumper);
+      live->dumper = nullptr;
+      std::filesystem::remove(std::filesystem::path(o.outputDir) / pcapFileName(o.node, live->name), error);
+    }
+    throw;
   }
   CaptureFile file;
   file.node = o.node;

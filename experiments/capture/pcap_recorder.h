@@ -4,11 +4,15 @@
 //
 // Contract
 //   recordInterfaces(options, stop, onReady)
+//     - holds `<output>/.<node>.record.lock` (common::FileLock) while it records: a second recorder
+//       of the same node into the same directory is a std::runtime_error naming the first's pid.
+//       An interface named twice is a std::runtime_error.
 //     - opens every interface with pcap_create: snap length `snaplen`, immediate mode, a kernel
 //       buffer of `bufferBytes`, promiscuous off, microsecond timestamps; pcap_activate. An interface
 //       that does not exist, or missing privileges, is a std::runtime_error naming the interface
-//       ("run as root" for the latter); nothing is left open.
-//     - writes `<output>/<node>.<interface>.pcap` per interface (pcap_dump); reads the interfaces'
+//       ("run as root" for the latter); nothing is left open and no file is written.
+//     - once every interface is open, writes `<output>/<node>.<interface>.pcap` per interface
+//       (pcap_dump; a file that cannot be created removes those made before it); reads the interfaces'
 //       addresses and counters_before right after activation, then creates `<output>/<node>.ready`
 //       and calls onReady (the command prints `ready`);
 //     - captures until `stop` becomes true (a signal handler sets it) or `duration_s` (> 0) passed,
@@ -42,5 +46,7 @@ CaptureFile recordInterfaces(const RecordOptions& options, const std::atomic<boo
 
 std::string pcapFileName(const std::string& node, const std::string& interface);
 std::string readyFileName(const std::string& node);
+// ".<node>.record.lock": held by the node's recorder while it records (see recordInterfaces).
+std::string recordLockFileName(const std::string& node);
 
 }  // namespace dtbench::capture

@@ -42,8 +42,9 @@ struct Sortable {
 }  // namespace
 
 bool WireCapture::complete() const {
+  if (orphanPcaps > 0) return false;
   for (const CapturePoint& p : points)
-    if (p.interface.pcapDropped > 0) return false;
+    if (p.interface.pcapDropped > 0 || p.truncated) return false;
   return true;
 }
 
@@ -91,6 +92,22 @@ WireCapture loadWireCapture(const std::string& directory, const std::string& clu
       capture.points.push_back(point);
     }
   }
+  // A pcap no capture file names: a recorder that never stopped cleanly (its node went down), whose
+  // packets are not in the tables.
+  std::set<std::string> named;
+  for (const CapturePoint& point : capture.points) named.insert(point.interface.pcap);
+  std::vector<std::string> orphans;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".pcap") == 0 && named.count(name) == 0)
+      orphans.push_back(name);
+  }
+  std::sort(orphans.begin(), orphans.end());
+  for (const std::string& name : orphans)
+    capture.warnings.push_back("capture incomplete: " + name + " in " + directory +
+                               " belongs to no capture file (its recorder did not stop cleanly: a node that went "
+                               "down?); its packets are not in the tables");
+  capture.orphanPcaps = static_cast<int>(orphans.size());
   if (!clusterFile.empty()) addClusterHosts(clusterFile, capture.hostOfAddress);
   std::vector<Sortable> counted;
   for (size_t k = 0; k < capture.points.size(); ++k) {
@@ -125,7 +142,17 @@ WireCapture loadWireCapture(const std::string& directory, const std::string& clu
     }
     if (reader.truncated()) {
       point.truncated = true;
-      capture.warnings.push_back("pcap " + point.pcapPath + " ends mid-packet (was the recorder killed?); read up to there");
+      const bool cut = reader.error().find("truncated") != std::string::npos;
+      capture.warnings.push_back(
+          "capture incomplete: pcap " + point.pcapPath +
+          (cut ? " ends mid-packet (was the recorder killed?)" : " has a corrupt record after packet " +
+                                                                    std::to_string(point.frames)) +
+          " (libpcap: " + reader.error() + "); read the " + std::to_string(point.frames) + " packets before it");
+    } else if (point.frames < point.interface.packetsCaptured) {
+      point.truncated = true;
+      capture.warnings.push_back("capture incomplete: pcap " + point.pcapPath + " holds " +
+                                 std::to_string(point.frames) + " packets, its capture file says " +
+                                 std::to_string(point.interface.packetsCaptured) + " were written");
     }
   }
   std::sort(counted.begin(), counted.end(), [](const Sortable& a, const Sortable& b) {

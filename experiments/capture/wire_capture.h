@@ -27,9 +27,11 @@
 //       scope "<node>:lo" (FlowKey::scope), so two nodes' loopback flows never merge, and that node
 //       as both hosts.
 //     Throws std::runtime_error naming the directory when it holds no capture file, and naming the
-//     file when a capture file or pcap cannot be read. A pcap cut short at its end is read up to the
-//     cut, with a warning. pcap_dropped > 0 on any interface makes the capture incomplete
-//     (complete() false) and adds a warning naming the node and interface.
+//     file when a capture file or pcap cannot be read. A pcap cut short at its end, or with a corrupt
+//     record, is read up to there; so is one holding fewer packets than its capture file says were
+//     written. Each, pcap_dropped > 0 on any interface, and a pcap in the directory that no capture
+//     file names (a recorder that never stopped: its node went down) make the capture incomplete
+//     (complete() false) and add a warning naming the file, or the node and interface.
 //   Per capture point, `windowFrames`/`windowBytes` count every frame it captured (before the
 //   dedupe) whose timestamp lies within [counters_before.t_s, counters_after.t_s]: the side of the
 //   independent count check that the capture gives (wire_tables.h).
@@ -58,7 +60,7 @@ struct CapturePoint {
   int64_t frames = 0, frameBytes = 0;               // every frame in the pcap
   int64_t windowFrames = 0, windowBytes = 0;        // those within the counters' window
   int64_t countedFrames = 0;                        // counted here after the dedupe
-  bool truncated = false;                           // the pcap ended mid-record
+  bool truncated = false;  // the pcap could not be read to its end, or holds fewer packets than were written
 };
 
 struct WirePacket {
@@ -89,9 +91,12 @@ struct WireCapture {
   std::vector<Flow> flows;                         // by id
   std::vector<Retransmission> retransmissions;     // in time order
   std::vector<std::string> warnings;
+  int orphanPcaps = 0;                             // pcaps in the directory no capture file names
   std::optional<Reconciliation> reconciliation;    // with the ranks' message log (reconciliation.h)
 
-  bool complete() const;                           // no interface dropped packets
+  // No interface dropped packets, every pcap was read to its end, and every pcap in the directory
+  // belongs to a capture file.
+  bool complete() const;
   std::string hostOf(const std::string& address) const;  // "" unknown
 };
 

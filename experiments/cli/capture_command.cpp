@@ -4,10 +4,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/cluster_file.h"
+#include "common/file_lock.h"
 #include "common/usage_error.h"
 #include "dtbench/build_config.h"
 #include "experiments/cli/capture_options.h"
@@ -85,12 +88,41 @@ std::string clusterFileFromEnvironment() {
   return value;
 }
 
+// One analysis of a capture directory at a time (it writes its tables there and deletes its pcaps),
+// and none while a node still records into it. A directory where no lock file can be made (read
+// only) is analyzed unlocked.
+std::optional<common::FileLock> lockAnalysis(const std::string& directory) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    const std::string suffix = ".record.lock";
+    if (name.size() > suffix.size() + 1 && name[0] == '.' &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        common::FileLock::isHeld(entry.path().string()))
+      throw std::runtime_error("capture analyze: node " + name.substr(1, name.size() - suffix.size() - 1) +
+                               " is still recording into " + directory + ": stop its recorder first");
+  }
+  try {
+    return common::FileLock((fs::path(directory) / ".analyze.lock").string());
+  } catch (const common::FileLockHeld& held) {
+    throw std::runtime_error("capture analyze: " + directory + " is being analyzed by another dtbench (" +
+                             held.owner() + "); wait for it to end");
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "capture analyze: WARNING %s: analyzing without a lock\n", e.what());
+    return std::nullopt;
+  }
+}
+
 int analyzeCommand(const CaptureOptions& o) {
   std::error_code error;
+  if (fs::exists(o.directory, error) && !fs::is_directory(o.directory, error))
+    throw common::UsageError("capture analyze: " + o.directory +
+                             " is a file; name the capture directory (where record wrote <node>.capture.json)");
   if (!fs::is_directory(o.directory, error))
     throw common::UsageError("capture analyze: the capture directory " + o.directory + " does not exist");
   if (!o.messages.empty() && !fs::is_directory(o.messages, error))
     throw common::UsageError("capture analyze: --messages " + o.messages + " is no directory");
+  const std::optional<common::FileLock> lock = lockAnalysis(o.directory);
   capture::WireCapture wire = capture::loadWireCapture(o.directory, clusterFileFromEnvironment());
   const std::string output = o.output.empty() ? o.directory : o.output;
 

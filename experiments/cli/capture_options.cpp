@@ -1,5 +1,7 @@
 #include "experiments/cli/capture_options.h"
 
+#include <algorithm>
+
 #include <cxxopts.hpp>
 
 #include "common/lists.h"
@@ -48,6 +50,9 @@ CaptureOptions parseRecord(const std::vector<std::string>& args) {
   if (o.node.find('/') != std::string::npos) throwUsage("capture record", "--node is a name, not a path: '" + o.node + "'");
   o.interfaces = common::splitList(p["interface"].as<std::string>());
   if (o.interfaces.empty()) throwUsage("capture record", "--interface needs at least one interface");
+  for (size_t k = 0; k < o.interfaces.size(); ++k)
+    if (std::find(o.interfaces.begin(), o.interfaces.begin() + k, o.interfaces[k]) != o.interfaces.begin() + k)
+      throwUsage("capture record", "--interface names " + o.interfaces[k] + " twice; name each interface once");
   o.output = p["output"].as<std::string>();
   o.snaplen = p["snaplen"].as<int>();
   if (o.snaplen < 64 || o.snaplen > 262144)

@@ -26,6 +26,7 @@ expect 2 "unknown action 'play'" capture play
 expect 2 "--interface IF" capture record --node n1 --output "$work/x"
 expect 2 "--snaplen is from 64" capture record --node n1 --interface lo --output "$work/x" --snaplen 10
 expect 2 "--duration must be" capture record --node n1 --interface lo --output "$work/x" --duration 0
+expect 2 "--interface names lo twice" capture record --node n1 --interface lo,lo --output "$work/x"
 if [[ $have_capture == 0 ]]; then
   expect 2 "this build has no capture" capture analyze "$work"
   expect 2 "this build has no capture" capture record --node n1 --interface lo --output "$work/x"
@@ -34,6 +35,21 @@ if [[ $have_capture == 0 ]]; then
   exit $((failures > 0))
 fi
 expect 2 "does not exist" capture analyze "$work/nowhere"
+touch "$work/afile"
+expect 2 "is a file; name the capture directory" capture analyze "$work/afile"
+# A capture file naming a pcap outside its directory is refused, and nothing outside is deleted.
+mkdir -p "$work/victim" "$work/hostile"
+echo precious >"$work/victim/precious.pcap"
+for name in ../victim/precious.pcap "$work/victim/precious.pcap"; do
+  cat >"$work/hostile/a.capture.json" <<JSON
+{"node": "a", "snaplen": 128, "started_s": 1, "stopped_s": 2, "interfaces": [{"name": "lo", "pcap": "$name",
+ "link_type": "EN10MB", "addresses": [], "packets_captured": 0, "pcap_received": 0, "pcap_dropped": 0,
+ "interface_dropped": 0, "counters_before": {"t_s": 1, "rx_bytes": 0, "rx_packets": 0, "tx_bytes": 0, "tx_packets": 0},
+ "counters_after": {"t_s": 2, "rx_bytes": 0, "rx_packets": 0, "tx_bytes": 0, "tx_packets": 0}}]}
+JSON
+  expect 1 "must be a file name inside the capture directory" capture analyze "$work/hostile"
+  [[ -f $work/victim/precious.pcap ]] || fail "analyze deleted $name, outside its directory"
+done
 expect 2 "see dtbench capture analyze --help" capture analyze "$work" --frobnicate
 mkdir -p "$work/empty"
 expect 1 "no <node>.capture.json" capture analyze "$work/empty"
@@ -44,6 +60,18 @@ if [[ $(id -u) != 0 ]]; then
   echo "skipped the live recording: capturing needs root"
 else
   expect 1 "nosuch0" capture record --node n1 --interface nosuch0 --output "$work/bad"
+  expect 1 "eth99" capture record --node n1 --interface lo,eth99 --output "$work/bad2"
+  [[ -z $(find "$work/bad2" -name '*.pcap' 2>/dev/null) ]] || fail "a failed record left $(ls "$work/bad2")"
+  # One recorder per node and directory; no analysis while a node records.
+  "$dtbench" capture record --node n2 --interface lo --output "$work/busy" --duration 3 >"$work/busy.out" 2>&1 &
+  first=$!
+  for _ in $(seq 1 100); do [[ -f $work/busy/n2.ready ]] && break; sleep 0.05; done
+  expect 1 "node n2 is already being recorded into $work/busy (pid $first" \
+    capture record --node n2 --interface lo --output "$work/busy" --duration 0.2
+  expect 1 "node n2 is still recording into $work/busy" capture analyze "$work/busy" --keep-pcap
+  wait "$first" || fail "the first recorder failed: $(cat "$work/busy.out")"
+  [[ $(find "$work/busy" -name '*.pcap' | wc -l) == 1 ]] || fail "the busy directory holds $(ls "$work/busy")"
+  "$dtbench" capture analyze "$work/busy" --keep-pcap 2>"$work/busy.err" || fail "analyze after the recorder: $(cat "$work/busy.err")"
   out=$("$dtbench" capture record --node n1 --interface lo --output "$work/cap" --duration 0.5 2>"$work/record.err")
   [[ $out == ready ]] || fail "record printed '$out', expected 'ready' ($(cat "$work/record.err"))"
   for f in n1.ready n1.lo.pcap n1.capture.json; do [[ -f $work/cap/$f ]] || fail "record wrote no $f"; done

@@ -67,6 +67,19 @@ TEST_CASE("A malformed capture file names the file and the key", "[capture][file
   CHECK_THROWS_WITH(readCaptureFile(dir + "/none.capture.json"), Catch::Contains("none.capture.json"));
 }
 
+TEST_CASE("A capture file naming a pcap outside its directory is refused", "[capture][files]") {
+  CHECK(isPlainFileName("n1.eth0.pcap"));
+  for (const char* name : {"", ".", "..", "../victim/precious.pcap", "/tmp/precious.pcap", "sub/n1.pcap"}) {
+    INFO(name);
+    CHECK_FALSE(isPlainFileName(name));
+    nlohmann::json json = toJson(CaptureFile{"n1", 128, 1, 2, {InterfaceCapture{}}});
+    json["interfaces"][0]["pcap"] = name;
+    CHECK_THROWS_WITH(captureFileFromJson(json, "n1.capture.json"),
+                      Catch::Contains("n1.capture.json: interfaces[0]") &&
+                          Catch::Contains("must be a file name inside the capture directory"));
+  }
+}
+
 TEST_CASE("Interface counters are read from sysfs and name a missing interface", "[capture][files]") {
   const InterfaceCounters lo = readInterfaceCounters("lo");
   CHECK(lo.t_s > 1.6e9);

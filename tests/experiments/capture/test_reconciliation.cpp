@@ -243,6 +243,14 @@ TEST_CASE("the message log is read back and its errors name file and line") {
   CHECK(files.sockets[1].local.port == 7000);
   CHECK(files.sockets[1].state == 0x0A);
 
+  // A rank 2 left by an earlier 3-rank run, beside this 2-rank run's files.
+  writeFile(d + "/messages.rank2.csv",
+            "index,t_post_s,t_done_s,op,src,dst,bytes,category\n0,100.000000,101.000000,allreduce,2,-1,64,gradients\n");
+  writeFile(d + "/sockets.rank2.csv", "rank,host,pid,when,local,remote,state\n2,nodeC,13,end,10.0.0.3:6000,10.0.0.1:5000,01\n");
+  CHECK_THROWS_WITH(readMessageFiles(d), Catch::Contains("messages.rank2.csv spans 100.000000 to 101.000000 s, outside "
+                                                         "rank 0's 1.000000 to 2.000000 s: it is from another run"));
+  std::remove((d + "/messages.rank2.csv").c_str());
+  std::remove((d + "/sockets.rank2.csv").c_str());
   writeFile(d + "/messages.rank1.csv",
             "index,t_post_s,t_done_s,op,src,dst,bytes,category\n0,0.500000,1.600000,fly,0,1,64,gradients\n");
   CHECK_THROWS_WITH(readMessageFiles(d), Catch::Contains("messages.rank1.csv line 2") && Catch::Contains("unknown operation 'fly'"));

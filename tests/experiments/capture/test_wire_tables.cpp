@@ -227,6 +227,37 @@ TEST_CASE("wire_summary.json checks the capture against the interface counters",
     CHECK_THAT(dropped.warnings[0], Catch::Contains("node2") && Catch::Contains("dropped 3"));
     CHECK(wireSummary(dropped)["complete"] == false);
   }
+  SECTION("a pcap cut short is read up to the cut, and the capture is incomplete") {
+    const std::string pcap = dir + "/node1.eth0.pcap";
+    std::filesystem::resize_file(pcap, std::filesystem::file_size(pcap) - 10);
+    const WireCapture cut = loadWireCapture(dir);
+    CHECK_FALSE(cut.complete());
+    REQUIRE(cut.warnings.size() == 1);
+    CHECK_THAT(cut.warnings[0], Catch::Contains("node1.eth0.pcap ends mid-packet") &&
+                                    Catch::Contains("read the 4 packets before it"));
+    CHECK(wireSummary(cut)["complete"] == false);
+  }
+  SECTION("a corrupt record length is named as such, and the capture is incomplete") {
+    // Record headers are 16 bytes after the 24-byte file header: seconds, microseconds, the length
+    // kept (incl_len), the frame's length. Frame 1 keeps min(1054, 128) bytes.
+    const std::string pcap = dir + "/node1.eth0.pcap";
+    std::fstream file(pcap, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(24 + 16 + 128 + 8);
+    const uint32_t huge = 0x7fffff00;
+    file.write(reinterpret_cast<const char*>(&huge), sizeof huge);
+    file.close();
+    const WireCapture corrupt = loadWireCapture(dir);
+    CHECK_FALSE(corrupt.complete());
+    REQUIRE(corrupt.warnings.size() == 1);
+    CHECK_THAT(corrupt.warnings[0], Catch::Contains("node1.eth0.pcap has a corrupt record after packet 1"));
+  }
+  SECTION("a pcap that no capture file names makes the capture incomplete") {
+    std::filesystem::copy_file(dir + "/node2.eth0.pcap", dir + "/node3.eth0.pcap");
+    const WireCapture orphan = loadWireCapture(dir);
+    CHECK_FALSE(orphan.complete());
+    REQUIRE(orphan.warnings.size() == 1);
+    CHECK_THAT(orphan.warnings[0], Catch::Contains("node3.eth0.pcap") && Catch::Contains("belongs to no capture file"));
+  }
 }
 
 TEST_CASE("writeWireTables writes every table", "[capture][wire]") {
