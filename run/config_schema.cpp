@@ -295,7 +295,8 @@ std::vector<Setting> makeSettings() {
                      "ssgd: bucket cap in MiB (the first bucket is capped at " + number(kFirstBucketBytes >> 20) +
                          " MiB)",
                      [](auto& c) -> auto& { return c.sync.bucketMb; }),
-               "a finite number > 0", [](const json& v) { return finite(v) && v.get<double>() > 0; }),
+               "a finite number > 0 and at most " + std::to_string(static_cast<int64_t>(kLargestBucketMb)) + " (1 TiB)",
+               [](const json& v) { return finite(v) && v.get<double>() > 0 && v.get<double>() <= kLargestBucketMb; }),
       distributed);
   // BatchNorm statistics broadcast from rank 0 each step or kept per rank: a collective, and the model
   // a resumed run continues.

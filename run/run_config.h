@@ -28,6 +28,9 @@ namespace dtbench::run {
 inline constexpr double kDefaultBucketMb = 25;
 // The first bucket is capped at 1 MiB (DDP's _DEFAULT_FIRST_BUCKET_BYTES), whatever --bucket-mb is.
 inline constexpr int64_t kFirstBucketBytes = int64_t{1} << 20;
+// The largest --bucket-mb: 1 TiB, beyond any model's gradients (one bucket); larger caps would not
+// fit a byte count.
+inline constexpr double kLargestBucketMb = 1 << 20;
 // --timeout's default for `dtbench train`: the deadline of every collective and of the rendezvous.
 // (`dtbench allreduce` keeps comm::BackendOptions' own, shorter one.)
 inline constexpr double kTrainTimeoutS = 300;

@@ -31,7 +31,7 @@ int allreduceCommand(const PredictOptions& o) {
   const predict::Hardware hardware = predict::loadHardware(o.hardwarePath);
   std::vector<predict::CalibrationRow> rows;
   for (const std::string& path : o.allreduce)
-    for (const predict::AllreduceMeasurement& m : predict::readAllreduceCsv(path)) {
+    for (const predict::AllreduceMeasurement& m : predict::readAllreduceCsv(path, "--allreduce")) {
       const std::string linkClass = predict::linkClassOf(m);
       if (!linkClass.empty()) rows.push_back({m, linkClass, predict::modelledSeconds(m, hardware)});
     }
@@ -44,7 +44,7 @@ int allreduceCommand(const PredictOptions& o) {
 int calibrateCommand(const PredictOptions& o) {
   std::vector<predict::AllreduceMeasurement> rows;
   for (const std::string& path : o.calibrate) {
-    const auto more = predict::readAllreduceCsv(path);
+    const auto more = predict::readAllreduceCsv(path, "--calibrate");
     rows.insert(rows.end(), more.begin(), more.end());
   }
   const predict::Calibration fit = predict::calibrate(rows);

@@ -1,5 +1,9 @@
 #include "experiments/cli/predict_options.h"
 
+#include <filesystem>
+#include <set>
+#include <system_error>
+
 #include <cxxopts.hpp>
 
 #include "common/lists.h"
@@ -14,6 +18,8 @@ using common::UsageError;
 
 namespace {
 
+constexpr long long kLargestWorld = 1 << 24;
+
 int worldValue(const std::string& word) {
   size_t used = 0;
   long long v = 0;
@@ -22,17 +28,30 @@ int worldValue(const std::string& word) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != word.size() || v < 1 || v > (1 << 24))
-    throw UsageError("--world: '" + word + "' is not a world size (a whole number from 1), e.g. --world 2,4,...,64");
+  if (used == word.size() && v > kLargestWorld)
+    throw UsageError("--world: " + word + " is more ranks than predict models (at most " +
+                     std::to_string(kLargestWorld) + ")");
+  if (used != word.size() || v < 1)
+    throw UsageError("--world: '" + word + "' is not a world size (a whole number from 1 to " +
+                     std::to_string(kLargestWorld) + "), e.g. --world 2,4,...,64");
   return static_cast<int>(v);
 }
 
 }  // namespace
 
 std::vector<int> parseWorldList(const std::string& text) {
-  const std::vector<std::string> words = common::splitList(text);
+  // Split by hand: an empty entry ("2,,4", a trailing comma) is a mistake to name, not to skip.
+  std::vector<std::string> words;
+  for (size_t start = 0;;) {
+    const size_t comma = text.find(',', start);
+    words.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (words.size() == 1 && words[0].empty()) throw UsageError("--world needs at least one world size");
   std::vector<int> worlds;
   for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].empty()) throw UsageError("--world '" + text + "' has an empty entry; e.g. --world 2,4,...,64");
     if (words[i] != "...") {
       worlds.push_back(worldValue(words[i]));
       continue;
@@ -46,7 +65,10 @@ std::vector<int> parseWorldList(const std::string& text) {
          next = ratio ? next * (b / a) : next + (b - a))
       worlds.push_back(static_cast<int>(next));
   }
-  if (worlds.empty()) throw UsageError("--world needs at least one world size");
+  std::set<int> seen;
+  for (const int world : worlds)
+    if (!seen.insert(world).second)
+      throw UsageError("--world '" + text + "' names world " + std::to_string(world) + " twice; name each world once");
   return worlds;
 }
 
@@ -101,7 +123,14 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   if (p.count("calibrate")) {
     o.calibrate = common::splitList(p["calibrate"].as<std::string>());
     if (o.calibrate.empty()) throwUsage("predict", "--calibrate needs at least one CSV file");
-    if (p.count("output")) o.outputPath = p["output"].as<std::string>();
+    if (p.count("output")) {
+      o.outputPath = p["output"].as<std::string>();
+      std::error_code error;
+      for (const std::string& input : o.calibrate)
+        if (std::filesystem::weakly_canonical(input, error) == std::filesystem::weakly_canonical(o.outputPath, error))
+          throwUsage("predict", "--output " + o.outputPath + " is the measurement --calibrate reads; write the "
+                                "hardware file elsewhere, e.g. --output hardware.json");
+    }
     if (p.count("run") || p.count("hardware") || p.count("world"))
       throwUsage("predict", "--calibrate fits a hardware file from all-reduce results; predict with it in a second "
                             "command (RUN --hardware FILE --world ...)");

@@ -128,12 +128,12 @@ Hardware fitClass(const std::vector<AllreduceMeasurement>& all, Hardware base, b
 
 }  // namespace
 
-std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path) {
+std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path, const std::string& flag) {
   report::CsvFile csv = [&] {
     try {
       return report::CsvFile::read(path);
     } catch (const std::exception& e) {
-      throw common::UsageError(std::string("--calibrate: ") + e.what());
+      throw common::UsageError((flag + ": ") + e.what());
     }
   }();
   std::vector<AllreduceMeasurement> rows;
@@ -172,9 +172,9 @@ std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path) {
   } catch (const common::UsageError&) {
     throw;
   } catch (const std::exception& e) {
-    throw common::UsageError(std::string("--calibrate: ") + e.what());
+    throw common::UsageError((flag + ": ") + e.what());
   }
-  if (rows.empty()) throw common::UsageError("--calibrate: " + path + " has no rows");
+  if (rows.empty()) throw common::UsageError(flag + ": " + path + " has no rows");
   return rows;
 }
 

@@ -36,8 +36,9 @@ struct AllreduceMeasurement {
   double seconds = 0;
 };
 
-// Throws common::UsageError naming the file, line and column of a bad field.
-std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path);
+// Throws common::UsageError naming `flag` (the option that named the file), the file, line and
+// column of a bad field.
+std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path, const std::string& flag);
 
 // The model's time for one measured configuration on `hardware` (ranks per node = world / nodes).
 double modelledSeconds(const AllreduceMeasurement& row, const Hardware& hardware);

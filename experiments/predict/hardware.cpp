@@ -6,7 +6,10 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 
+#include "common/strict_json.h"
 #include "common/usage_error.h"
 
 namespace dtbench::predict {
@@ -88,11 +91,13 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
 Hardware loadHardware(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw common::UsageError("--hardware: cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
   nlohmann::json json;
   try {
-    in >> json;
-  } catch (const nlohmann::json::exception& e) {
-    throw common::UsageError("--hardware: " + path + " is not JSON: " + e.what());
+    json = common::parseStrictJson(text.str(), "--hardware: " + path);
+  } catch (const std::runtime_error& e) {
+    throw common::UsageError(e.what());
   }
   return hardwareFromJson(json, path);
 }

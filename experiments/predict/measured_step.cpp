@@ -14,8 +14,9 @@
 namespace dtbench::predict {
 namespace {
 
+// Bad run data: exit 1 (docs: 1 is missing or bad data, 2 a usage error).
 [[noreturn]] void fail(const std::string& dir, const std::string& what) {
-  throw common::UsageError("dtbench predict: run " + dir + ": " + what);
+  throw std::runtime_error("dtbench predict: run " + dir + ": " + what);
 }
 
 int64_t elementBytesOf(const std::string& dtype, const std::string& dir) {
@@ -93,10 +94,14 @@ int64_t MeasuredStep::gradientElements() const {
 }
 
 MeasuredStep loadMeasuredStep(const std::string& dir) {
-  if (!std::filesystem::is_directory(dir)) fail(dir, "is not a directory");
+  if (!std::filesystem::is_directory(dir))
+    throw common::UsageError("dtbench predict: run " + dir + " is not a directory");
   const report::RunData data = report::loadRun(dir);
   if (!data.problems.empty()) fail(dir, data.problems.front());
   if (data.config.is_null()) fail(dir, "has no config.json");
+  // As the report: only a completed run's steps are whole and typical.
+  if (data.status() != "completed")
+    fail(dir, "its status is " + data.status() + ", not completed: predict from a run that completed");
   MeasuredStep run;
   run.path = dir;
   run.settings = data.settings;

@@ -58,7 +58,9 @@ TEST_CASE("the defaults are the RunConfig's and keep every rule", "[run][schema]
   CHECK(run::findSettingByFlag("--lr")->help.find("0.1 sgd, 0.001 adam") != std::string::npos);
   run::RunConfig c = valid();
   c.sync.bucketMb = 0;
-  CHECK_THROWS_WITH(run::checkRules(c), "--bucket-mb must be a finite number > 0, got 0");
+  CHECK_THROWS_WITH(run::checkRules(c), "--bucket-mb must be a finite number > 0 and at most 1048576 (1 TiB), got 0");
+  c.sync.bucketMb = 1e30;
+  CHECK_THROWS_WITH(run::checkRules(c), Catch::StartsWith("--bucket-mb must be a finite number > 0 and at most 1048576"));
   c = valid();
   c.comm.connection.glooThreads = 65;
   CHECK_THROWS_WITH(run::checkRules(c), "--gloo-threads must be in [1, 64], got 65");

@@ -146,6 +146,38 @@ expect_usage "unknown key 'intra_node.latency'" "$work/run" --hardware "$work/ba
 expect_usage "is not a directory" "$work/nothing" --hardware "$work/hw.json" --world 2
 expect_usage "unknown topology" "$work/run" --hardware "$work/hw.json" --world 2 --topology ringg
 expect_usage "--element-bytes is 2" "$work/run" --hardware "$work/hw.json" --world 2 --element-bytes 3
+expect_usage "--world '2,,4' has an empty entry" "$work/run" --hardware "$work/hw.json" --world 2,,4
+expect_usage "--world '4,8,...,8' names world 8 twice" "$work/run" --hardware "$work/hw.json" --world 4,8,...,8
+expect_usage "1000000000 is more ranks than predict models (at most 16777216)" "$work/run" --hardware "$work/hw.json" \
+  --world 1000000000
+expect_usage "--bucket-mb must be a finite number > 0 and at most 1048576" "$work/run" --hardware "$work/hw.json" \
+  --world 2 --bucket-mb 1e30
+expect_usage "unknown backend 'bogus'" "$work/run" --hardware "$work/hw.json" --world 2 --backend bogus
+sed 's/"ranks_per_node": 2,/"ranks_per_node": 2, "ranks_per_node": 4,/' "$work/hw.json" >"$work/dup-hw.json"
+expect_usage "key 'ranks_per_node' appears twice" "$work/run" --hardware "$work/dup-hw.json" --world 2
+{ cat "$work/hw.json"; echo '{"more": 1}'; } >"$work/trailing-hw.json"
+expect_usage "not valid JSON" "$work/run" --hardware "$work/trailing-hw.json" --world 2
+expect_usage "--allreduce: cannot open" --allreduce "$work/missing.csv" --hardware "$work/hw.json"
+expect_usage "is the measurement --calibrate reads" --calibrate "$work/ring.csv" --output "$work/./ring.csv"
+[[ $(head -c 7 "$work/ring.csv") == backend ]] || fail "--calibrate --output onto its own CSV changed the CSV"
+# Bad run data is exit 1 (not a usage error), and so is a run that did not complete.
+expect_data() {
+  local want=$1; shift
+  local status=0
+  "$DTBENCH" predict "$@" >"$work/out" 2>"$work/err" || status=$?
+  [[ $status -eq 1 ]] || fail "predict $* exited $status, want 1"
+  grep -qF -- "$want" "$work/err" || { cat "$work/err" >&2; fail "predict $* did not say: $want"; }
+}
+for status in failed running; do
+  cp -r "$work/run" "$work/run-$status"
+  /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["status"] = sys.argv[2]; json.dump(d, open(sys.argv[1], "w"))' \
+    "$work/run-$status/summary.json" "$status"
+  expect_data "its status is $status, not completed" "$work/run-$status" --hardware "$work/hw.json" --world 2
+done
+cp -r "$work/run" "$work/run-damaged"
+echo '{"parameters": [' >"$work/run-damaged/step_profile.json"
+expect_data "step_profile.json is damaged" "$work/run-damaged" --hardware "$work/hw.json" --world 2
 head -1 "$work/ring.csv" >"$work/empty.csv"
 expect_usage "has no rows" --calibrate "$work/empty.csv"
 grep -v ',ring,' "$work/ring.csv" >"$work/header-only.csv"
