@@ -5,10 +5,12 @@
 #include <cstddef>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
+#include <system_error>
 #include <type_traits>
 
 #include "common/usage_error.h"
@@ -131,11 +133,17 @@ std::vector<GridAxis> parseGridText(const std::string& text, const std::string& 
 }
 
 std::vector<GridAxis> readGridFile(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw UsageError("--grid-file: '" + path + "' is a directory; give a file with one KEY=V1,V2 per line");
   std::ifstream in(path);
   if (!in) throw UsageError("--grid-file: cannot read '" + path + "'; give a file with one KEY=V1,V2 per line");
   std::stringstream content;
   content << in.rdbuf();
-  return parseGridText(content.str(), path);
+  std::string text = content.str();
+  // A byte order mark, as editors on some systems save UTF-8, is no part of the first key.
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+  return parseGridText(text, path);
 }
 
 bool hasAxis(const Grid& grid, const std::string& key) {

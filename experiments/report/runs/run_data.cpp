@@ -56,12 +56,18 @@ void readCsv(const fs::path& file, bool required, std::vector<std::string>& prob
   }
 }
 
+// The longest time one step's field may hold: a year. Longer is no measurement (no job runs that
+// long), and sums of such values would overflow to infinity.
+constexpr double kLongestStepTimeS = 365.0 * 24 * 3600;
+
 // Checks of single fields against docs/run-directory.md; each throws through CsvFile::fail, naming
-// the file, the line and the column. Times are never NaN, infinite or negative.
+// the file, the line and the column. Times are never NaN, infinite, negative or beyond a year.
 double seconds(const CsvFile& f, size_t row, size_t column) {
   const double value = f.number(row, column);
   if (!(std::isfinite(value) && value >= 0))
     f.fail(row, column, "'" + f.text(row, column) + "' is not a time (finite seconds, 0 or more)");
+  if (value > kLongestStepTimeS)
+    f.fail(row, column, "'" + f.text(row, column) + "' is not a step's time (more than a year)");
   return value;
 }
 

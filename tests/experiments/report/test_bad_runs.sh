@@ -60,6 +60,7 @@ damage_nan() { set_field "$1/batches.csv" 12 12 nan; }
 damage_negative() { set_field "$1/batches.csv" 12 12 -0.25; }
 damage_zero() { set_field "$1/batches.csv" 12 12 0; }
 damage_inf() { set_field "$1/batches.csv" 12 12 inf; }
+damage_huge() { set_field "$1/batches.csv" 12 12 1e308; }
 damage_data_over_step() { set_field "$1/batches.csv" 12 5 9.5; }
 damage_negative_phase() { set_field "$1/batches.csv" 12 8 -0.1; }
 damage_exposed_over_step() { set_field "$1/batches.csv" 12 10 7; }
@@ -85,6 +86,7 @@ bad_run nan lenet-b32-n1 "batches.csv line 12 column 'step_s': 'nan' is not a ti
 bad_run negative lenet-b32-n1 "batches.csv line 12 column 'step_s': '-0.25' is not a time"
 bad_run zero lenet-b32-n1 "batches.csv line 12 column 'step_s': '0' is not a step time"
 bad_run inf lenet-b32-n1 "batches.csv line 12 column 'step_s': 'inf' is not a time"
+bad_run huge lenet-b32-n1 "batches.csv line 12 column 'step_s': '1e308' is not a step's time (more than a year)"
 bad_run data_over_step lenet-b32-n1 "batches.csv line 12 column 'data_s': '9.5' is more than the row's step_s"
 bad_run negative_phase lenet-b32-n1 "batches.csv line 12 column 'backward_s': '-0.1' is not a time"
 bad_run exposed_over_step lenet-b32-n1 "batches.csv line 12 column 'comm_exposed_s': '7' is more than the row's step_s"

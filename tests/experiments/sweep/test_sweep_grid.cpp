@@ -2,7 +2,9 @@
 
 #include "experiments/sweep/sweep_grid.h"
 #include "common/usage_error.h"
+#include "temp_dir.h"
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -96,6 +98,17 @@ TEST_CASE("the grid file has one axis per line and hash comments", "[sweep]") {
   CHECK(parseGridText("# nothing\n\n", "g.txt").empty());
   CHECK_THAT(errorOf([] { parseGridText("batch=8\nmodel\n", "g.txt"); }),
              Catch::Matches("g.txt:2: 'model' is not KEY=V1,V2.*"));
+}
+
+TEST_CASE("a grid file may start with a byte order mark and a directory is no grid file", "[sweep]") {
+  dtbench::testing::TempDir dir;
+  const std::string path = (dir.path() / "grid.txt").string();
+  std::ofstream(path) << "\xEF\xBB\xBF" << "batch=8,16\n";
+  const auto axes = dtbench::sweep::readGridFile(path);
+  REQUIRE(axes.size() == 1);
+  CHECK(axes[0].key == "batch");
+  CHECK_THAT(errorOf([&] { dtbench::sweep::readGridFile(dir.path().string()); }),
+             Catch::Contains("is a directory; give a file with one KEY=V1,V2 per line"));
 }
 
 TEST_CASE("a key given twice is refused also through its alias", "[sweep]") {
