@@ -30,7 +30,9 @@ bool digits(const std::string& s, size_t at, size_t n, int* value) {
 bool unixSeconds(const std::string& text, double* seconds) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(value) || value < 0) return false;
+  // Up to the year 10000, where the YYYY-MM-DD form ends too (and an int64 of seconds is exact).
+  constexpr double kLastUnixSecond = 253402300799;
+  if (end != text.c_str() + text.size() || !std::isfinite(value) || value < 0 || value > kLastUnixSecond) return false;
   *seconds = value;
   return true;
 }

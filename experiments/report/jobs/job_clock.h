@@ -16,7 +16,7 @@ namespace dtbench::report {
 class JobClock {
  public:
   // Unix seconds of `text`; NaN for an empty field, `Unknown`, `None`, `NaN` or `NaT` (no time).
-  // Returns false when `text` is neither a time nor Unix seconds.
+  // Returns false when `text` is neither a time nor Unix seconds from 0 to the end of the year 9999.
   bool parse(const std::string& text, double* seconds);
 
  private:

@@ -31,4 +31,9 @@ class JobTraceLines {
   bool cut_ = false;  // the line last returned ended at the end of the file without a newline
 };
 
+// `text` as it can be shown on a terminal: control characters and bytes that are not UTF-8 as \xNN,
+// cut after `longest` bytes ("..." added): a binary file's first "line" can be megabytes. fail()
+// shows its message so.
+std::string printable(const std::string& text, size_t longest = std::string::npos);
+
 }  // namespace dtbench::report

@@ -95,7 +95,7 @@ JobTrace readSacct(const std::string& path) {
   std::string line;
   if (!lines.next(line)) throw std::runtime_error(path + " is empty: expected sacct's header " + kSacctHeader);
   if (line != kSacctHeader)
-    lines.fail("the header is '" + line + "', not sacct --parsable2's '" + std::string(kSacctHeader) +
+    lines.fail("the header is '" + printable(line, 200) + "', not sacct --parsable2's '" + std::string(kSacctHeader) +
                "' (run the command in docs/report.md, \"The sacct contract\")");
   JobClock clock;
   std::vector<std::string> f;
@@ -111,6 +111,8 @@ JobTrace readSacct(const std::string& path) {
     for (int k : {kSubmit, kStart, kEnd})
       if (!clock.parse(f[k], &times[k - kSubmit]))
         lines.fail("column '" + std::string(kNames[k]) + "': '" + f[k] + "' is not a time (YYYY-MM-DDTHH:MM:SS)");
+    if (times[2] < times[1])  // false when either is unknown (NaN)
+      lines.fail("column 'End': '" + f[kEnd] + "' is before Start '" + f[kStart] + "': a negative run time");
     int64_t elapsed = 0, nodes = 0;
     if (!count(f[kElapsedRaw], &elapsed))
       lines.fail("column 'ElapsedRaw': '" + f[kElapsedRaw] + "' is not a whole number of seconds");

@@ -79,6 +79,16 @@ expect_error negative "$bad/negative.txt line 2: column 'AllocTRES': negative GP
 sed '1s/AllocTRES/ReqTRES/' traces/sacct.txt > "$bad/header.txt"
 expect_error header "$bad/header.txt line 1: the header is 'JobID|JobName|User|Partition|State|ExitCode|Submit|Start|End|ElapsedRaw|NNodes|ReqTRES', not sacct --parsable2's" \
   --sacct "$bad/header.txt"
+sed '4s/|2026-11-20T09:05:00|2026-11-20T09:25:00|/|2026-11-20T09:05:00|2026-11-20T09:00:00|/' traces/sacct.txt > "$bad/backwards.txt"
+expect_error backwards "$bad/backwards.txt line 4: column 'End': '2026-11-20T09:00:00' is before Start '2026-11-20T09:05:00': a negative run time" \
+  --sacct "$bad/backwards.txt"
+{ printf 'Job\x01\x02|\xff\xfe|'; head -c 2000 /dev/zero | tr '\0' 'A'; printf '\n'; tail -n +2 traces/sacct.txt; } > "$bad/binary.txt"
+expect_error binary "$bad/binary.txt line 1: the header is 'Job\x01\x02|\xFF\xFE|AAAA" --sacct "$bad/binary.txt"
+err=$("$dtbench" report --sacct "$bad/binary.txt" 2>&1 >/dev/null) || true
+(( ${#err} < 700 )) || fail "a binary header is echoed whole (${#err} bytes)"
+sed '3s/,2026-11-20 10:00:00,2026-11-20 10:00:03,/,1e300,2026-11-20 10:00:03,/' traces/helios.csv > "$bad/helios_huge.csv"
+expect_error trace_huge "$bad/helios_huge.csv line 3: column 'submit_time': '1e300' is not a time" \
+  --trace "$bad/helios_huge.csv"
 sed '6s/,8,32,1,COMPLETED,/,-8,32,1,COMPLETED,/' traces/helios.csv > "$bad/helios_negative.csv"
 expect_error trace_negative "$bad/helios_negative.csv line 6: column 'gpu_num': '-8': negative GPUs" \
   --trace "$bad/helios_negative.csv"
