@@ -10,6 +10,7 @@
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
 #include "experiments/cli/train_options.h"
+#include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_jobs.h"
 
 namespace dtbench::experiments {
@@ -107,7 +108,9 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   o.outDir = parsed["out"].as<std::string>();
   if (o.outDir.empty()) throw UsageError("--out needs a directory name");
   o.retries = parsed["retries"].as<int>();
-  if (o.retries < 0) throw UsageError("--retries must be >= 0, got " + std::to_string(o.retries));
+  if (o.retries < 0 || o.retries > sweep::kMostRetries)
+    throw UsageError("--retries is from 0 to " + std::to_string(sweep::kMostRetries) + ", got " +
+                     std::to_string(o.retries));
   o.dryRun = parsed.count("dry-run") > 0;
   if (parsed.count("grid-file"))
     for (sweep::GridAxis& axis : sweep::readGridFile(parsed["grid-file"].as<std::string>()))

@@ -153,8 +153,8 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
       return outcome;
     }
     outcome.state = "failed";
-    if (outcome.exitCode == kUsageErrorExitCode) {
-      printAttempt(progress, outcome, "failed (usage error)");
+    if (const std::string unchanging = unchangingFailure(outcome.exitCode, logPath, offset); !unchanging.empty()) {
+      printAttempt(progress, outcome, "failed (" + unchanging + ")");
       return outcome;
     }
     printAttempt(progress, outcome, tries < settings_.retries ? "failed (retrying)" : "failed");

@@ -103,6 +103,15 @@ std::string errorFromLog(const std::string& logPath, std::streamoff offset) {
   return error;
 }
 
+std::string unchangingFailure(int exitCode, const std::string& logPath, std::streamoff offset) {
+  if (exitCode == kUsageErrorExitCode) return "usage error";
+  std::ifstream in(logPath);
+  in.seekg(offset);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("dtbench: data error:", 0) == 0) return "data error";
+  return "";
+}
+
 void printAttempt(std::FILE* progress, const PointOutcome& outcome, const std::string& state) {
   std::fprintf(progress, "%-40s %-20s %8.1f s  attempt %d\n", outcome.name.c_str(), state.c_str(), outcome.seconds,
                outcome.attempt);

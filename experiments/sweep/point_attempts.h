@@ -6,8 +6,9 @@
 //    The attempt in DIR/<name> after K kept ones is attempt K + 1.
 //  - DIR/<name>.log collects the output of every attempt, each after a header line
 //    "==== dtbench sweep: <name> attempt K at <time>" and the command.
-//  - An attempt that exits with kUsageErrorExitCode is not retried: a usage error is a bad value
-//    in the command, which fails the same way every time.
+//  - An attempt that fails the same way every time is not retried (unchangingFailure): a usage
+//    error (exit kUsageErrorExitCode, a bad value in the command) or a data error (a dataset that
+//    is missing or damaged: "dtbench: data error:" in its log).
 
 #include <cstdio>
 #include <ios>
@@ -48,6 +49,15 @@ std::string attemptHeader(const PointOutcome& outcome, const std::string& comman
 // error and does not come from the job wrappers (dtbench-job, srun, slurmstepd), else the last such
 // line from them, else the last non-empty line; cut to a few hundred characters.
 std::string errorFromLog(const std::string& logPath, std::streamoff offset);
+
+// "usage error" when the attempt exited kUsageErrorExitCode, "data error" when its log from
+// `offset` holds dtbench's "dtbench: data error:" line, else "": the failures another attempt would
+// repeat, which are not retried.
+std::string unchangingFailure(int exitCode, const std::string& logPath, std::streamoff offset);
+
+// The most --retries takes: a point fails for a reason that may pass (a killed rank, a node that
+// failed) a few times at most; more retries only repeat a failure.
+inline constexpr int kMostRetries = 10;
 
 // The progress line of a finished attempt: name, state, seconds, attempt.
 void printAttempt(std::FILE* progress, const PointOutcome& outcome, const std::string& state);

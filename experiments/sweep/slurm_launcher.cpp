@@ -283,9 +283,10 @@ void SlurmLauncher::finish(const Job& job, const std::string& slurmState) {
     return;
   }
   outcome.state = "failed";
-  const bool usageError = outcome.exitCode == kUsageErrorExitCode;
-  const bool retry = outcome.attemptsRun <= settings_.retries && session_.stopSignal() == 0 && !usageError;
-  printAttempt(progress_, outcome, usageError ? "failed (usage error)" : retry ? "failed (retrying)" : "failed");
+  const std::string unchanging = unchangingFailure(outcome.exitCode, outcome.path + ".log", job.logOffset);
+  const bool retry = outcome.attemptsRun <= settings_.retries && session_.stopSignal() == 0 && unchanging.empty();
+  printAttempt(progress_, outcome,
+               !unchanging.empty() ? "failed (" + unchanging + ")" : retry ? "failed (retrying)" : "failed");
   if (retry) submit(job.point, false);
 }
 

@@ -59,6 +59,9 @@ TEST_CASE("grid keys must be train flags that take a value of their type", "[cli
 TEST_CASE("the sweep's own numbers name their flag", "[cli][sweep]") {
   CHECK_THROWS_WITH(parseSweepOptions({"--out", "d", "--grid", "batch=8", "--retries", "1.5"}),
                     Catch::Contains("--retries takes a whole number, got '1.5'"));
+  CHECK_THROWS_WITH(parseSweepOptions({"--out", "d", "--grid", "batch=8", "--retries", "11"}),
+                    Catch::Contains("--retries is from 0 to 10, got 11"));
+  CHECK(parseSweepOptions({"--out", "d", "--grid", "batch=8", "--retries", "10"}).retries == 10);
   CHECK_THROWS_WITH(parseSweepOptions(
                         {"--launcher", "slurm", "--slurm-timeout", "nan", "--out", "d", "--grid", "batch=8"}),
                     Catch::Contains("--slurm-timeout") && Catch::Contains("'nan'"));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dtbench sweep with the local launcher, for real: a 2x2 grid (batch x world) of tiny LeNet runs
-# completes and is reported; the same sweep again skips every point and re-runs nothing; a failing
-# point is retried with its earlier attempt kept aside, one failing with a usage error is not;
+# completes and is reported; the same sweep again skips every point and re-runs nothing; a point
+# whose run was killed is retried with its earlier attempt kept aside, one failing with a data or
+# usage error is not; --retries is capped;
 # --dry-run runs nothing; usage errors exit 2.
 # Usage: sweep_local_test.sh path/to/dtbench
 set -uo pipefail
@@ -45,20 +46,36 @@ after=$(cd "$sweep" && md5sum */summary.json && stat -c '%n %Y' */summary.json &
 second=$("$dtbench" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}" 2>&1)
 [[ $(grep -c 'skipped (completed)' <<<"$second") -eq 4 ]] || fail "expected 4 skipped points: $second"
 
-# A point that fails for want of data (exit 1) is retried; one that fails with a usage error (exit 2,
-# the same every time) fails at once with its message.
+# A point that fails for want of data fails at once, as does one with a usage error (exit 2): each
+# would fail the same way again.
 bad=$tmp/bad
-expect 1 "dataset_cifar10" sweep --out "$bad" --grid dataset=synthetic,cifar10 --retries 1 -- \
+expect 1 "dataset_cifar10 +failed \(data error\)" sweep --out "$bad" --grid dataset=synthetic,cifar10 --retries 3 -- \
   --model lenet --data-dir "$tmp/nothing-here" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
   --max-steps 2 --batch-size 16 --threads 1 --quiet
 grep -q '"status": *"completed"' "$bad/dataset_synthetic/summary.json" 2>/dev/null || fail "the synthetic point did not complete"
-[[ -d "$bad/dataset_cifar10.attempt-1" && -d "$bad/dataset_cifar10" ]] || fail "the failed point's first attempt was not kept aside"
-[[ ! -e "$bad/dataset_cifar10.attempt-2" ]] || fail "the failed point ran more than twice"
-[[ $(grep -c '^==== dtbench sweep: dataset_cifar10 attempt' "$bad/dataset_cifar10.log") -eq 2 ]] \
-  || fail "the log should hold two attempts of the failed point"
+[[ ! -e "$bad/dataset_cifar10.attempt-1" ]] || fail "the point without its data was run again"
+[[ $(grep -c '^==== dtbench sweep: dataset_cifar10 attempt' "$bad/dataset_cifar10.log") -eq 1 ]] \
+  || fail "the log should hold one attempt of the point without its data"
 grep -q "cifar-10-batches-bin" "$bad/dataset_cifar10.log" || fail "the error is not in the log"
 grep -q "^dataset_cifar10,.*,failed,.*cifar-10-batches-bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
 grep -q "^dataset_synthetic,.*,completed," "$bad/jobs.csv" || fail "jobs.csv lacks the completed synthetic point"
+
+# A point whose run is killed (as the kernel kills one out of memory) is retried, its first attempt
+# kept aside, and completes.
+killed=$tmp/killed
+"$dtbench" sweep --out "$killed" --grid batch=8 --retries 1 -- --model lenet --dataset synthetic \
+  --synthetic-train-size 4096 --synthetic-test-size 64 --epochs 1 --max-steps 400 --threads 1 --quiet \
+  >"$tmp/killed.out" 2>&1 &
+sweep_pid=$!
+for _ in $(seq 1 300); do grep -qs '"status": *"running"' "$killed/batch8/summary.json" && break; sleep 0.1; done
+pkill -KILL -f -- "--out $killed/batch8( |$)" || fail "found no run of the point to kill"
+wait "$sweep_pid"
+rc=$?
+[[ $rc -eq 0 ]] || fail "the sweep whose run was killed once exited $rc: $(cat "$tmp/killed.out")"
+grep -qE "batch8 +failed \(retrying\)" "$tmp/killed.out" || fail "the killed attempt is not shown retrying: $(cat "$tmp/killed.out")"
+[[ -d "$killed/batch8.attempt-1" ]] || fail "the killed attempt was not kept aside"
+grep -q '"status": *"completed"' "$killed/batch8/summary.json" 2>/dev/null || fail "the retried point did not complete"
+expect 2 "--retries is from 0 to 10, got 1000000000" sweep --out "$tmp/r" --grid batch=8 --retries 1000000000 -- "${small[@]}"
 
 usage=$tmp/usage
 expect 1 "model_nosuchmodel +failed \(usage error\)" sweep --out "$usage" --grid model=nosuchmodel --retries 2 -- \
