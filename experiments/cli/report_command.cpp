@@ -24,6 +24,7 @@
 #include "experiments/report/report_table.h"
 #include "experiments/report/jobs/job_figures.h"
 #include "experiments/report/jobs/cluster_trace_file.h"
+#include "experiments/report/output_set.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -94,9 +95,15 @@ int runReportCommand(const std::vector<std::string>& args) {
 
   printTables(r.tables, o.tables, o.format, r.preamble());
 
-  if (!o.csvDir.empty())
-    for (const report::Table& table : r.tables)
-      writeFile((fs::path(o.csvDir) / (table.name + ".csv")).string(), report::renderCsv(table), "--csv-dir");
+  if (!o.csvDir.empty()) {
+    report::OutputSet written(o.csvDir);
+    for (const report::Table& table : r.tables) {
+      const std::string path = (fs::path(o.csvDir) / (table.name + ".csv")).string();
+      writeFile(path, report::renderCsv(table), "--csv-dir");
+      written.add(path);
+    }
+    written.commit();
+  }
   if (!o.jobTablePath.empty()) writeFile(o.jobTablePath, report::renderCsv(r.table("jobs")), "--job-table");
   if (!o.plotsDir.empty()) {
     nlohmann::json data = report::figureData(r.runs, r.selection, r.scaling, o.epoch);

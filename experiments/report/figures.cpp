@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "comm/traffic/traffic_recorder.h"
+#include "experiments/report/output_set.h"
 #include "experiments/report/runs/configuration.h"
 #include "experiments/report/runs/run_epoch.h"
 #include "experiments/report/runs/run_tables.h"
@@ -178,6 +179,10 @@ std::vector<std::string> drawFigures(const nlohmann::json& data, const std::stri
                              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
                              "; its message is above). Is python3-matplotlib installed? The data is in " +
                              (dir / "figures.json").string());
+  OutputSet written(directory);
+  for (const std::string& file : files) written.add(file);
+  for (const char* name : {"figures.json", "plots.py"}) written.add(name);
+  written.commit();
   return files;
 }
 

@@ -21,8 +21,9 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
                           const std::vector<ScalingRow>& rows, std::optional<int> epoch);
 
 // Writes figures.json and plots.py into `directory` (created) and runs plots.py with `python`
-// (Debian's /usr/bin/python3 with python3-matplotlib). Returns the files it drew. Throws
-// std::runtime_error saying what to install or fix when drawing fails.
+// (Debian's /usr/bin/python3 with python3-matplotlib). Returns the files it drew. The directory's
+// figures are replaced as a set (output_set.h): a figure an earlier report drew there and this one
+// did not is removed. Throws std::runtime_error saying what to install or fix when drawing fails.
 std::vector<std::string> drawFigures(const nlohmann::json& data, const std::string& directory,
                                      const std::string& python);
 
