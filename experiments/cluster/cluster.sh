@@ -56,6 +56,8 @@ ROOT=${DTBENCH_CLUSTER_ROOT:-/run/dtbench-cluster}
 
 # ---------------------------------------------------------------------------------------------- names
 dir_of() { echo "$ROOT/$NAME"; }
+# While `up` runs, its pid (the instance's directory does not exist yet when it starts).
+up_pid_file() { echo "$ROOT/.$NAME.up.pid"; }
 node_name() { echo "node$(($1 + 1))"; }             # index 0.. -> node1..
 node_index() {                                      # node1.. -> index 0..; refuses other names
   local node=$1 k
@@ -91,7 +93,8 @@ kill_node_processes() {
 }
 
 # ----------------------------------------------------------------------------------------------- rate
-# "1gbit" -> 1000000000; "0" -> 0; refuses anything tc would read differently.
+# "1gbit" -> 1000000000; "0" -> 0; refuses anything tc would read differently, and rates below 8kbit
+# or above 1000gbit (beyond any link this emulates; tc would refuse them with a misleading message).
 rate_bps() {
   awk -v r="$1" 'BEGIN {
     if (r == "0") { print 0; exit 0 }
@@ -99,7 +102,7 @@ rate_bps() {
     n = substr(r, 1, RLENGTH); u = tolower(substr(r, RLENGTH + 1))
     if (u == "bit") m = 1; else if (u == "kbit") m = 1e3; else if (u == "mbit") m = 1e6;
     else if (u == "gbit") m = 1e9; else exit 1
-    v = n * m; if (v < 8000) exit 1
+    v = n * m; if (v < 8000 || v > 1e12) exit 1
     printf "%.0f\n", v }'
 }
 burst_bytes() { awk -v b="$1" 'BEGIN { x = b / 8 / 1000; if (x < 4 * 1514) x = 4 * 1514; printf "%d\n", x }'; }
@@ -158,29 +161,91 @@ kill_pidfile() {
   kill -KILL "$pid" 2>/dev/null || true
 }
 
-# Processes outside the nodes that belong to the instance: slurmctld, munged, and job steps a client
-# (srun, salloc) started from the root namespace, found by the slurm.conf in their environment.
-kill_root_processes() {
-  local dir=$1 pids
-  pids=$(grep -lzxF "SLURM_CONF=$dir/etc/slurm.conf" /proc/[0-9]*/environ 2>/dev/null |
-    sed 's#^/proc/\([0-9]*\)/environ$#\1#' | grep -vx -e "$$" -e "$BASHPID" | tr '\n' ' ' || true)
+# The pids of this machine's process PID and its ancestors: the caller of `down`, never to be killed.
+caller_tree() {
+  local pid=$1
+  while [[ -n $pid && $pid != 0 ]]; do
+    echo "$pid"
+    pid=$(awk '{print $4}' "/proc/$pid/stat" 2>/dev/null) || break
+  done
+}
+
+# The instance's daemons in the root namespace (slurmctld with its slurmscriptd, slurmdbd, munged,
+# MariaDB), also those an interrupted `up` started before they wrote their pid files: a process whose
+# executable is one of these daemons and whose command line names the instance's directory (or, for
+# slurmdbd, whose environment holds its slurm.conf). Never a pattern over every process: an editor
+# or a `tail -f` of the instance's log, and the caller's own tree, are never among them.
+instance_daemons() {
+  local dir=$1 entry pid exe callers
+  callers=" $(caller_tree $$ | tr '\n' ' ') $(caller_tree "$BASHPID" | tr '\n' ' ') "
+  for entry in /proc/[0-9]*; do
+    pid=${entry#/proc/}
+    [[ $callers == *" $pid "* ]] && continue
+    exe=$(readlink "$entry/exe" 2>/dev/null) || continue
+    case ${exe##*/} in
+      slurmctld | slurmdbd | munged | mariadbd | mysqld) ;;
+      *) continue ;;
+    esac
+    if tr '\0' '\n' <"$entry/cmdline" 2>/dev/null | grep -qF -- "$dir/" ||
+      grep -qzxF "SLURM_CONF=$dir/etc/slurm.conf" "$entry/environ" 2>/dev/null; then
+      echo "$pid"
+    fi
+  done
+}
+
+# Cancels every job of the instance while its slurmctld still runs, so that Slurm clients the user
+# started (an `srun` in the background) end because their job ended, and waits (up to 5 s) for the
+# queue to empty.
+cancel_instance_jobs() {
+  local dir=$1 tries ids
+  [[ -f $dir/etc/slurm.conf ]] || return 0
+  pd_live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null || return 0
+  ids=$(SLURM_CONF=$dir/etc/slurm.conf timeout 5 squeue -h -o %i 2>/dev/null | tr '\n' ' ')
+  [[ -n ${ids// /} ]] || return 0
   # shellcheck disable=SC2086
-  [[ -z ${pids// /} ]] || kill -KILL $pids 2>/dev/null || true
+  SLURM_CONF=$dir/etc/slurm.conf timeout 5 scancel --quiet $ids 2>/dev/null || true
+  for tries in $(seq 1 50); do
+    [[ -z $(SLURM_CONF=$dir/etc/slurm.conf timeout 2 squeue -h -o %i 2>/dev/null) ]] && return 0
+    sleep 0.1
+  done
+}
+
+# An `up` of this instance still running (another process, not this one): killed first, so that it
+# starts nothing after down has looked.
+stop_running_up() {
+  local pid tries
+  [[ -s $(up_pid_file) ]] || return 0
+  pid=$(tr -dc 0-9 <"$(up_pid_file)")
+  if [[ -n $pid && $pid != "$$" ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE -- "cluster\.sh .*(^| )up( |$)"; then
+    kill -KILL "$pid" 2>/dev/null || true
+    for tries in $(seq 1 100); do
+      [[ -e /proc/$pid ]] || break
+      sleep 0.02
+    done
+  fi
+  rm -f -- "$(up_pid_file)"
 }
 
 cluster_down() {
-  local dir i k status=0 f pid
+  local dir i k status=0 f pid daemons tries
   dir=$(dir_of)
   k=$(nw_size)
+  stop_running_up
+  cancel_instance_jobs "$dir"
   for ((i = 0; i < k; i++)); do kill_node_processes "$i"; done
   kill_pidfile "$dir/pids/slurmctld.daemon.pid" "$dir"
   if pid=$(slurmdbd_pid); then kill -KILL "$pid" 2>/dev/null || true; fi
   kill_pidfile "$dir/db/mariadb.pid" "$dir"
   kill_pidfile "$dir/munge/munged.pid" "$dir"
-  kill_root_processes "$dir"
-  # Anything else naming the instance's directory (a daemon killed `up` started before it wrote its
-  # pid file).
-  pkill -KILL -f "$dir/" 2>/dev/null || true
+  # Down returns once the daemons are gone (slurmscriptd and munged outlive a SIGKILL by a moment).
+  for tries in $(seq 1 100); do
+    daemons=$(instance_daemons "$dir" | tr '\n' ' ')
+    [[ -n ${daemons// /} ]] || break
+    # shellcheck disable=SC2086
+    kill -KILL $daemons 2>/dev/null || true
+    sleep 0.05
+  done
+  [[ -z $(instance_daemons "$dir") ]] || { note "down: daemons of $NAME still alive: $(instance_daemons "$dir" | tr '\n' ' ')"; status=1; }
   if [[ -d $dir/ns ]]; then
     for f in "$dir"/ns/*.uts "$dir"/ns/*.mnt; do
       [[ -e $f ]] || continue
@@ -328,7 +393,7 @@ cluster_up() {
   [[ $gpus =~ ^[0-9]+$ ]] && ((gpus <= 16)) || usage_die "up: --gpus must be a whole number in 0..16, got '$gpus'"
   [[ $timeout =~ ^[0-9]+$ ]] && ((timeout >= 3)) || usage_die "up: --slurmd-timeout must be a whole number of seconds >= 3, got '$timeout'"
   local bps
-  bps=$(rate_bps "$rate") || usage_die "up: --rate '$rate' is not a rate: give a number with bit, kbit, mbit or gbit (e.g. 1gbit, 200mbit; at least 8kbit), or 0 for unshaped links"
+  bps=$(rate_bps "$rate") || usage_die "up: --rate '$rate' is not a rate: give a number with bit, kbit, mbit or gbit (e.g. 1gbit, 200mbit; from 8kbit to 1000gbit), or 0 for unshaped links"
   require
   local cmd
   for cmd in munged mungekey slurmctld slurmd sinfo scontrol nsenter unshare mountpoint; do
@@ -356,7 +421,10 @@ cluster_up() {
   local t0=$EPOCHREALTIME
   # From here on a failure removes everything made so far.
   trap 'rc=$?; if ((rc != 0)); then note "up failed: removing what it made"; cluster_down >/dev/null 2>&1 || true; fi' EXIT
+  trap 'exit 130' INT  # Ctrl-C: the EXIT trap removes what up made
+  trap 'exit 143' TERM
   mkdir -p "$ROOT"
+  echo "$$" >"$(up_pid_file)"
   mkdir -m 0755 "$dir"  # munged refuses a socket directory that is not 0755 (and its parents writable by others)
   mkdir -p "$dir"/{etc,pids,log,state,spool,tmp,gpu,ns}
   mkdir -m 0755 "$dir/munge"
@@ -476,7 +544,8 @@ EOF
     die "the nodes did not all become idle within 30 s"
   fi
   write_cluster_json
-  trap - EXIT
+  trap - EXIT INT TERM
+  rm -f -- "$(up_pid_file)"
   local took
   took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
   note "up: $NAME, $k nodes (node1..$(node_name $((k - 1)))), links $rate, $cpus CPUs and $gpus gpus per node, in $took s; Slurm $(sinfo --version | awk '{print $2}') partition 'cluster'$( ((accounting)) && echo ", accounting (sacct)")"
@@ -527,7 +596,7 @@ cluster_rate() {
   require_up
   local rate=${1:-} bps i k node dir
   [[ -n $rate ]] || usage_die "rate: give a RATE (e.g. 200mbit, or 0 for unshaped) and optionally nodes"
-  bps=$(rate_bps "$rate") || usage_die "rate: '$rate' is not a rate (e.g. 1gbit, 200mbit, or 0)"
+  bps=$(rate_bps "$rate") || usage_die "rate: '$rate' is not a rate (e.g. 1gbit, 200mbit, from 8kbit to 1000gbit, or 0)"
   shift
   dir=$(dir_of) k=$(nw_size)
   local targets=()

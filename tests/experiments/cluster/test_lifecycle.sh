@@ -1,8 +1,10 @@
 #!/bin/bash
 # The emulated cluster's life: `up` makes K nodes with their own hostnames, /etc/hosts, shaped links,
-# slurmd and fake GPUs; `rate`, `node-down`, `node-up` do what they say; `down` leaves nothing behind;
-# and the remains of an `up` killed half-way, or of an instance whose daemons died, are cleaned by
-# `down` (and by the next `up`).
+# slurmd and fake GPUs; `rate`, `node-down`, `node-up` do what they say; `down` leaves nothing behind,
+# kills neither its caller (which ran the env's eval) nor a process that merely names the instance's
+# directory, and a backgrounded srun ends with its job; an up stopped by SIGTERM cleans up; the
+# remains of an `up` killed half-way, or of an instance whose daemons died, are cleaned by `down` (and
+# by the next `up`).
 #   tests/experiments/cluster/test_lifecycle.sh
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -22,6 +24,13 @@ expect_clean() {
   left=$(remains)
   [[ -z $left ]] || fail "$1: left behind: $(tr '\n' ';' <<<"$left")"
 }
+
+info "a rate beyond any link is a usage error, before anything is made"
+rate_out=$(cluster --subnet "$CLUSTER_SUBNET" up --nodes 2 --rate 99999999999999999999gbit 2>&1)
+rate_rc=$?
+[[ $rate_rc == 2 && $rate_out == *"is not a rate"*"from 8kbit to 1000gbit"* ]] ||
+  fail "up --rate 99999999999999999999gbit: exit $rate_rc: $rate_out"
+expect_clean "an up refused for its rate"
 
 info "up: 3 nodes at 200mbit, 2 gpus each"
 cluster_up --nodes 3 --rate 200mbit --gpus 2 --slurmd-timeout 5
@@ -83,13 +92,53 @@ cluster node-up node3 2>/dev/null || fail "node-up failed"
 idle3() { [[ $(node_state node3) == idle ]]; }
 wait_for 40 "node3 to return to idle" idle3
 
-info "down leaves nothing behind"
-cluster down || fail "down failed"
+info "down from a shell that ran the env's eval: the caller lives on, a backgrounded srun ends with its job"
+# The caller's children carry SLURM_CONF (from the eval); a `tail -f` names the instance's directory.
+tail -f "$dir/log/slurmctld.log" >/dev/null 2>&1 &
+tailer=$!
+(cd "$work" && exec srun -N 1 sleep 1000) >"$work/srun.out" 2>&1 &
+client=$!
+srun_running() { [[ $(squeue -h -t RUNNING -o %i | wc -l) -ge 1 ]]; }
+wait_for 30 "the srun's job to run" srun_running
+# A script run from a shell that did the eval (so it carries SLURM_CONF) runs down.
+printf '%q --name %q down\necho "down exited $?"\n' "$cluster_sh" "$CLUSTER_NAME" >"$work/inner.sh"
+printf 'eval "$(%q --name %q env)"\nbash %q\necho "the caller lives on"\n' "$cluster_sh" "$CLUSTER_NAME" \
+  "$work/inner.sh" >"$work/caller.sh"
+bash "$work/caller.sh" >"$work/caller.out" 2>&1
+grep -q "down exited 0" "$work/caller.out" || fail "the shell that ran down did not live on: $(cat "$work/caller.out")"
+grep -q "the caller lives on" "$work/caller.out" || fail "the caller of down was killed: $(cat "$work/caller.out")"
+client_gone() { ! kill -0 "$client" 2>/dev/null; }
+wait_for 15 "the backgrounded srun to end with its job" client_gone
+kill -0 "$tailer" 2>/dev/null || fail "down killed a tail -f of the instance's log"
+kill "$tailer" 2>/dev/null
+wait "$tailer" 2>/dev/null
 expect_clean "down"
+
+info "an up stopped by SIGTERM removes what it made"
+# A fast machine may finish an up before the signal: then try an earlier moment.
+stopped=
+for delay in 0.2 0.1 0.05 0.02; do
+  "$cluster_sh" --name "$CLUSTER_NAME" --subnet "$CLUSTER_SUBNET" up --nodes 2 >"$work/stopped-up.log" 2>&1 &
+  starter=$!  # cluster.sh itself (a `cluster` function in the background would be a subshell)
+  sleep "$delay"
+  kill -TERM "$starter"
+  wait "$starter"
+  rc=$?
+  if [[ $rc == 0 ]]; then cluster down >/dev/null 2>&1; continue; fi
+  stopped=$delay
+  [[ $rc == 143 ]] || fail "the up stopped by SIGTERM exited $rc, want 143: $(cat "$work/stopped-up.log")"
+  break
+done
+[[ -n $stopped ]] || fail "every up finished within 0.02 s: no up could be stopped"
+info "  (stopped at $stopped s)"
+if ! grep -q "removing what it made" "$work/stopped-up.log" && [[ -n $(remains) ]]; then
+  fail "the stopped up did not clean up: $(cat "$work/stopped-up.log"); left: $(remains | tr '\n' ';')"
+fi
+expect_clean "an up stopped by SIGTERM"
 
 info "an up killed half-way: down removes its remains, and a later up works"
 for delay in 0.1 0.4 0.8 1.2; do
-  cluster --subnet "$CLUSTER_SUBNET" up --nodes 3 >/dev/null 2>&1 &
+  "$cluster_sh" --name "$CLUSTER_NAME" --subnet "$CLUSTER_SUBNET" up --nodes 3 >/dev/null 2>&1 &
   starter=$!
   sleep "$delay"
   kill -KILL "$starter" 2>/dev/null
@@ -101,7 +150,7 @@ done
 # A fast machine may finish an up before the kill: then try an earlier moment.
 halfway=
 for delay in 0.4 0.2 0.1 0.05; do
-  cluster --subnet "$CLUSTER_SUBNET" up --nodes 3 >/dev/null 2>&1 &
+  "$cluster_sh" --name "$CLUSTER_NAME" --subnet "$CLUSTER_SUBNET" up --nodes 3 >/dev/null 2>&1 &
   starter=$!
   sleep "$delay"
   kill -KILL "$starter" 2>/dev/null
