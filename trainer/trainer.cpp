@@ -196,7 +196,7 @@ void Trainer::State::broadcastInitialState() {
   for (const at::Tensor& b : floatingBuffers(model->module())) tensors.push_back(b);
   at::Tensor flat = at::empty({totalElements(tensors)}, at::TensorOptions(at::kFloat).device(world->communicator->device()));
   packInto(tensors, flat);
-  const comm::MessageCategoryScope category(comm::MessageCategory::kParameters);
+  const comm::MessageCategoryScope category(comm::MessageCategory::kInitial);
   world->communicator->broadcast(flat, 0)->wait();
   unpackFrom(flat, tensors);
 }

@@ -35,6 +35,7 @@ const common::NamedValues<MessageCategory>& messageCategoryNames() {
   static const common::NamedValues<MessageCategory> names({"message category", "message categories"}, "category",
                                                           {{MessageCategory::kGradients, "gradients"},
                                                            {MessageCategory::kBuffers, "buffers"},
+                                                           {MessageCategory::kInitial, "initial"},
                                                            {MessageCategory::kParameters, "parameters"},
                                                            {MessageCategory::kControl, "control"}});
   return names;

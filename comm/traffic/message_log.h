@@ -31,10 +31,12 @@
 namespace dtbench::comm {
 
 enum class MessageOp { kSend, kRecv, kAllreduce, kBroadcast, kAllgather, kBarrier };
-enum class MessageCategory { kGradients, kBuffers, kParameters, kControl };
+// kInitial: the initial or resumed parameters broadcast from rank 0 (a native collective, counted 0);
+// kParameters: parameters exchanged by --sync pairavg (point-to-point, counted).
+enum class MessageCategory { kGradients, kBuffers, kInitial, kParameters, kControl };
 
 const common::NamedValues<MessageOp>& messageOpNames();              // send recv allreduce broadcast allgather barrier
-const common::NamedValues<MessageCategory>& messageCategoryNames();  // gradients buffers parameters control
+const common::NamedValues<MessageCategory>& messageCategoryNames();  // gradients buffers initial parameters control
 
 // The calling thread's category (control unless a scope set another).
 MessageCategory currentMessageCategory();

@@ -18,9 +18,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The categories of the message log, then the wire's own, in the order rows are written.
 const std::vector<std::string>& categoryOrder() {
-  static const std::vector<std::string> order{"gradients", "buffers", "parameters", "control",  "setup",
-                                              "store",     "launcher", "slurm",     "other", "retransmission",
-                                              "unattributed"};
+  static const std::vector<std::string> order{"gradients", "buffers", "initial", "parameters", "control",
+                                              "setup",     "store",   "launcher", "slurm",      "other",
+                                              "retransmission", "unattributed"};
   return order;
 }
 int categoryRank(const std::string& c) {
@@ -179,9 +179,14 @@ Reconciliation reconcile(const std::vector<Flow>& flows, const MessageFiles& fil
   });
   for (const auto& row : result.rows) {
     if (row.category == "unattributed") sum.unattributedBytes += row.wireBytes;
-    if (row.category == "gradients" && row.countedBytes > 0 && !connected.count({row.srcRank, row.dstRank})) {
-      ++sum.pairsWithoutConnection;  // e.g. Open MPI's same-node ranks: shared memory, no socket
+    if (row.countedBytes > 0 && !connected.count({row.srcRank, row.dstRank})) {
+      if (row.category == "gradients") ++sum.pairsWithoutConnection;  // e.g. Open MPI's same-node ranks: shared memory
       continue;
+    }
+    if (row.countedBytes > 0) {
+      ++sum.countedRows;
+      sum.maxCountedErrorPct = std::max(sum.maxCountedErrorPct,
+                                        std::abs(100.0 * static_cast<double>(row.difference()) / static_cast<double>(row.countedBytes)));
     }
     if (row.category == "gradients" && row.countedBytes > 0) {
       sum.countedGradientBytes += row.countedBytes;
@@ -227,6 +232,8 @@ nlohmann::json reconciliationJson(const Reconciliation& reconciliation) {
           {"wire_gradient_bytes", s.wireGradientBytes},
           {"gradient_pairs", s.gradientPairs},
           {"max_gradient_error_pct", s.maxGradientErrorPct},
+          {"counted_rows", s.countedRows},
+          {"max_counted_error_pct", s.maxCountedErrorPct},
           {"gradient_pairs_without_connection", s.pairsWithoutConnection},
           {"framing", framing}};
 }

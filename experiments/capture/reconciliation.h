@@ -28,8 +28,9 @@
 //                            collectives).
 //   Summary                  wire payload (TCP payload bytes, every flow), attributed = not
 //                            `unattributed`; the largest |difference| of `gradients` rows with counted
-//                            bytes, in percent, over the pairs that have a backend connection on the
-//                            wire (Open MPI's same-node ranks use shared memory: counted, never on a
+//                            bytes, in percent, and the same over the rows of every category with
+//                            counted bytes (pair averaging's `parameters` too), over the pairs that
+//                            have a backend connection on the wire (Open MPI's same-node ranks use shared memory: counted, never on a
 //                            socket; they are counted apart); per pair and category the framing per
 //                            operation.
 
@@ -64,6 +65,8 @@ struct ReconciliationSummary {
   int64_t countedGradientBytes = 0;
   int64_t wireGradientBytes = 0;
   double maxGradientErrorPct = 0;  // over gradients rows with counted bytes; 0 when none
+  double maxCountedErrorPct = 0;   // over the rows of every category with counted bytes; 0 when none
+  int countedRows = 0;             // such rows
   int gradientPairs = 0;           // such rows
   int pairsWithoutConnection = 0;  // gradients rows with counted bytes but no connection on the wire
 };

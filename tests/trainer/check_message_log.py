@@ -13,7 +13,7 @@ import csv
 import sys
 
 OPS = {"send", "recv", "allreduce", "broadcast", "allgather", "barrier"}
-CATEGORIES = {"gradients", "buffers", "parameters", "control"}
+CATEGORIES = {"gradients", "buffers", "initial", "parameters", "control"}
 
 
 def problems(d, world, traffic, categories):

@@ -127,7 +127,7 @@ for line in "${configs[@]}"; do
   # --message-log: every rank's files; its gradient sends are exactly traffic.csv's counted bytes.
   if [[ -n $message_log ]]; then
     if result=$(/usr/bin/python3 "$(dirname "$0")/check_message_log.py" "$message_log" 3 \
-                  --traffic "$tmp/$name/traffic.csv" --category gradients --category parameters); then
+                  --traffic "$tmp/$name/traffic.csv" --category gradients --category initial); then
       echo "ok: $label: message log: $result"
     else
       fail "$label: message log: $result"
@@ -160,7 +160,7 @@ elif ! result=$(/usr/bin/python3 "$(dirname "$0")/check_step_profile.py" "$tmp/b
   fail "resnet18 over 2 ranks: $result"
 elif [[ $backend == gloo ]] &&
      ! result=$(/usr/bin/python3 "$(dirname "$0")/check_message_log.py" "$tmp/bn-messages" 2 \
-                  --traffic "$tmp/bn/traffic.csv" --category gradients --category buffers --category parameters); then
+                  --traffic "$tmp/bn/traffic.csv" --category gradients --category buffers --category initial); then
   fail "resnet18 over 2 ranks: message log: $result"
 else
   echo "ok: resnet18 with BatchNorm over 2 ranks in $(( $(date +%s) - start ))s, identical ranks, step_profile.json"

@@ -140,8 +140,8 @@ void readReconciliation(const CsvFile& f, std::vector<ReconciliationRow>& rows) 
     r.srcHost = f.text(i, srcHost);
     r.dstHost = f.text(i, dstHost);
     r.category = oneOf(f, i, category,
-                       {"gradients", "buffers", "parameters", "control", "setup", "store", "launcher", "slurm", "retransmission",
-                        "unattributed"});
+                       {"gradients", "buffers", "initial", "parameters", "control", "setup", "store", "launcher", "slurm",
+                        "retransmission", "unattributed"});
     r.messages = count(f, i, messages);
     r.countedBytes = count(f, i, counted);
     r.wireBytes = count(f, i, wire);

@@ -215,16 +215,18 @@ Table reconciliationSummaryTable(const std::vector<RunData>& runs) {
   table.name = "reconciliation_summary";
   table.title = "The wire: reconciliation per run";
   table.columns = {"id",           "wire_payload_bytes", "unattributed_bytes", "attributed_share",
-                   "max_gradient_error_pct", "source"};
+                   "max_gradient_error_pct", "max_counted_error_pct", "source"};
   for (const RunData& run : runs) {
     if (!run.wire || !run.wire->hasReconciliation) continue;
     int64_t total = 0, unattributed = 0;
-    double largest = NAN;
+    double largest = NAN, largestCounted = NAN;
+    const auto widen = [](double& most, double value) { most = std::isnan(most) ? value : std::max(most, value); };
     for (const ReconciliationRow& r : run.wire->reconciliation) {
       total += r.wireBytes;
       if (r.category == "unattributed") unattributed += r.wireBytes;
-      if (r.category == "gradients" && !std::isnan(r.differencePct))
-        largest = std::isnan(largest) ? std::fabs(r.differencePct) : std::max(largest, std::fabs(r.differencePct));
+      if (std::isnan(r.differencePct)) continue;  // no counted bytes
+      if (r.category == "gradients") widen(largest, std::fabs(r.differencePct));
+      widen(largestCounted, std::fabs(r.differencePct));
     }
     std::string source = "reconciliation.csv";
     const nlohmann::json& summary = run.wire->summary;
@@ -240,19 +242,23 @@ Table reconciliationSummaryTable(const std::vector<RunData>& runs) {
         largest = std::fabs(s["max_gradient_error_pct"].get<double>());
         source = "wire_summary.json";
       }
+      if (s.contains("max_counted_error_pct") && s["max_counted_error_pct"].is_number())
+        largestCounted = std::fabs(s["max_counted_error_pct"].get<double>());
     }
     table.rows.push_back({Cell::of(run.id), Cell::integral(total), Cell::integral(unattributed),
                           total > 0 ? Cell::ratio(1.0 - static_cast<double>(unattributed) / static_cast<double>(total))
                                     : Cell::empty(),
-                          std::isnan(largest) ? Cell::empty() : Cell::ratio(largest), Cell::of(source)});
+                          std::isnan(largest) ? Cell::empty() : Cell::ratio(largest),
+                          std::isnan(largestCounted) ? Cell::empty() : Cell::ratio(largestCounted), Cell::of(source)});
   }
   table.notes = {
       "- Per run with wire/reconciliation.csv: `wire_payload_bytes` = Σ `wire_bytes` over its rows (every byte of "
       "TCP payload, every category), `unattributed_bytes` = Σ of the `unattributed` rows, `attributed_share` = 1 − "
       "unattributed / total (the share a named category explains), `max_gradient_error_pct` = the largest "
-      "|difference_pct| of the `gradients` rows. Taken from wire_summary.json's `reconciliation` object "
-      "(`wire_payload_bytes`, `unattributed_bytes`, `max_gradient_error_pct`) where it has them (`source`), "
-      "else computed from the CSV."};
+      "|difference_pct| of the `gradients` rows, `max_counted_error_pct` the same over the rows of every category "
+      "with counted bytes. Taken from wire_summary.json's `reconciliation` object (`wire_payload_bytes`, "
+      "`unattributed_bytes`, `max_gradient_error_pct`, `max_counted_error_pct`) where it has them (`source`), else "
+      "computed from the CSV."};
   return table;
 }
 

@@ -117,7 +117,7 @@ TEST_CASE("message log done stamps are set once and need a posted index", "[mess
 TEST_CASE("message log CSV text is exact", "[message_log]") {
   MessageLog log(2, ticking(1764138000.125, 0.25));
   {
-    const MessageCategoryScope parameters(MessageCategory::kParameters);
+    const MessageCategoryScope initial(MessageCategory::kInitial);
     log.post(MessageOp::kBroadcast, 0, -1, 44426);
   }
   log.markDone(0);
@@ -132,7 +132,7 @@ TEST_CASE("message log CSV text is exact", "[message_log]") {
   log.writeCsv(out);
   CHECK(out.str() ==
         "index,t_post_s,t_done_s,op,src,dst,bytes,category\n"
-        "0,1764138000.125000,1764138000.375000,broadcast,0,-1,44426,parameters\n"
+        "0,1764138000.125000,1764138000.375000,broadcast,0,-1,44426,initial\n"
         "1,1764138000.625000,,send,2,0,1048576,gradients\n"
         "2,1764138000.875000,,recv,1,2,1048576,gradients\n"
         "3,1764138001.125000,1764138001.375000,barrier,2,-1,0,control\n");
@@ -141,7 +141,7 @@ TEST_CASE("message log CSV text is exact", "[message_log]") {
 TEST_CASE("message op and category names round-trip", "[message_log]") {
   CHECK(messageOpNames().names() ==
         std::vector<std::string>{"send", "recv", "allreduce", "broadcast", "allgather", "barrier"});
-  CHECK(messageCategoryNames().names() == std::vector<std::string>{"gradients", "buffers", "parameters", "control"});
+  CHECK(messageCategoryNames().names() == std::vector<std::string>{"gradients", "buffers", "initial", "parameters", "control"});
   CHECK(messageCategoryNames().parse("buffers") == MessageCategory::kBuffers);
   CHECK_THROWS_AS(messageOpNames().parse("reduce"), dtbench::common::UsageError);
 }

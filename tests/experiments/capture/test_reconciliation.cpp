@@ -189,6 +189,36 @@ TEST_CASE("a block's bytes still in flight when the sender moved on stay with it
   CHECK(findRow(r, 0, 1, "control")->wireBytes == 48);
 }
 
+TEST_CASE("the initial broadcast has its own category, and every counted category is held to its count") {
+  // Pair averaging: rank 0 broadcasts the initial parameters (a collective: counted 0), then swaps its
+  // parameters with rank 1 (sends: counted). Filed together, the broadcast's bytes would look like
+  // an error of the counted swap.
+  MessageFiles files = twoRanks();
+  files.ranks[0].messages = {message(0, 1.00, 1.10, "broadcast", 0, -1, 4000, "initial"),
+                             message(1, 2.00, 2.10, "send", 0, 1, 4000, "parameters"),
+                             message(2, 2.00, 2.10, "recv", 1, 0, 4000, "parameters")};
+  files.ranks[1].messages = {message(0, 1.00, 1.10, "broadcast", 0, -1, 4000, "initial"),
+                             message(1, 2.00, 2.10, "send", 1, 0, 4000, "parameters"),
+                             message(2, 2.00, 2.10, "recv", 0, 1, 4000, "parameters")};
+  std::vector<Flow> flows{tcpFlow("10.0.0.1", 5000, "10.0.0.2", 6000, "nodeA", "nodeB")};
+  addSegment(flows[0], 1.05, 4040);  // the broadcast, with the backend's framing
+  addSegment(flows[0], 2.05, 4400);  // the swap, 10 % over its count
+  labelFlows(flows, files);
+  const Reconciliation r = reconcile(flows, files);
+  REQUIRE(findRow(r, 0, 1, "initial") != nullptr);
+  CHECK(findRow(r, 0, 1, "initial")->wireBytes == 4040);
+  CHECK(findRow(r, 0, 1, "initial")->countedBytes == 0);
+  CHECK(findRow(r, 0, 1, "parameters")->wireBytes == 4400);
+  CHECK(findRow(r, 0, 1, "parameters")->countedBytes == 4000);
+  CHECK(r.summary.gradientPairs == 0);
+  CHECK(r.summary.maxGradientErrorPct == 0);
+  CHECK(r.summary.countedRows == 1);  // 0 -> 1; 1 -> 0 has no connection on the wire
+  CHECK(r.summary.maxCountedErrorPct == Approx(10.0));
+  const nlohmann::json json = reconciliationJson(r);
+  CHECK(json["max_counted_error_pct"].get<double>() == Approx(10.0));
+  CHECK(json["counted_rows"] == 1);
+}
+
 TEST_CASE("counted gradients of a pair without a connection are counted apart") {
   // Open MPI's same-node ranks talk through shared memory: logged sends, nothing on any socket.
   MessageFiles files = twoRanks();
