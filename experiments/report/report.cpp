@@ -1,7 +1,9 @@
 #include "experiments/report/report.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "experiments/report/runs/cost_tables.h"
@@ -29,7 +31,11 @@ std::string Report::preamble() const {
 
 std::unique_ptr<Report> buildReport(const ReportSettings& settings) {
   auto report = std::make_unique<Report>();
-  for (const std::string& path : settings.sacctFiles) report->traces.push_back(readSacct(path));
+  if (!settings.directories.empty()) report->runs = loadRuns(settings.directories);
+  std::set<std::string> jobIds;  // the runs' Slurm jobs: the join of the job table
+  for (const RunData& run : report->runs)
+    if (const std::string id = slurmJobIdOf(run); !id.empty()) jobIds.insert(id);
+  for (const std::string& path : settings.sacctFiles) report->traces.push_back(readSacct(path, jobIds));
   for (const std::string& path : settings.traceFiles)
     report->traces.push_back(readTrace(path, settings.traceColumns));
   std::vector<Table>& t = report->tables;
@@ -37,7 +43,6 @@ std::unique_ptr<Report> buildReport(const ReportSettings& settings) {
     t = traceTables(report->traces);
     return report;
   }
-  report->runs = loadRuns(settings.directories);
   report->selection = selectRuns(report->runs, settings.epoch);
   report->scaling = scalingRows(report->selection);
   t.push_back(timeSpeedupTable(report->scaling));

@@ -37,7 +37,7 @@ constexpr int kRetryMilliseconds = 500;
 // id as a job whose last attempt has ended (a requeued job's last row is its current attempt).
 bool allEnded(const fs::path& path, const std::vector<std::string>& ids) {
   try {
-    const report::JobTrace trace = report::readSacct(path.string());
+    const report::JobTrace trace = report::readSacct(path.string(), {ids.begin(), ids.end()});
     for (const std::string& id : ids) {
       const auto job = trace.slurmJobs.find(id);
       if (job == trace.slurmJobs.end()) return false;

@@ -1,7 +1,12 @@
 #include "experiments/report/jobs/sacct_file.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -82,16 +87,46 @@ int64_t allocatedGpus(const std::string& tres, const JobTraceLines& lines) {
 struct Attempts {
   JobRecord record;
   SlurmJob join;
-  double firstStartS = std::nan("");
 };
 
-}  // namespace
+// One data row of the file, checked.
+struct Row {
+  std::string id;
+  double times[3];  // submit, start, end; NaN: none
+  int64_t elapsed = 0;
+  int64_t gpus = 0;
+  JobState state = JobState::kUnknown;
+  std::string rawState;
+  int64_t line = 0;
+};
 
-JobTrace readSacct(const std::string& path) {
+// Adds one attempt (a row) to its job.
+void absorb(Attempts& job, bool first, const Row& row) {
+  JobRecord& r = job.record;
+  if (first) {
+    r.submitS = row.times[0];
+    r.attempts = 0;
+    job.join.submitS = row.times[0];
+  }
+  r.line = row.line;
+  r.rawState = row.rawState;
+  r.state = row.state;
+  r.gpus = static_cast<int32_t>(row.gpus);
+  if (std::isnan(r.startS)) r.startS = row.times[1];
+  r.endS = row.times[2];
+  r.durationS += static_cast<double>(row.elapsed);
+  r.gpuSeconds += static_cast<double>(row.gpus * row.elapsed);
+  ++r.attempts;
+  job.join.startS = r.startS;
+  job.join.endS = row.times[2];
+  job.join.attempts = r.attempts;
+  job.join.state = isFinal(row.state) ? stateName(row.state) : r.rawState;
+}
+
+// Reads the file line by line, calling onRow for each checked data row; counts trace.rows.
+template <typename OnRow>
+void readRows(const std::string& path, JobTrace& trace, OnRow&& onRow) {
   JobTraceLines lines(path);
-  JobTrace trace;
-  trace.path = path;
-  trace.kind = "sacct";
   std::string line;
   if (!lines.next(line)) throw std::runtime_error(path + " is empty: expected sacct's header " + kSacctHeader);
   if (line != kSacctHeader)
@@ -99,52 +134,81 @@ JobTrace readSacct(const std::string& path) {
                "' (run the command in docs/report.md, \"The sacct contract\")");
   JobClock clock;
   std::vector<std::string> f;
-  std::vector<Attempts> jobs;
-  std::unordered_map<std::string, size_t> index;
+  Row row;
   while (lines.next(line)) {
     split(line, f);
     if (f.size() != kFields)
       lines.fail("has " + std::to_string(f.size()) + " fields, sacct's header has " + std::to_string(kFields));
     ++trace.rows;
     if (f[kJobId].empty()) lines.fail("column 'JobID' is empty");
-    double times[3];
     for (int k : {kSubmit, kStart, kEnd})
-      if (!clock.parse(f[k], &times[k - kSubmit]))
+      if (!clock.parse(f[k], &row.times[k - kSubmit]))
         lines.fail("column '" + std::string(kNames[k]) + "': '" + f[k] + "' is not a time (YYYY-MM-DDTHH:MM:SS)");
-    if (times[2] < times[1])  // false when either is unknown (NaN)
+    if (row.times[2] < row.times[1])  // false when either is unknown (NaN)
       lines.fail("column 'End': '" + f[kEnd] + "' is before Start '" + f[kStart] + "': a negative run time");
-    int64_t elapsed = 0, nodes = 0;
-    if (!count(f[kElapsedRaw], &elapsed))
+    int64_t nodes = 0;
+    if (!count(f[kElapsedRaw], &row.elapsed))
       lines.fail("column 'ElapsedRaw': '" + f[kElapsedRaw] + "' is not a whole number of seconds");
     if (!count(f[kNNodes], &nodes)) lines.fail("column 'NNodes': '" + f[kNNodes] + "' is not a count");
-    const int64_t gpus = allocatedGpus(f[kAllocTres], lines);
-    const JobState state = normaliseState(f[kState]);
-
-    auto [it, added] = index.emplace(f[kJobId], jobs.size());
-    if (added) {
-      jobs.emplace_back();
-      jobs.back().record.submitS = times[0];
-      jobs.back().record.attempts = 0;
-      jobs.back().join.submitS = times[0];
-    }
-    Attempts& job = jobs[it->second];
-    JobRecord& r = job.record;
-    r.line = static_cast<int64_t>(lines.number());
-    r.rawState = f[kState].substr(0, f[kState].find(' '));
-    r.state = state;
-    r.gpus = static_cast<int32_t>(gpus);
-    if (std::isnan(r.startS)) r.startS = times[1];
-    r.endS = times[2];
-    r.durationS += static_cast<double>(elapsed);
-    r.gpuSeconds += static_cast<double>(gpus * elapsed);
-    ++r.attempts;
-    job.join.startS = r.startS;
-    job.join.endS = times[2];
-    job.join.attempts = r.attempts;
-    job.join.state = isFinal(state) ? stateName(state) : r.rawState;
+    row.gpus = allocatedGpus(f[kAllocTres], lines);
+    row.state = normaliseState(f[kState]);
+    row.rawState = f[kState].substr(0, f[kState].find(' '));
+    row.id = f[kJobId];
+    row.line = static_cast<int64_t>(lines.number());
+    onRow(row);
   }
-  for (size_t i = 0; i < jobs.size(); ++i) trace.add(jobs[i].record);
-  for (const auto& [id, i] : index) trace.slurmJobs.emplace(id, jobs[i].join);
+}
+
+JobTrace emptyTrace(const std::string& path) {
+  JobTrace trace;
+  trace.path = path;
+  trace.kind = "sacct";
+  return trace;
+}
+
+}  // namespace
+
+JobTrace readSacct(const std::string& path, const std::set<std::string>& joinIds) {
+  // sacct -D lists a job's attempts one after another, so a job is complete when the next row has
+  // another id: the trace keeps 32 bytes per GPU job (job_trace.h) and 8 per id seen (to find a job
+  // whose attempts were not adjacent after all), whatever the file's length.
+  JobTrace trace = emptyTrace(path);
+  std::vector<size_t> seen;  // hashes of the ids of the jobs completed
+  Attempts current;
+  std::string currentId;
+  bool any = false;
+  const auto finish = [&] {
+    trace.add(current.record);
+    if (joinIds.count(currentId)) trace.slurmJobs.emplace(currentId, current.join);
+    seen.push_back(std::hash<std::string>{}(currentId));
+  };
+  readRows(path, trace, [&](const Row& row) {
+    const bool first = !any || row.id != currentId;
+    if (first) {
+      if (any) finish();
+      current = Attempts{};
+      currentId = row.id;
+      any = true;
+    }
+    absorb(current, first, row);
+  });
+  if (any) finish();
+  std::sort(seen.begin(), seen.end());
+  if (std::adjacent_find(seen.begin(), seen.end()) == seen.end()) return trace;
+
+  // Rare: some job's attempts were apart (or two ids share a hash). Read again, gathering the rows by
+  // id in the order of their first row.
+  trace = emptyTrace(path);
+  std::vector<Attempts> jobs;
+  std::unordered_map<std::string, size_t> index;
+  readRows(path, trace, [&](const Row& row) {
+    const auto [it, added] = index.emplace(row.id, jobs.size());
+    if (added) jobs.emplace_back();
+    absorb(jobs[it->second], added, row);
+  });
+  for (const Attempts& job : jobs) trace.add(job.record);
+  for (const auto& [id, i] : index)
+    if (joinIds.count(id)) trace.slurmJobs.emplace(id, jobs[i].join);
   return trace;
 }
 

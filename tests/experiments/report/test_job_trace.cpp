@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "experiments/report/jobs/job_distributions.h"
 #include "experiments/report/jobs/cluster_trace_file.h"
 #include "experiments/report/jobs/job_clock.h"
+#include "experiments/report/jobs/sacct_file.h"
+#include "temp_dir.h"
 
 using namespace dtbench::report;
 
@@ -108,4 +111,29 @@ TEST_CASE("the trace column map renames Helios columns", "[report][traces]") {
   CHECK(map.at("submit_time") == "submitted_time");
   CHECK_THROWS_WITH(parseTraceColumnMap("gpus=num_gpus"), Catch::Contains("'gpus' is not a column"));
   CHECK_THROWS_WITH(parseTraceColumnMap("gpu_num"), Catch::Contains("is not HELIOS_NAME=FILE_NAME"));
+}
+
+TEST_CASE("a sacct file whose job's attempts are apart reads as the one whose attempts are together", "[report][traces]") {
+  dtbench::testing::TempDir dir;
+  const std::string header = std::string(kSacctHeader) + "\n";
+  const std::string a1 = "7|a|u|gpu|REQUEUED|0:0|2026-11-20T09:00:00|2026-11-20T09:01:00|2026-11-20T09:02:00|60|1|gres/gpu=2\n";
+  const std::string a2 = "7|a|u|gpu|COMPLETED|0:0|2026-11-20T09:02:00|2026-11-20T09:03:00|2026-11-20T09:13:00|600|1|gres/gpu=2\n";
+  const std::string b = "8|b|u|gpu|COMPLETED|0:0|2026-11-20T09:00:30|2026-11-20T09:00:40|2026-11-20T09:01:40|60|1|gres/gpu=1\n";
+  std::ofstream(dir / "together.txt") << header << a1 << a2 << b;
+  std::ofstream(dir / "apart.txt") << header << a1 << b << a2;
+  for (const char* name : {"together.txt", "apart.txt"}) {
+    INFO(name);
+    const JobTrace trace = readSacct(dir / name, {"7"});
+    CHECK(trace.rows == 3);
+    CHECK(trace.jobs == 2);
+    CHECK(trace.attempts == 3);
+    REQUIRE(trace.gpuJobs.size() == 2);
+    CHECK(trace.gpuJobs[0].durationS == 660);
+    CHECK(trace.gpuJobs[0].gpuSeconds == 1320);
+    CHECK(trace.gpuJobs[0].queueS == 60);  // the first start − the first submit
+    CHECK(trace.gpuJobs[1].durationS == 60);
+    REQUIRE(trace.slurmJobs.size() == 1);  // only the ids asked for
+    CHECK(trace.slurmJobs.at("7").attempts == 2);
+    CHECK(trace.slurmJobs.at("7").state == "COMPLETED");
+  }
 }
