@@ -6,8 +6,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-declare -A budget=([unit]=400 [train]=600 [python]=120 [mpi]=480 [slurm]=300 [cluster]=600 [gpu]=600)
-order=(unit train python mpi slurm cluster gpu)
+declare -A budget=([unit]=400 [train]=600 [python]=120 [mpi]=480 [slurm]=300 [cluster]=600 [readme]=300 [gpu]=600)
+order=(unit train python mpi slurm cluster readme gpu)
 
 passed=0 failed=0 skipped=0 status=0
 for label in "${order[@]}"; do

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <system_error>
 
 #include "experiments/capture/pcap_reader.h"
 
@@ -113,6 +114,11 @@ WireCapture loadWireCapture(const std::string& directory, const std::string& clu
   for (size_t k = 0; k < capture.points.size(); ++k) {
     CapturePoint& point = capture.points[k];
     const std::set<std::string> own(point.interface.addresses.begin(), point.interface.addresses.end());
+    std::error_code missing;
+    if (!fs::exists(point.pcapPath, missing))
+      throw std::runtime_error("the pcap " + point.pcapPath + " that " + point.node +
+                               ".capture.json names is gone: an earlier `dtbench capture analyze` deletes the pcaps "
+                               "once their tables are written (add --keep-pcap to analyze a capture again)");
     PcapReader reader(point.pcapPath);
     Packet packet;
     while (reader.next(packet)) {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The README's examples, run as written: every command of README.md's ```bash blocks, in order, in
+# a fresh directory where `build/` is the build under test and experiments/, slurm/ and scripts/ are
+# the checkout's. Left out, and listed: the two opening commands (what CI itself runs: they install,
+# build and test), the "Building by hand" section (a build of its own), and every command whose
+# last line ends in `# needs ...` (a dataset, the internet, root's cluster, Slurm). Every other
+# command must exit 0. Usage: test_readme_examples.sh REPO BUILD_DIR
+set -uo pipefail
+repo=$(realpath "$1") build=$(realpath "$2")
+work=$(mktemp -d "${TMPDIR:-/tmp}/readme-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+ln -s "$build" "$work/build"
+for d in experiments slurm scripts; do ln -s "$repo/$d" "$work/$d"; done
+
+# The commands, one per record (continuation lines joined), separated by \036 (RS), each prefixed
+# "run" or "skip needs ..." and a tab.
+commands=$(awk '
+  /^## Building by hand/ { done = 1 }
+  /^```bash$/ { if (!done) { block++; inside = 1 }; next }
+  /^```$/ { inside = 0; next }
+  !inside || block == 1 || done { next }
+  {
+    line = $0
+    if (command == "" && line ~ /^[[:space:]]*$/) next
+    command = command line "\n"
+    if (line ~ /\\$/) next
+    if (match(line, /# needs [^#]*$/)) printf "skip %s\t%s\036", substr(line, RSTART + 2), command
+    else printf "run \t%s\036", command
+    command = ""
+  }' "$repo/README.md")
+
+failures=0 ran=0 skipped=0 n=0
+start=$SECONDS
+while IFS= read -r -d $'\036' record; do
+  n=$((n + 1))
+  kind=${record%%$'\t'*} command=${record#*$'\t'}
+  one_line=$(tr '\n' ' ' <<<"$command" | sed 's/\\ / /g; s/  */ /g')
+  if [[ $kind == skip* ]]; then
+    skipped=$((skipped + 1))
+    echo "skipped (${kind#skip }): ${one_line:0:110}"
+    continue
+  fi
+  t0=$SECONDS
+  (cd "$work" && timeout 250 bash -c "$command") </dev/null >"$work/example-$n.log" 2>&1
+  rc=$?
+  ran=$((ran + 1))
+  if [[ $rc -ne 0 ]]; then
+    failures=$((failures + 1))
+    echo "FAIL (exit $rc, $((SECONDS - t0)) s): $one_line" >&2
+    tail -n 25 "$work/example-$n.log" >&2
+  else
+    echo "ok ($((SECONDS - t0)) s): ${one_line:0:110}"
+  fi
+done < <(printf '%s' "$commands")
+
+(( ran >= 10 )) || { echo "FAIL: only $ran README commands were found to run" >&2; failures=$((failures + 1)); }
+echo "README examples: $ran ran, $failures failed, $skipped need something this machine lacks, in $((SECONDS - start)) s"
+exit $((failures > 0))
