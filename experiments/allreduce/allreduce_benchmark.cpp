@@ -106,10 +106,10 @@ at::Tensor checkExpected(int64_t count, int world) {
   return ((at::arange(count, at::kLong) % 7 + 1) * (world * (world + 1) / 2)).to(at::kFloat);
 }
 
-double maxOverRanks(comm::Communicator& c, double value) {
-  at::Tensor all = at::empty({c.size()}, at::kFloat);
-  c.allgather(all, at::full({1}, value, at::kFloat))->wait();
-  return all.max().item<double>();
+at::Tensor overRanks(comm::Communicator& c, double value) {
+  at::Tensor all = at::empty({c.size()}, at::kDouble);
+  c.allgather(all, at::full({1}, value, at::kDouble))->wait();
+  return all;
 }
 
 Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const AllreduceSettings& s, at::ScalarType type,
@@ -128,15 +128,24 @@ Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const All
     algorithm.allreduce(t);
   };
   for (int i = 0; i < s.warmupIters; ++i) payload(data.fill_(1));
-  c.barrier()->wait();
   double seconds = 0;
-  for (int i = 0; i < s.iters; ++i) {
-    data.fill_(1);  // keeps values finite; the fill is outside the timed interval
+  if (s.loopTiming) {
+    data.zero_();  // sums of zeros stay zero over any number of iterations
+    c.barrier()->wait();
     const auto start = std::chrono::steady_clock::now();
-    payload(data);
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (int i = 0; i < s.iters; ++i) payload(data);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    row.timeUs = overRanks(c, seconds / s.iters * 1e6).mean().item<double>();
+  } else {
+    c.barrier()->wait();
+    for (int i = 0; i < s.iters; ++i) {
+      data.fill_(1);  // keeps values finite; the fill is outside the timed interval
+      const auto start = std::chrono::steady_clock::now();
+      payload(data);
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    row.timeUs = overRanks(c, seconds / s.iters * 1e6).max().item<double>();
   }
-  row.timeUs = maxOverRanks(c, seconds / s.iters * 1e6);
   row.algbw = row.timeUs > 0 ? static_cast<double>(row.bytes) / (row.timeUs * 1e-6) / 1e9 : 0;
   row.busbw = comm::ringBusBandwidth(row.algbw, c.size());
   if (s.check) {
@@ -168,7 +177,7 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
   if (!s.csvPath.empty()) {
     std::ofstream csv(s.csvPath);
     csv << "backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,"
-           "bound_busbw_gbps,of_bound,nodes,segment_bytes\n";
+           "bound_busbw_gbps,of_bound,nodes,segment_bytes,timing\n";
     const auto cell = [](std::optional<double> value) {
       std::ostringstream out;
       if (value) out << *value;
@@ -178,7 +187,8 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
       csv << backend << ',' << r.topology << ',' << world << ',' << r.bytes << ',' << r.count << ',' << r.dtype << ','
           << r.timeUs << ',' << r.algbw << ',' << r.busbw << ',' << (r.wrong >= 0 ? std::to_string(r.wrong) : "") << ','
           << (linkRate ? rate.dump() : "") << ',' << cell(r.boundBusbw) << ',' << cell(r.ofBound) << ',' << nodes << ','
-          << (r.segmentBytes ? std::to_string(*r.segmentBytes) : "") << '\n';
+          << (r.segmentBytes ? std::to_string(*r.segmentBytes) : "") << ',' << (s.loopTiming ? "loop" : "each")
+          << '\n';
     if (!csv) throw std::runtime_error("cannot write --csv " + s.csvPath);
   }
   if (!s.jsonPath.empty()) {
@@ -198,7 +208,8 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
                      {"bound_busbw_gbps", optional(r.boundBusbw)},
                      {"of_bound", optional(r.ofBound)},
                      {"nodes", nodes},
-                     {"segment_bytes", r.segmentBytes ? nlohmann::json(*r.segmentBytes) : nlohmann::json()}});
+                     {"segment_bytes", r.segmentBytes ? nlohmann::json(*r.segmentBytes) : nlohmann::json()},
+                     {"timing", s.loopTiming ? "loop" : "each"}});
     std::ofstream json(s.jsonPath);
     json << out.dump(2) << '\n';
     if (!json) throw std::runtime_error("cannot write --json " + s.jsonPath);

@@ -5,8 +5,14 @@
 // as they are measured, then the traffic matrix, and on request CSV, JSON, traffic.csv and
 // traffic_timeline.csv.
 //
+// Timing (--timing): `each` (the default) times every all-reduce on its own (the buffer refilled
+// with ones between them, outside the timed interval), takes the mean over the iterations on each
+// rank and the maximum over ranks: the slowest rank's time of one all-reduce on fresh data. `loop`
+// times as nccl-tests does: after a barrier, the iterations back to back on one buffer (of zeros,
+// so repeated sums stay finite) as one interval, divided by the iterations, averaged over ranks:
+// successive all-reduces may overlap their ends and starts, and no rank's slowness dominates.
 // Columns (defined once, here and in --help): size = bytes per rank (count x element size),
-// time_us = mean time of one all-reduce, max over ranks; algbw = size / time (GB/s, GB = 10^9
+// time_us = the time of one all-reduce as --timing says; algbw = size / time (GB/s, GB = 10^9
 // bytes); busbw = algbw x 2(N-1)/N (comm/topology/ring.h: the ring's bytes per rank, comparable
 // across world sizes); #wrong = elements that differ from the exact sum (N/A without --check).
 // On the emulated cluster (DTBENCH_CLUSTER names its cluster.json, common/cluster_file.h, and every
@@ -17,7 +23,7 @@
 // slowest link among the run's hosts (empty / null off the cluster). Last, in the CSV and JSON only:
 // nodes = the number of distinct real host names of the ranks (also under --ranks-per-host), and
 // segment_bytes = the pipeline segment the executor used for a point-to-point topology (its
-// default or --segment-bytes; 0: whole chunks), empty / null for native.
+// default or --segment-bytes; 0: whole chunks), empty / null for native, and timing (each or loop).
 //
 // Check values: rank r's element i is (i mod 7 + 1)(r + 1), so every sum is an integer below 256
 // for up to 8 ranks, exact in float32, float16 and bfloat16, and the check compares for equality.
@@ -42,6 +48,7 @@ struct AllreduceSettings {
   std::vector<int64_t> counts;  // explicit element counts; overrides the byte sweep
   int warmupIters = 5;
   int iters = 20;
+  bool loopTiming = false;  // --timing loop (see above); false: each
   bool check = false;
   int threads = 1;                      // intra-op threads per rank
   std::optional<int64_t> segmentBytes;  // none: each topology's default; 0: whole chunks

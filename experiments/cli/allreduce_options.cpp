@@ -98,6 +98,9 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
      cxxopts::value<std::string>())
     ("warmup-iters", "Untimed all-reduces per size", cxxopts::value<int>()->default_value("5"))
     ("iters", "Timed all-reduces per size", cxxopts::value<int>()->default_value("20"))
+    ("timing", "each: every all-reduce timed alone on fresh data, the mean over iterations, the slowest rank's; "
+     "loop: nccl-tests' way, the iterations back to back as one interval, averaged over ranks",
+     cxxopts::value<std::string>()->default_value("each"))
     ("check", "Verify every element of one extra all-reduce per size against the exact sum")
     ("threads", "Intra-op threads per rank (at most the cores this process may run on)",
      cxxopts::value<int>()->default_value("1"))
@@ -155,6 +158,9 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     s.warmupIters = p["warmup-iters"].as<int>();
     s.iters = p["iters"].as<int>();
     if (s.warmupIters < 0 || s.iters < 1) throw UsageError("--iters must be at least 1, --warmup-iters at least 0");
+    const std::string timing = p["timing"].as<std::string>();
+    if (timing != "each" && timing != "loop") throw UsageError("--timing is each or loop, got '" + timing + "'");
+    s.loopTiming = timing == "loop";
     s.check = p.count("check") > 0;
     s.threads = p["threads"].as<int>();
     const int cores = trainer::availableCores();

@@ -59,11 +59,11 @@ expect 0 "launch +start N local ranks" --help
 rows=$(($(wc -l <"$tmp/rows.csv") - 1))
 # 7 topologies x 4 counts for each of float32, float16 and bfloat16.
 [[ $rows -eq 84 ]] || { echo "FAIL: $rows CSV rows, want 84" >&2; failures=$((failures + 1)); }
-header='backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,bound_busbw_gbps,of_bound,nodes,segment_bytes'
+header='backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,bound_busbw_gbps,of_bound,nodes,segment_bytes,timing'
 [[ $(head -n 1 "$tmp/rows.csv") == "$header" ]] || { echo "FAIL: CSV header" >&2; failures=$((failures + 1)); }
 # Off the cluster the link rate and bound cells are empty, the JSON's keys null; then one node and
 # the segment: each topology's default (ring and clique whole chunks, 0), empty / null for native.
-[[ $(tail -n +2 "$tmp/rows.csv" | grep -Evc ',,,1,[0-9]*$') -eq 0 ]] ||
+[[ $(tail -n +2 "$tmp/rows.csv" | grep -Evc ',,,1,[0-9]*,each$') -eq 0 ]] ||
   { echo "FAIL: off the cluster, a CSV row has a link rate or bound, or not 1 node" >&2; failures=$((failures + 1)); }
 /usr/bin/python3 -c "
 import json, sys
@@ -79,6 +79,12 @@ expect 0 "segments of 4096 bytes" allreduce --topology native,tree --counts 5000
   --segment-bytes 4096 --csv "$tmp/segments.csv"
 [[ $(cut -d, -f2,14,15 "$tmp/segments.csv" | tr '\n' ' ') == "topology,nodes,segment_bytes native,1, tree,1,4096 " ]] ||
   { echo "FAIL: --segment-bytes 4096: $(cat "$tmp/segments.csv")" >&2; failures=$((failures + 1)); }
+# --timing loop: nccl-tests' timing, named in the CSV; --timing loop --check still checks every element.
+expect 0 "check: 0 wrong" allreduce --topology native,ring --counts 1000 --iters 3 --warmup-iters 1 --timing loop \
+  --check --csv "$tmp/loop.csv"
+[[ $(tail -n +2 "$tmp/loop.csv" | cut -d, -f2,16 | tr '\n' ' ') == "native,loop ring,loop " ]] ||
+  { echo "FAIL: --timing loop: $(cat "$tmp/loop.csv")" >&2; failures=$((failures + 1)); }
+expect 2 "--timing is each or loop, got 'nccl'" allreduce --timing nccl
 [[ $(head -n 1 "$tmp/traffic.csv") == "src,dst,bytes,kind" ]] || { echo "FAIL: traffic header" >&2; failures=$((failures + 1)); }
 [[ $(head -n 1 "$tmp/timeline.csv") == "t_start_s,src,dst,bytes" ]] || { echo "FAIL: timeline header" >&2; failures=$((failures + 1)); }
 
@@ -93,13 +99,13 @@ one=(allreduce --topology ring --counts 1200 --iters 1 --warmup-iters 0)
 on_cluster() { launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT DTBENCH_CLUSTER="$1" timeout 60); }
 on_cluster "$tmp/cluster.json"
 expect 0 "# cluster $tmp/cluster.json: links $(hostname) 1 Gbit/s; every rank on one host" "${one[@]}" --csv "$tmp/one.csv"
-[[ $(tail -n 1 "$tmp/one.csv") == *,1000000000,,,1,0 ]] ||
+[[ $(tail -n 1 "$tmp/one.csv") == *,1000000000,,,1,0,each ]] ||
   { echo "FAIL: one host on the cluster: $(tail -n 1 "$tmp/one.csv")" >&2; failures=$((failures + 1)); }
 echo '{"nodes": [{"name": "other-node", "link_rate_bps": 1e9}]}' >"$tmp/elsewhere.json"
 on_cluster "$tmp/elsewhere.json"
 expect 0 "^dtbench: warning: host '$(hostname)' is not a node of DTBENCH_CLUSTER=$tmp/elsewhere.json; running off" \
   "${one[@]}" --csv "$tmp/off.csv"
-[[ $(tail -n 1 "$tmp/off.csv") == *,,,,1,0 ]] ||
+[[ $(tail -n 1 "$tmp/off.csv") == *,,,,1,0,each ]] ||
   { echo "FAIL: a host that is no node: $(tail -n 1 "$tmp/off.csv")" >&2; failures=$((failures + 1)); }
 echo '{"nodes": [{"name": "x", "link_rate_bps": "fast"}]}' >"$tmp/bad.json"
 on_cluster "$tmp/bad.json"

@@ -123,3 +123,10 @@ TEST_CASE("message log directory comes from the flag or DTBENCH_MESSAGE_LOG", "[
   CHECK(parseAllreduceOptions({"--message-log", "logs"}, {{"DTBENCH_MESSAGE_LOG", "/tmp/from-env"}})
             .ranks.connection.messageLog == "logs");
 }
+
+TEST_CASE("--timing is each (the default) or loop", "[cli][allreduce]") {
+  CHECK_FALSE(parseAllreduceOptions({}, {}).settings.loopTiming);
+  CHECK(parseAllreduceOptions({"--timing", "loop"}, {}).settings.loopTiming);
+  CHECK_FALSE(parseAllreduceOptions({"--timing", "each"}, {}).settings.loopTiming);
+  CHECK(errorOf({"--timing", "nccl"}) == "--timing is each or loop, got 'nccl'");
+}
