@@ -99,7 +99,7 @@ JobTrace readTrace(const std::string& path, const TraceColumnMap& columns) {
     if (find(required) == kNone)
       lines.fail("the header has no column '" + fileName(required) + "'" +
                  (fileName(required) != required ? std::string(" (") + required + ")" : std::string()) + "; it has " +
-                 line +
+                 printable(line, 200) +
                  " (the Helios layout: job_id,user,gpu_num,cpu_num,node_num,state,submit_time,"
                  "start_time,end_time,duration,queue; map other names with --trace-columns)");
   const size_t gpuCol = find("gpu_num"), stateCol = find("state"), durationCol = find("duration");

@@ -86,6 +86,11 @@ expect_error backwards "$bad/backwards.txt line 4: column 'End': '2026-11-20T09:
 expect_error binary "$bad/binary.txt line 1: the header is 'Job\x01\x02|\xFF\xFE|AAAA" --sacct "$bad/binary.txt"
 err=$("$dtbench" report --sacct "$bad/binary.txt" 2>&1 >/dev/null) || true
 (( ${#err} < 700 )) || fail "a binary header is echoed whole (${#err} bytes)"
+{ printf 'id\x01\x02,'; head -c 3000 /dev/zero | tr '\0' 'B'; printf '\n'; tail -n +2 traces/helios.csv; } > "$bad/helios_binary.csv"
+expect_error trace_binary "$bad/helios_binary.csv line 1: the header has no column 'job_id'; it has id\x01\x02,BBB" \
+  --trace "$bad/helios_binary.csv"
+err=$("$dtbench" report --trace "$bad/helios_binary.csv" 2>&1 >/dev/null) || true
+(( ${#err} < 800 )) || fail "a binary trace header is echoed whole (${#err} bytes)"
 sed '3s/,2026-11-20 10:00:00,2026-11-20 10:00:03,/,1e300,2026-11-20 10:00:03,/' traces/helios.csv > "$bad/helios_huge.csv"
 expect_error trace_huge "$bad/helios_huge.csv line 3: column 'submit_time': '1e300' is not a time" \
   --trace "$bad/helios_huge.csv"
