@@ -1,17 +1,20 @@
 #include "comm/topology/clique.h"
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace dtbench::comm {
 
-Schedule cliqueSchedule(int worldSize) {
+namespace {
+
+Schedule clique(int worldSize, int senders) {
   Schedule schedule{"clique", worldSize, worldSize, {}};
   if (worldSize < 2) return schedule;
   for (int phase = 0; phase < 2; ++phase) {
     Step step;
-    for (int src = 0; src < worldSize; ++src)
+    for (int src = 0; src < senders; ++src)
       for (int dst = 0; dst < worldSize; ++dst) {
         if (src == dst) continue;
         const int chunk = phase == 0 ? dst : src;
@@ -19,6 +22,19 @@ Schedule cliqueSchedule(int worldSize) {
       }
     schedule.steps.push_back(std::move(step));
   }
+  return schedule;
+}
+
+}  // namespace
+
+Schedule cliqueSchedule(int worldSize) { return clique(worldSize, worldSize); }
+
+Schedule cliqueSlice(int worldSize, int period) {
+  if (period < 1 || worldSize % period != 0)
+    throw std::invalid_argument("a clique slice's period (" + std::to_string(period) + ") must divide the world (" +
+                                std::to_string(worldSize) + ")");
+  Schedule schedule = clique(worldSize, period);
+  schedule.slicePeriod = period;
   return schedule;
 }
 

@@ -18,4 +18,8 @@ namespace dtbench::comm {
 
 Schedule cliqueSchedule(int worldSize);
 
+// The slice of cliqueSchedule(worldSize) that ranks [0, period) send (Schedule::slicePeriod); the
+// clique repeats every rank. `period` must divide worldSize (std::invalid_argument otherwise).
+Schedule cliqueSlice(int worldSize, int period);
+
 }  // namespace dtbench::comm

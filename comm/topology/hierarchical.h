@@ -22,4 +22,9 @@ namespace dtbench::comm {
 
 Schedule hierarchicalSchedule(const HostLayout& hosts);
 
+// The slice that ranks [0, period) send (Schedule::slicePeriod), for hosts of equal size holding
+// consecutive ranks (rank r on host r / K), where the Schedule repeats every host; `period` a
+// multiple of K that divides the world. Throws std::invalid_argument for other hosts or periods.
+Schedule hierarchicalSlice(const HostLayout& hosts, int period);
+
 }  // namespace dtbench::comm

@@ -25,9 +25,20 @@ const NativeModel& nativeModel(Backend backend) {
   throw std::logic_error("nativeModel: a backend without a row");
 }
 
+namespace {
+
+const char* modelledAs(Backend backend, int worldSize) {
+  return backend == Backend::kMpi && powerOfTwo(worldSize) ? "hierarchical" : "ring";
+}
+
+}  // namespace
+
 Schedule nativeSchedule(Backend backend, const HostLayout& hosts) {
-  const bool hostRing = backend == Backend::kMpi && powerOfTwo(hosts.worldSize());
-  return makeSchedule(hostRing ? "hierarchical" : "ring", hosts);
+  return makeSchedule(modelledAs(backend, hosts.worldSize()), hosts);
+}
+
+Schedule nativeSlice(Backend backend, const HostLayout& hosts, int period) {
+  return Topology::parse(modelledAs(backend, hosts.worldSize())).slice(hosts, period);
 }
 
 }  // namespace dtbench::comm

@@ -33,4 +33,7 @@ const NativeModel& nativeModel(Backend backend);
 // The Schedule that models `backend`'s own all-reduce over `hosts`.
 Schedule nativeSchedule(Backend backend, const HostLayout& hosts);
 
+// Its slice of ranks [0, period) (Topology::slice of the ring or hierarchical it is modelled as).
+Schedule nativeSlice(Backend backend, const HostLayout& hosts, int period);
+
 }  // namespace dtbench::comm

@@ -16,6 +16,9 @@ struct TopologyRow {
   Schedule (*generate)(const HostLayout& hosts);  // nullptr: native
   int64_t defaultSegmentBytes;
   std::string help;
+  // The slice of a Schedule that repeats every `period` ranks (Schedule::slicePeriod); nullptr for
+  // the topologies whose root makes ranks unlike (the trees and the star).
+  Schedule (*slice)(const HostLayout& hosts, int period) = nullptr;
 };
 
 namespace {
@@ -27,7 +30,8 @@ const std::vector<TopologyRow>& rows() {
   static const std::vector<TopologyRow> kRows{
       {"native", nullptr, 0, "the backend's own all-reduce"},
       {"ring", [](const HostLayout& h) { return ringSchedule(h.worldSize()); }, 0,
-       "reduce-scatter then all-gather around one ring"},
+       "reduce-scatter then all-gather around one ring",
+       [](const HostLayout& h, int period) { return ringSlice(h.worldSize(), period); }},
       {"tree", [](const HostLayout& h) { return treeSchedule(binaryTree(h.worldSize()), "tree"); }, kMiB,
        "binary tree reduce, then broadcast"},
       {"binary-tree-star", [](const HostLayout& h) { return treeSchedule(binaryTreeStar(h), "binary-tree-star"); },
@@ -35,9 +39,11 @@ const std::vector<TopologyRow>& rows() {
       {"star", [](const HostLayout& h) { return treeSchedule(starTree(h.worldSize()), "star"); }, kMiB,
        "every rank to one root and back: parameter-server traffic"},
       {"clique", [](const HostLayout& h) { return cliqueSchedule(h.worldSize()); }, 0,
-       "each rank owns a shard and exchanges it with every other rank"},
+       "each rank owns a shard and exchanges it with every other rank",
+       [](const HostLayout& h, int period) { return cliqueSlice(h.worldSize(), period); }},
       {"hierarchical", [](const HostLayout& h) { return hierarchicalSchedule(h); }, kMiB,
-       "reduce inside a host, ring across host leaders, broadcast inside the host"},
+       "reduce inside a host, ring across host leaders, broadcast inside the host",
+       [](const HostLayout& h, int period) { return hierarchicalSlice(h, period); }},
   };
   return kRows;
 }
@@ -68,6 +74,14 @@ Schedule Topology::schedule(const HostLayout& hosts) const {
   if (native()) throw std::invalid_argument("topology 'native' is the backend's own all-reduce and has no schedule");
   if (hosts.worldSize() < 1) throw std::invalid_argument("a topology needs at least one rank");
   return row_->generate(hosts);
+}
+
+bool Topology::sliceable() const { return row_->slice != nullptr; }
+
+Schedule Topology::slice(const HostLayout& hosts, int period) const {
+  if (!sliceable()) throw std::invalid_argument("topology '" + name() + "' has no slice (its root makes ranks unlike)");
+  if (hosts.worldSize() < 1) throw std::invalid_argument("a topology needs at least one rank");
+  return row_->slice(hosts, period);
 }
 
 std::vector<std::string> topologyNames() {

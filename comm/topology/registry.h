@@ -43,6 +43,12 @@ class Topology {
   // The Schedule over `hosts` (which must cover the world; only binary-tree-star and hierarchical
   // read the hosts). Throws std::invalid_argument for native and for an empty world.
   Schedule schedule(const HostLayout& hosts) const;
+  // Whether the Schedule repeats along the ranks (ring, clique, hierarchical over equal hosts), so
+  // that a slice of it (Schedule::slicePeriod) stands for it in a model of a large world.
+  bool sliceable() const;
+  // The transfers that ranks [0, period) send; throws std::invalid_argument when the topology is
+  // not sliceable or `period` does not fit it (see ring.h, clique.h, hierarchical.h).
+  Schedule slice(const HostLayout& hosts, int period) const;
   int64_t defaultSegmentBytes() const;
 
   bool operator==(const Topology& other) const { return row_ == other.row_; }

@@ -37,8 +37,13 @@ namespace dtbench::comm {
 Schedule ringSchedule(int worldSize);
 
 // The ring's steps over `members` (in ring order), with the tensor cut into members.size() chunks:
-// the building block that hierarchical.h runs across host leaders.
-std::vector<Step> ringSteps(const std::vector<int>& members);
+// the building block that hierarchical.h runs across host leaders. With `positions` >= 0, only the
+// transfers that the first `positions` members send (a slice: Schedule::slicePeriod).
+std::vector<Step> ringSteps(const std::vector<int>& members, int positions = -1);
+
+// The slice of ringSchedule(worldSize) that ranks [0, period) send (Schedule::slicePeriod): the
+// ring repeats every rank. `period` must divide worldSize (std::invalid_argument otherwise).
+Schedule ringSlice(int worldSize, int period);
 
 // ⌊2(N-1)·bytes/N⌋ for N = worldSize (0 for one rank).
 int64_t ringBytesPerRank(int64_t bytes, int worldSize);

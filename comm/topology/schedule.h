@@ -41,6 +41,11 @@ struct Schedule {
   int worldSize = 1;
   int chunks = 1;
   std::vector<Step> steps;
+  // 0: the whole Schedule. P > 0: a slice, for models of worlds too large to list rank by rank (a
+  // ring over 65,536 ranks has 2^33 transfers): only the transfers that ranks [0, P) send, of a
+  // Schedule that repeats every P ranks (rank r + P does what r does, to the ranks P further on;
+  // Topology::slice). The executor and verifySchedule take whole Schedules only.
+  int slicePeriod = 0;
 };
 
 struct ElementRange {

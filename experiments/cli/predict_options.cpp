@@ -9,6 +9,7 @@
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "experiments/predict/step_model.h"
 #include "run/config_schema.h"
 #include "run/settings.h"
 
@@ -18,7 +19,7 @@ using common::UsageError;
 
 namespace {
 
-constexpr long long kLargestWorld = 1 << 24;
+constexpr size_t kMostWorlds = 1024;  // world sizes one --world may list
 
 int worldValue(const std::string& word) {
   size_t used = 0;
@@ -28,12 +29,12 @@ int worldValue(const std::string& word) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == word.size() && v > kLargestWorld)
+  if (used == word.size() && v > predict::kLargestWorld)
     throw UsageError("--world: " + word + " is more ranks than predict models (at most " +
-                     std::to_string(kLargestWorld) + ")");
+                     std::to_string(predict::kLargestWorld) + ")");
   if (used != word.size() || v < 1)
     throw UsageError("--world: '" + word + "' is not a world size (a whole number from 1 to " +
-                     std::to_string(kLargestWorld) + "), e.g. --world 2,4,...,64");
+                     std::to_string(predict::kLargestWorld) + "), e.g. --world 2,4,...,64");
   return static_cast<int>(v);
 }
 
@@ -62,9 +63,14 @@ std::vector<int> parseWorldList(const std::string& text) {
     if (b <= a) throw UsageError("--world: the sizes before '...' must increase");
     const bool ratio = b % a == 0 && b / a > 1;
     for (long long next = ratio ? 1LL * b * (b / a) : 2LL * b - a; next < last;
-         next = ratio ? next * (b / a) : next + (b - a))
+         next = ratio ? next * (b / a) : next + (b - a)) {
       worlds.push_back(static_cast<int>(next));
+      if (worlds.size() > kMostWorlds) break;
+    }
   }
+  if (worlds.size() > kMostWorlds)
+    throw UsageError("--world '" + text + "' lists more than " + std::to_string(kMostWorlds) +
+                     " world sizes; each is a prediction of its own: list fewer, e.g. a ratio 2,4,...,65536");
   std::set<int> seen;
   for (const int world : worlds)
     if (!seen.insert(world).second)

@@ -14,7 +14,8 @@ namespace dtbench::predict {
 namespace {
 
 struct Message {
-  int src = 0, dst = 0;
+  int src = 0, dst = 0;          // the ranks of the whole world
+  int srcItem = 0, dstItem = 0;  // whose items it counts in: src and dst, or mod the slice's period
   size_t step = 0;
   int segment = 0;
   int64_t bytes = 0;
@@ -37,11 +38,23 @@ struct Stream {
   std::deque<Entry> queue;
 };
 
-// Items of one rank in (step, segment) order: the messages each waits for.
+// A message of an item, and whether the item's rank receives it (else sends it): under a slice a
+// rank can be both (rank 0 sends to rank P, which stands for rank 0 again).
+struct ItemMessage {
+  size_t id = 0;
+  bool receives = false;
+};
+
+// The items of one rank that have messages, in (step, segment) order, index step * G + segment; an
+// item without messages is done as soon as the items before it are (kept implicit, so a rank of a
+// large world holds only what it takes part in).
 struct RankItems {
-  std::vector<std::vector<size_t>> messages;  // [step * G + segment]
-  std::vector<int> outstanding;
-  size_t next = 0;  // first item not yet done
+  std::vector<std::pair<size_t, ItemMessage>> added;  // while the Schedule is read: (item, message)
+  std::vector<size_t> items;                          // ascending
+  std::vector<std::vector<ItemMessage>> messages;     // of items[k]
+  std::vector<int> outstanding;                       // of items[k]
+  size_t next = 0;    // first of `items` not yet done
+  size_t posted = 0;  // first of `items` not yet posted
 };
 
 void checkClass(const LinkClass& c, const char* which) {
@@ -55,32 +68,42 @@ class Simulation {
  public:
   Simulation(const comm::Schedule& schedule, const Network& network, int64_t numel, int64_t elementBytes,
              int64_t segmentBytes)
-      : net_(network), world_(network.worldSize) {
+      : net_(network),
+        world_(network.worldSize),
+        period_(schedule.slicePeriod > 0 ? schedule.slicePeriod : network.worldSize),
+        periodNodes_(period_ / network.ranksPerNode) {
     segments_ = comm::segmentCount(schedule, numel, elementBytes, segmentBytes);
     steps_ = schedule.steps.size();
-    result_.bytesSent.assign(world_, 0);
-    result_.nodeUp.assign(network.nodes(), 0);
-    result_.nodeDown.assign(network.nodes(), 0);
-    ranks_.resize(world_);
-    for (RankItems& r : ranks_) {
-      r.messages.resize(steps_ * segments_);
-      r.outstanding.assign(steps_ * segments_, 0);
-    }
-    capacity_.assign(2 * world_ + 2 * network.nodes(), 0);
+    result_.bytesSent.assign(period_, 0);
+    result_.nodeUp.assign(periodNodes_, 0);
+    result_.nodeDown.assign(periodNodes_, 0);
+    ranks_.resize(period_);
+    capacity_.assign(2 * period_ + 2 * periodNodes_, 0);
     load_.assign(capacity_.size(), 0);
-    for (int r = 0; r < world_; ++r) capacity_[2 * r] = capacity_[2 * r + 1] = network.intra.bytesPerSecond;
-    for (int k = 0; k < network.nodes(); ++k)
-      capacity_[2 * world_ + 2 * k] = capacity_[2 * world_ + 2 * k + 1] =
+    for (int r = 0; r < period_; ++r) capacity_[2 * r] = capacity_[2 * r + 1] = network.intra.bytesPerSecond;
+    for (int k = 0; k < periodNodes_; ++k)
+      capacity_[2 * period_ + 2 * k] = capacity_[2 * period_ + 2 * k + 1] =
           network.nodeBytesPerSecond.empty() ? network.inter.bytesPerSecond : network.nodeBytesPerSecond[k];
     for (size_t s = 0; s < steps_; ++s)
       for (const comm::Transfer& t : schedule.steps[s].transfers)
         for (int g = 0; g < segments_; ++g) addMessage(t, s, g, numel, schedule.chunks, elementBytes);
+    for (RankItems& r : ranks_) {
+      std::stable_sort(r.added.begin(), r.added.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [item, message] : r.added) {
+        if (r.items.empty() || r.items.back() != item) {
+          r.items.push_back(item);
+          r.messages.emplace_back();
+          r.outstanding.push_back(0);
+        }
+        r.messages.back().push_back(message);
+        ++r.outstanding.back();
+      }
+      r.added = {};
+    }
   }
 
   SimulatedCollective run() {
-    for (int r = 0; r < world_; ++r)
-      for (int g = 0; g < segments_; ++g) post(r, 0, g);
-    for (int r = 0; r < world_; ++r) advance(r);
+    for (int r = 0; r < period_; ++r) advance(r);  // posts every rank's first items
     while (!starts_.empty() || !notices_.empty() || !active_.empty()) {
       double next = std::min(starts_.empty() ? kInf : starts_.top().first, notices_.empty() ? kInf : notices_.top().first);
       for (size_t id : active_) next = std::min(next, now_ + messages_[id].remaining / messages_[id].rate);
@@ -107,6 +130,18 @@ class Simulation {
       updateRates();
     }
     result_.seconds = end_;
+    // A slice stands for every period of the world: the same bytes per rank and per node.
+    const auto repeat = [](const std::vector<int64_t>& one, int times) {
+      std::vector<int64_t> all;
+      all.reserve(one.size() * static_cast<size_t>(times));
+      for (int k = 0; k < times; ++k) all.insert(all.end(), one.begin(), one.end());
+      return all;
+    };
+    const int periods = world_ / period_;
+    result_.bytesSent = repeat(result_.bytesSent, periods);
+    result_.nodeUp = repeat(result_.nodeUp, periods);
+    result_.nodeDown = repeat(result_.nodeDown, periods);
+    result_.messages *= periods;
     return std::move(result_);
   }
 
@@ -117,34 +152,38 @@ class Simulation {
     int64_t elements = 0;
     for (int c = t.firstChunk; c < t.endChunk; ++c) elements += comm::segmentRange(numel, chunks, c, g, segments_).size();
     if (elements == 0) return;  // both sides skip empty pieces
+    if (t.src >= period_) throw std::invalid_argument("a slice of period " + std::to_string(period_) +
+                                                      " holds a transfer of rank " + std::to_string(t.src));
     Message m;
     m.src = t.src;
     m.dst = t.dst;
+    m.srcItem = t.src;
+    m.dstItem = t.dst % period_;
     m.step = s;
     m.segment = g;
     m.bytes = elements * elementBytes;
     m.remaining = static_cast<double>(m.bytes);
+    // Links of the slice's own ranks and nodes: a receiver outside it has the links of the one it
+    // stands for (dst mod the period).
     const int a = net_.nodeOf(t.src), b = net_.nodeOf(t.dst);
     if (a == b) {
-      m.links[0] = 2 * t.src;
-      m.links[1] = 2 * t.dst + 1;
+      m.links[0] = 2 * m.srcItem;
+      m.links[1] = 2 * m.dstItem + 1;
       m.latency = net_.intra.latencyS;
     } else {
-      m.links[0] = 2 * world_ + 2 * a;
-      m.links[1] = 2 * world_ + 2 * b + 1;
+      m.links[0] = 2 * period_ + 2 * (a % periodNodes_);
+      m.links[1] = 2 * period_ + 2 * (b % periodNodes_) + 1;
       m.latency = net_.inter.latencyS;
-      result_.nodeUp[a] += m.bytes;
-      result_.nodeDown[b] += m.bytes;
+      result_.nodeUp[a % periodNodes_] += m.bytes;
+      result_.nodeDown[b % periodNodes_] += m.bytes;
     }
-    result_.bytesSent[t.src] += m.bytes;
+    result_.bytesSent[m.srcItem] += m.bytes;
     ++result_.messages;
     const size_t id = messages_.size();
     messages_.push_back(m);
     const size_t item = s * segments_ + g;
-    for (int rank : {t.src, t.dst}) {
-      ranks_[rank].messages[item].push_back(id);
-      ++ranks_[rank].outstanding[item];
-    }
+    ranks_[m.srcItem].added.push_back({item, {id, false}});
+    ranks_[m.dstItem].added.push_back({item, {id, true}});
   }
 
   // Posting an item: for every message it receives, the rank sends the sender a "ready" notice; for
@@ -152,14 +191,14 @@ class Simulation {
   // and data from one rank to another share one connection, in the order they were emitted: a notice
   // waits behind the data queued before it (so a receive posted while the same peer is still
   // sending to this rank is noticed only when that data is through).
-  void post(int rank, size_t s, int g) {
-    for (size_t id : ranks_[rank].messages[s * segments_ + g]) {
-      Message& m = messages_[id];
-      if (m.dst == rank) {
-        push(static_cast<int64_t>(m.dst) * world_ + m.src, {id, true});
+  void post(int rank, size_t position) {
+    for (const ItemMessage& item : ranks_[rank].messages[position]) {
+      Message& m = messages_[item.id];
+      if (item.receives) {
+        push(connection(m.dst, m.src), {item.id, true});
       } else {
         m.senderPosted = true;
-        match(id);
+        match(item.id);
       }
     }
   }
@@ -192,18 +231,26 @@ class Simulation {
     }
   }
 
-  int64_t pairKey(const Message& m) const { return static_cast<int64_t>(m.src) * world_ + m.dst; }
+  // The connection from rank a to rank b; under a slice, the one of the pair shifted by whole periods
+  // so that a lies in the slice (the pairs of one orbit behave alike).
+  int64_t connection(int a, int b) const {
+    const int shift = a - a % period_;
+    return static_cast<int64_t>(a - shift) * world_ + ((b - shift) % world_ + world_) % world_;
+  }
+  int64_t pairKey(const Message& m) const { return connection(m.src, m.dst); }
 
-  // Completes the rank's items in order while they have nothing outstanding, posting their successors.
+  // Completes the rank's items in order while they have nothing outstanding, and posts every item
+  // (step, segment) whose predecessor (step - 1, segment) is now done: all items up to the first
+  // one still outstanding are (those without messages at once).
   void advance(int rank) {
     RankItems& r = ranks_[rank];
-    while (r.next < r.outstanding.size() && r.outstanding[r.next] == 0) {
-      const size_t s = r.next / segments_;
-      const int g = static_cast<int>(r.next % segments_);
+    while (r.next < r.items.size() && r.outstanding[r.next] == 0) {
       ++r.next;
       end_ = std::max(end_, now_);
-      if (s + 1 < steps_) post(rank, s + 1, g);
     }
+    const size_t doneBelow = r.next < r.items.size() ? r.items[r.next] : std::numeric_limits<size_t>::max();
+    const size_t g = static_cast<size_t>(segments_);
+    while (r.posted < r.items.size() && (r.items[r.posted] < g || r.items[r.posted] - g < doneBelow)) post(rank, r.posted++);
   }
 
   void progress(double to) {
@@ -231,10 +278,13 @@ class Simulation {
     stream.transmitting = false;
     pump(stream, true);
     const size_t item = m.step * segments_ + m.segment;
-    --ranks_[m.src].outstanding[item];
-    --ranks_[m.dst].outstanding[item];
-    advance(m.src);
-    advance(m.dst);
+    for (int rank : {m.srcItem, m.dstItem}) {
+      RankItems& r = ranks_[rank];
+      const size_t k = static_cast<size_t>(std::lower_bound(r.items.begin(), r.items.end(), item) - r.items.begin());
+      --r.outstanding[k];
+    }
+    advance(m.srcItem);
+    advance(m.dstItem);
   }
 
   void updateRates() {
@@ -247,6 +297,8 @@ class Simulation {
 
   const Network& net_;
   int world_;
+  int period_;       // ranks simulated: the world, or a slice's period
+  int periodNodes_;  // their nodes
   std::unordered_map<int64_t, Stream> streams_;
   int segments_ = 1;
   size_t steps_ = 0;
@@ -281,6 +333,14 @@ SimulatedCollective simulateSchedule(const comm::Schedule& schedule, const Netwo
                                   std::to_string(network.nodeBytesPerSecond.size()) + " for " +
                                   std::to_string(network.nodes()) + " nodes");
     for (double b : network.nodeBytesPerSecond) checkClass({b, 0}, "node link");
+  }
+  if (schedule.slicePeriod > 0) {
+    if (network.worldSize % schedule.slicePeriod != 0 || schedule.slicePeriod % network.ranksPerNode != 0)
+      throw std::invalid_argument("a slice's period (" + std::to_string(schedule.slicePeriod) +
+                                  ") must be whole nodes and divide the world (" + std::to_string(network.worldSize) + ")");
+    if (!network.nodeBytesPerSecond.empty())
+      throw std::invalid_argument("a slice stands for the whole world only on links of one rate: simulate the whole "
+                                  "Schedule when node links differ");
   }
   if (schedule.steps.empty() || numel == 0) {
     SimulatedCollective none;

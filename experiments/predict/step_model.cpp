@@ -63,8 +63,16 @@ class AllreduceModel {
   AllreduceModel(const comm::Topology& topology, comm::Backend backend, const Network& network,
                  double nativeEfficiency, int64_t segmentBytes)
       : topology_(topology), network_(network), efficiency_(nativeEfficiency), segmentBytes_(segmentBytes) {
-    comm::HostLayout hosts = comm::hostsFromRanksPerHost(network.worldSize, network.ranksPerNode);
-    schedule_ = topology.native() ? comm::nativeSchedule(backend, hosts) : topology.schedule(hosts);
+    const comm::HostLayout hosts = comm::hostsFromRanksPerHost(network.worldSize, network.ranksPerNode);
+    // A large world's Schedule repeats every node for the topologies that have no root, on links of
+    // one rate: one node's slice stands for it (docs/predict.md, "Large worlds").
+    const bool slice = network.worldSize > kWholeScheduleRanks && network.nodeBytesPerSecond.empty() &&
+                       (topology.native() || topology.sliceable());
+    if (slice)
+      schedule_ = topology.native() ? comm::nativeSlice(backend, hosts, network.ranksPerNode)
+                                    : topology.slice(hosts, network.ranksPerNode);
+    else
+      schedule_ = topology.native() ? comm::nativeSchedule(backend, hosts) : topology.schedule(hosts);
   }
 
   const SimulatedCollective& run(int64_t elements, int64_t elementBytes) {
@@ -165,27 +173,22 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
         down[k] += c.nodeDown[k];
       }
     };
-    const comm::HostLayout hosts = comm::hostsFromRanksPerHost(world, rpn);
     if (p.sync == run::Sync::kSsgd) {
       if (run.bufferElementsKnown && run.bufferElements > 0) {
         const SimulatedCollective c = simulateSchedule(binomialBroadcastSchedule(world), network, run.bufferElements, 4, 0);
         add("buffers", run.bufferElements * 4, backwardStart, c, c.seconds / efficiency);
       }
       AllreduceModel allreduce(topology, p.backend, network, efficiency, p.segmentBytes);
-      // native: its backend's model (comm/topology/native_models.h), as the link bound holds it.
-      const comm::Schedule boundSchedule =
-          topology.native() ? comm::nativeSchedule(p.backend, hosts) : topology.schedule(hosts);
       double launch = backwardStart;
       for (size_t k = 0; k < buckets.size(); ++k) {
         launch = std::max(launch, p.overlap ? backwardStart + buckets[k].readyS * scale : backwardEnd);
         const SimulatedCollective& c = allreduce.run(buckets[k].elements, buckets[k].elementBytes);
         add("bucket " + std::to_string(k), buckets[k].elements * buckets[k].elementBytes, launch, c, c.seconds);
-        // The bound of Table 3 (comm/topology/link_bound.h): the busiest node link's bytes over its bandwidth.
-        if (p.nodes > 1) {
-          const comm::HostLinkBytes link = comm::hostLinkBytes(boundSchedule, hosts, buckets[k].elements,
-                                                               buckets[k].elementBytes);
-          p.linkBoundS += static_cast<double>(std::max(busiest(link.up), busiest(link.down))) / hw.inter.bytesPerSecond;
-        }
+        // The bound of Table 3 (comm/topology/link_bound.h): the busiest node link's bytes over its
+        // bandwidth. The simulation counted the bytes over each node's link as hostLinkBytes does (the
+        // Schedule's transfers between nodes; native: its backend's model).
+        if (p.nodes > 1)
+          p.linkBoundS += static_cast<double>(std::max(busiest(c.nodeUp), busiest(c.nodeDown))) / hw.inter.bytesPerSecond;
       }
     } else {
       // Pair averaging: parameters and buffers, both ways, with one partner; the mean of seeded matchings.

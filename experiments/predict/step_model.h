@@ -18,6 +18,12 @@
 //   as in the report's T).
 //
 // World 1 has no collective: step = C.
+//
+// Large worlds: above kWholeScheduleRanks ranks, on links of one rate, a topology without a root
+// (ring, clique, hierarchical, and native modelled as one of them) is simulated as one node's slice
+// of its Schedule (Schedule::slicePeriod, network_model.h): every node does what node 0 does, so the
+// time is the same to within the rounding of one element per chunk, and the cost grows with the
+// Schedule's steps, not with steps × ranks. Worlds above kLargestWorld are refused.
 
 #include <cstdint>
 #include <optional>
@@ -28,6 +34,9 @@
 #include "experiments/predict/measured_step.h"
 
 namespace dtbench::predict {
+
+inline constexpr int kWholeScheduleRanks = 256;
+inline constexpr int kLargestWorld = 65536;
 
 struct WhatIf {
   std::optional<comm::Topology> topology;  // else the run's

@@ -11,7 +11,9 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -210,4 +212,40 @@ TEST_CASE("segment ranges cut each chunk without gaps", "[schedule][segments]") 
   CHECK(segmentRange(10, 2, 1, 0, 3).end == 6);
   CHECK(segmentRange(10, 2, 1, 1, 3).end == 8);
   CHECK(segmentRange(10, 2, 1, 2, 3).end == 10);
+}
+
+TEST_CASE("a slice holds exactly the transfers its first ranks send, step by step", "[schedule][slice]") {
+  // ring and clique at every period that divides the world; hierarchical at whole hosts.
+  for (int world : {1, 2, 6, 8, 12}) {
+    for (int perHost : {1, 2, 3, 4}) {
+      if (world % perHost != 0) continue;
+      const HostLayout hosts = hostsFromRanksPerHost(world, perHost);
+      for (const char* name : {"ring", "clique", "hierarchical"}) {
+        const Topology topology = Topology::parse(name);
+        for (int period = perHost; period <= world; period += perHost) {
+          if (world % period != 0) continue;
+          INFO(name << " world " << world << " per host " << perHost << " period " << period);
+          const Schedule whole = topology.schedule(hosts);
+          const Schedule slice = topology.slice(hosts, period);
+          CHECK(slice.slicePeriod == period);
+          CHECK(slice.worldSize == whole.worldSize);
+          CHECK(slice.chunks == whole.chunks);
+          REQUIRE(slice.steps.size() == whole.steps.size());
+          for (size_t s = 0; s < whole.steps.size(); ++s) {
+            std::vector<std::tuple<int, int, int, int, bool>> want, got;
+            for (const Transfer& t : whole.steps[s].transfers)
+              if (t.src < period) want.emplace_back(t.src, t.dst, t.firstChunk, t.endChunk, t.reduce);
+            for (const Transfer& t : slice.steps[s].transfers)
+              got.emplace_back(t.src, t.dst, t.firstChunk, t.endChunk, t.reduce);
+            std::sort(want.begin(), want.end());
+            std::sort(got.begin(), got.end());
+            CHECK(got == want);
+          }
+        }
+      }
+    }
+  }
+  CHECK_THROWS_AS(Topology::parse("ring").slice(hostsFromRanksPerHost(6, 1), 4), std::invalid_argument);
+  CHECK_THROWS_AS(Topology::parse("hierarchical").slice(hostsFromRanksPerHost(8, 2), 1), std::invalid_argument);
+  CHECK_FALSE(Topology::parse("binary-tree-star").sliceable());
 }

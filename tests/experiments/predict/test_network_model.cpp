@@ -115,3 +115,52 @@ TEST_CASE("Bad networks are refused", "[predict][network]") {
   net = oneRankPerNode(2, 1e8, 0);
   CHECK_THROWS_WITH(simulateSchedule(ring, net, 10, 4, 0), Catch::Contains("4 ranks"));
 }
+
+TEST_CASE("A node's slice of a Schedule that repeats along the ranks simulates as the whole", "[predict][network]") {
+  // ring, clique and hierarchical (and native, modelled as ring or hierarchical) repeat every node on
+  // links of one rate: the slice of node 0's senders (Schedule::slicePeriod) must give the whole
+  // Schedule's time, bytes per rank and per node link, and message count. numel is a multiple of
+  // every chunk count and segment count here, so chunks are of equal size and the times equal.
+  struct Case {
+    std::string topology;
+    int world, perNode;
+    int64_t segmentBytes;
+  };
+  const std::vector<Case> cases{{"ring", 8, 1, 0},         {"ring", 8, 2, 0},        {"ring", 12, 4, 0},
+                                {"ring", 8, 2, 1 << 16},   {"clique", 6, 1, 0},      {"clique", 6, 3, 0},
+                                {"hierarchical", 8, 2, 0}, {"hierarchical", 16, 4, 1 << 16},
+                                {"hierarchical", 6, 3, 1 << 15}};
+  for (const Case& k : cases) {
+    INFO(k.topology << " over " << k.world << " ranks, " << k.perNode << " per node, segments " << k.segmentBytes);
+    Network net;
+    net.worldSize = k.world;
+    net.ranksPerNode = k.perNode;
+    net.intra = {2e9, 5e-6};
+    net.inter = {1e8, 5e-5};
+    const auto hosts = dtbench::comm::hostsFromRanksPerHost(k.world, k.perNode);
+    const auto topology = dtbench::comm::Topology::parse(k.topology);
+    REQUIRE(topology.sliceable());
+    const auto whole = topology.schedule(hosts);
+    const auto slice = topology.slice(hosts, k.perNode);
+    CHECK(slice.slicePeriod == k.perNode);
+    const int64_t numel = int64_t{3} * 5 * 7 * 64 * 1024;  // a multiple of 6, 8, 12, 16 chunks and of the segments
+    const auto a = simulateSchedule(whole, net, numel, 4, k.segmentBytes);
+    const auto b = simulateSchedule(slice, net, numel, 4, k.segmentBytes);
+    CHECK(b.seconds == Approx(a.seconds).epsilon(1e-9));
+    CHECK(b.bytesSent == a.bytesSent);
+    CHECK(b.nodeUp == a.nodeUp);
+    CHECK(b.nodeDown == a.nodeDown);
+    CHECK(b.messages == a.messages);
+  }
+  // A slice stands for the whole only on links of one rate, and only for whole nodes.
+  Network uneven = oneRankPerNode(4, 1e8, 1e-4);
+  uneven.nodeBytesPerSecond = {1e8, 1e8, 5e7, 1e8};
+  const auto hosts = dtbench::comm::hostsFromRanksPerHost(4, 1);
+  const auto ring = dtbench::comm::Topology::parse("ring");
+  CHECK_THROWS_WITH(simulateSchedule(ring.slice(hosts, 1), uneven, 1024, 4, 0), Catch::Contains("links of one rate"));
+  Network twoPerNode = oneRankPerNode(4, 1e8, 1e-4);
+  twoPerNode.ranksPerNode = 2;
+  CHECK_THROWS_WITH(simulateSchedule(ring.slice(hosts, 1), twoPerNode, 1024, 4, 0), Catch::Contains("whole nodes"));
+  CHECK_FALSE(dtbench::comm::Topology::parse("tree").sliceable());
+  CHECK_THROWS_AS(dtbench::comm::Topology::parse("star").slice(hosts, 1), std::invalid_argument);
+}

@@ -148,8 +148,9 @@ expect_usage "unknown topology" "$work/run" --hardware "$work/hw.json" --world 2
 expect_usage "--element-bytes is 2" "$work/run" --hardware "$work/hw.json" --world 2 --element-bytes 3
 expect_usage "--world '2,,4' has an empty entry" "$work/run" --hardware "$work/hw.json" --world 2,,4
 expect_usage "--world '4,8,...,8' names world 8 twice" "$work/run" --hardware "$work/hw.json" --world 4,8,...,8
-expect_usage "1000000000 is more ranks than predict models (at most 16777216)" "$work/run" --hardware "$work/hw.json" \
+expect_usage "1000000000 is more ranks than predict models (at most 65536)" "$work/run" --hardware "$work/hw.json" \
   --world 1000000000
+expect_usage "lists more than 1024 world sizes" "$work/run" --hardware "$work/hw.json" --world 2,4,...,4096,4098,4100,...,65536
 expect_usage "--bucket-mb must be a finite number > 0 and at most 1048576" "$work/run" --hardware "$work/hw.json" \
   --world 2 --bucket-mb 1e30
 expect_usage "unknown backend 'bogus'" "$work/run" --hardware "$work/hw.json" --world 2 --backend bogus
@@ -178,6 +179,24 @@ done
 cp -r "$work/run" "$work/run-damaged"
 echo '{"parameters": [' >"$work/run-damaged/step_profile.json"
 expect_data "step_profile.json is damaged" "$work/run-damaged" --hardware "$work/hw.json" --world 2
+# Large worlds stay cheap: at 65,536 ranks every topology's prediction grows the process's peak
+# memory (getrusage of the child) by less than 1 GiB over the same prediction at 8 ranks. No time
+# is checked (docs/benchmarks.md has the cost curve).
+cat >"$work/hw8.json" <<'JSON'
+{"description": "8 ranks per node", "ranks_per_node": 8,
+ "intra_node": {"bandwidth_gbit_s": 400, "latency_us": 2}, "inter_node": {"bandwidth_gbit_s": 100, "latency_us": 5}}
+JSON
+peak_kb() {  # peak_kb ARGS...: the peak RSS (kB) of `dtbench predict ARGS`
+  /usr/bin/python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$DTBENCH" predict "$@" --format csv --table time_speedup
+}
+for topology in native ring clique hierarchical tree star; do
+  small=$(peak_kb "$work/run" --hardware "$work/hw8.json" --world 8 --topology "$topology") || fail "$topology at 8 ranks failed"
+  large=$(peak_kb "$work/run" --hardware "$work/hw8.json" --world 65536 --topology "$topology") ||
+    fail "$topology at 65536 ranks failed"
+  (( large - small < 1048576 )) || fail "$topology at 65536 ranks grows the peak memory by $(( (large - small) / 1024 )) MiB"
+done
 head -1 "$work/ring.csv" >"$work/empty.csv"
 expect_usage "has no rows" --calibrate "$work/empty.csv"
 grep -v ',ring,' "$work/ring.csv" >"$work/header-only.csv"
