@@ -9,6 +9,11 @@ namespace {
 
 bool powerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
+// The topology a backend's own all-reduce is modelled as (see the header).
+const char* modelledAs(Backend backend, int worldSize) {
+  return backend == Backend::kMpi && powerOfTwo(worldSize) ? "hierarchical" : "ring";
+}
+
 }  // namespace
 
 const NativeModel& nativeModel(Backend backend) {
@@ -24,14 +29,6 @@ const NativeModel& nativeModel(Backend backend) {
   }
   throw std::logic_error("nativeModel: a backend without a row");
 }
-
-namespace {
-
-const char* modelledAs(Backend backend, int worldSize) {
-  return backend == Backend::kMpi && powerOfTwo(worldSize) ? "hierarchical" : "ring";
-}
-
-}  // namespace
 
 Schedule nativeSchedule(Backend backend, const HostLayout& hosts) {
   return makeSchedule(modelledAs(backend, hosts.worldSize()), hosts);
