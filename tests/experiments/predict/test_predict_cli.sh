@@ -129,14 +129,16 @@ if not errors or max(errors) > 0.01:
     sys.exit(f"the fitted model misses its own synthetic rows by up to {max(errors or [1]):.4f}")
 PY
 
-# Bad input: exit 2 and a message that says what to fix.
-expect_usage() {
-  local want=$1; shift
+# Bad input: exit 2 (a usage error) or 1 (bad data) and a message that says what to fix.
+expect_exit() {  # expect_exit CODE MESSAGE ARGS...
+  local code=$1 want=$2; shift 2
   local status=0
   "$DTBENCH" predict "$@" >"$work/out" 2>"$work/err" || status=$?
-  [[ $status -eq 2 ]] || fail "predict $* exited $status, want 2"
+  [[ $status -eq $code ]] || fail "predict $* exited $status, want $code"
   grep -qF -- "$want" "$work/err" || { cat "$work/err" >&2; fail "predict $* did not say: $want"; }
 }
+expect_usage() { expect_exit 2 "$@"; }
+expect_data() { expect_exit 1 "$@"; }
 expect_usage "not a multiple of the hardware's ranks_per_node" "$work/run" --hardware "$work/hw.json" --world 3
 expect_usage "--hardware FILE is required" "$work/run" --world 2
 expect_usage "'x' is not a world size" "$work/run" --hardware "$work/hw.json" --world 2,x
@@ -162,13 +164,6 @@ expect_usage "--allreduce: cannot open" --allreduce "$work/missing.csv" --hardwa
 expect_usage "is the measurement --calibrate reads" --calibrate "$work/ring.csv" --output "$work/./ring.csv"
 [[ $(head -c 7 "$work/ring.csv") == backend ]] || fail "--calibrate --output onto its own CSV changed the CSV"
 # Bad run data is exit 1 (not a usage error), and so is a run that did not complete.
-expect_data() {
-  local want=$1; shift
-  local status=0
-  "$DTBENCH" predict "$@" >"$work/out" 2>"$work/err" || status=$?
-  [[ $status -eq 1 ]] || fail "predict $* exited $status, want 1"
-  grep -qF -- "$want" "$work/err" || { cat "$work/err" >&2; fail "predict $* did not say: $want"; }
-}
 for status in failed running; do
   cp -r "$work/run" "$work/run-$status"
   /usr/bin/python3 -c 'import json, sys
