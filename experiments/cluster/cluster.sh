@@ -172,18 +172,18 @@ caller_tree() {
 
 # The instance's daemons in the root namespace (slurmctld with its slurmscriptd, slurmdbd, munged,
 # MariaDB), also those an interrupted `up` started before they wrote their pid files: a process whose
-# executable is one of these daemons and whose command line names the instance's directory (or, for
-# slurmdbd, whose environment holds its slurm.conf). Never a pattern over every process: an editor
+# name (comm) is one of these daemons' and whose command line names the instance's directory (or,
+# for slurmdbd, whose environment holds its slurm.conf). Never a pattern over every process: an editor
 # or a `tail -f` of the instance's log, and the caller's own tree, are never among them.
 instance_daemons() {
-  local dir=$1 entry pid exe callers
+  local dir=$1 entry pid name callers
   callers=" $(caller_tree $$ | tr '\n' ' ') $(caller_tree "$BASHPID" | tr '\n' ' ') "
   for entry in /proc/[0-9]*; do
     pid=${entry#/proc/}
     [[ $callers == *" $pid "* ]] && continue
-    exe=$(readlink "$entry/exe" 2>/dev/null) || continue
-    case ${exe##*/} in
-      slurmctld | slurmdbd | munged | mariadbd | mysqld) ;;
+    read -r name <"$entry/comm" 2>/dev/null || continue  # a builtin read: no process per entry
+    case $name in
+      slurmctld | slurmscriptd | slurmdbd | munged | mariadbd | mysqld) ;;
       *) continue ;;
     esac
     if tr '\0' '\n' <"$entry/cmdline" 2>/dev/null | grep -qF -- "$dir/" ||
