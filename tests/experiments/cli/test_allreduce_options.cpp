@@ -124,7 +124,7 @@ TEST_CASE("message log directory comes from the flag or DTBENCH_MESSAGE_LOG", "[
             .ranks.connection.messageLog == "logs");
 }
 
-TEST_CASE("--timing is each (the default) or loop", "[cli][allreduce]") {
+TEST_CASE("allreduce timing is each (the default) or loop", "[cli][allreduce]") {
   CHECK_FALSE(parseAllreduceOptions({}, {}).settings.loopTiming);
   CHECK(parseAllreduceOptions({"--timing", "loop"}, {}).settings.loopTiming);
   CHECK_FALSE(parseAllreduceOptions({"--timing", "each"}, {}).settings.loopTiming);
