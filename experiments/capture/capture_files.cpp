@@ -4,6 +4,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/file_names.h"
+
 namespace dtbench::capture {
 namespace {
 
@@ -49,11 +51,6 @@ InterfaceCounters countersFromJson(const nlohmann::json& json, const std::string
 
 }  // namespace
 
-bool isPlainFileName(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
-         name.find('\0') == std::string::npos;
-}
-
 nlohmann::json toJson(const CaptureFile& file) {
   nlohmann::json interfaces = nlohmann::json::array();
   for (const InterfaceCapture& i : file.interfaces)
@@ -89,7 +86,7 @@ CaptureFile captureFileFromJson(const nlohmann::json& json, const std::string& w
     InterfaceCapture i;
     i.name = text(j, "name", at);
     i.pcap = text(j, "pcap", at);
-    if (!isPlainFileName(i.pcap))
+    if (!common::isPlainFileName(i.pcap))
       throw std::runtime_error(at + ": \"pcap\" must be a file name inside the capture directory (no '/', not '.' "
                                "or '..'), got " + nlohmann::json(i.pcap).dump());
     i.linkType = text(j, "link_type", at);

@@ -52,7 +52,4 @@ CaptureFile readCaptureFile(const std::string& path);
 
 std::string captureFileName(const std::string& node);
 
-// True for a name of a file inside one directory: not empty, no '/', not "." or "..".
-bool isPlainFileName(const std::string& name);
-
 }  // namespace dtbench::capture

@@ -92,7 +92,7 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   // clang-format off
   options.add_options()
     ("hardware", "The machine to predict for (JSON; docs/predict.md, \"The hardware file\")", cxxopts::value<std::string>())
-    ("world", "World sizes, e.g. 2,4,8 or 2,4,...,1024; nodes = world / ranks_per_node", cxxopts::value<std::string>())
+    ("world", "World sizes, e.g. 2,4,8 or 2,4,...,1024 (at most 65536 ranks, 1024 sizes); nodes = world / ranks_per_node", cxxopts::value<std::string>())
     ("topology", "What if the all-reduce used this topology (default: the run's)", cxxopts::value<std::string>())
     ("backend", "Backend whose native efficiency applies to --topology native (default: the run's)", cxxopts::value<std::string>())
     ("sync", "What if gradients were synchronized this way: " + run::syncNames().joined(" or ") + " (default: the run's)",

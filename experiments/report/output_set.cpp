@@ -8,17 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
+#include "common/file_names.h"
 
 namespace dtbench::report {
 namespace fs = std::filesystem;
-namespace {
-
-bool plainName(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
-}
-
-}  // namespace
-
 OutputSet::OutputSet(std::string directory) : directory_(std::move(directory)) {}
 
 void OutputSet::add(const std::string& path) {
@@ -34,7 +27,7 @@ void OutputSet::commit() {
   const nlohmann::json previous = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
   if (previous.is_object() && previous.contains("files") && previous["files"].is_array())
     for (const nlohmann::json& name : previous["files"]) {
-      if (!name.is_string() || !plainName(name.get<std::string>()) || names_.count(name.get<std::string>())) continue;
+      if (!name.is_string() || !common::isPlainFileName(name.get<std::string>()) || names_.count(name.get<std::string>())) continue;
       std::error_code error;
       const fs::path stale = fs::path(directory_) / name.get<std::string>();
       if (fs::is_regular_file(fs::symlink_status(stale, error))) fs::remove(stale, error);

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "common/file_names.h"
 #include "experiments/capture/capture_files.h"
 #include "experiments/capture/interface_counters.h"
 #include "synthetic_pcap.h"
@@ -68,10 +69,10 @@ TEST_CASE("A malformed capture file names the file and the key", "[capture][file
 }
 
 TEST_CASE("A capture file naming a pcap outside its directory is refused", "[capture][files]") {
-  CHECK(isPlainFileName("n1.eth0.pcap"));
+  CHECK(dtbench::common::isPlainFileName("n1.eth0.pcap"));
   for (const char* name : {"", ".", "..", "../victim/precious.pcap", "/tmp/precious.pcap", "sub/n1.pcap"}) {
     INFO(name);
-    CHECK_FALSE(isPlainFileName(name));
+    CHECK_FALSE(dtbench::common::isPlainFileName(name));
     nlohmann::json json = toJson(CaptureFile{"n1", 128, 1, 2, {InterfaceCapture{}}});
     json["interfaces"][0]["pcap"] = name;
     CHECK_THROWS_WITH(captureFileFromJson(json, "n1.capture.json"),
