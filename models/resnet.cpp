@@ -102,8 +102,9 @@ void ResNetImpl::reset() {
   const int64_t expansion = config_.block == ResNetBlock::kBasic ? BasicBlockImpl::kExpansion
                                                                   : BottleneckImpl::kExpansion;
   int64_t inPlanes = 64;
-  conv1_ = register_module("conv1",
-                           torch::nn::Conv2d(convNoBias(options_.inputChannels, 64, 3, 1, 1)));
+  conv1_ = register_module("conv1", torch::nn::Conv2d(options_.imagenetLayout
+                                                          ? convNoBias(options_.inputChannels, 64, 7, 2, 3)
+                                                          : convNoBias(options_.inputChannels, 64, 3, 1, 1)));
   bn1_ = register_module("bn1", torch::nn::BatchNorm2d(64));
   layer1_ = register_module("layer1", makeLayer(64, config_.numBlocks[0], 1, inPlanes));
   layer2_ = register_module("layer2", makeLayer(128, config_.numBlocks[1], 2, inPlanes));
@@ -130,11 +131,13 @@ torch::nn::Sequential ResNetImpl::makeLayer(int64_t planes, int64_t numBlocks, i
 
 torch::Tensor ResNetImpl::forward(torch::Tensor x) {
   auto out = F::relu(bn1_(conv1_(x)));
+  if (options_.imagenetLayout) out = F::max_pool2d(out, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
   out = layer1_->forward(out);
   out = layer2_->forward(out);
   out = layer3_->forward(out);
   out = layer4_->forward(out);
-  out = F::avg_pool2d(out, F::AvgPool2dFuncOptions(4));
+  out = options_.imagenetLayout ? F::adaptive_avg_pool2d(out, F::AdaptiveAvgPool2dFuncOptions(1))
+                                : F::avg_pool2d(out, F::AvgPool2dFuncOptions(4));
   out = out.view({out.size(0), -1});
   return linear_(out);
 }

@@ -4,6 +4,8 @@
 //   layer1..layer4: residual blocks of 64, 128, 256, 512 planes, first strides 1, 2, 2, 2
 //   avg_pool2d(4) - linear(512 * expansion -> classes)
 // 18 and 34 use BasicBlock (expansion 1), 50, 101 and 152 use Bottleneck (expansion 4).
+// With ModelOptions::imagenetLayout, torchvision's layout for ImageNet-sized images instead: a
+// conv7x7 stride 2 first, then max_pool 3x3 stride 2, and a global average pool before linear.
 //
 // Contract: parameters and buffers are registered in PyTorch's order under the Python attribute
 // names (conv1, bn1, layer1.0.conv1, layer2.0.shortcut.0, ..., linear), so named_parameters()

@@ -19,7 +19,9 @@
 #include "experiments/predict/measured_step.h"
 #include "experiments/predict/prediction_figures.h"
 #include "experiments/predict/prediction_tables.h"
+#include "experiments/predict/step_description.h"
 #include "experiments/predict/step_model.h"
+#include "experiments/predict/zoo_step.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report_table.h"
 #include "run/settings.h"
@@ -75,6 +77,38 @@ int calibrateCommand(const PredictOptions& o) {
   return 0;
 }
 
+int describeCommand(const PredictOptions& o) {
+  nlohmann::json description;
+  if (!o.describe.empty()) {
+    const predict::MeasuredStep step = predict::loadStep(o.describe);
+    description = step.described ? predict::describeStep(step, step.description)
+                                 : predict::describeStep(step, "the measured step of run " + o.describe);
+  } else {
+    predict::ZooStepRequest request;
+    request.model = o.describeModel;
+    request.imageSize = o.imageSize;
+    request.classes = o.classes;
+    request.dataset = o.dataset;
+    request.batchSize = o.batchSize;
+    request.trainSamples = o.trainSamples;
+    request.h2dS = o.h2dMs / 1e3;
+    request.forwardS = o.forwardMs / 1e3;
+    request.backwardS = o.backwardMs / 1e3;
+    request.optimizerS = o.optimizerMs / 1e3;
+    request.source = o.computeSource;
+    description = predict::describeZooStep(request);
+  }
+  if (o.outputPath.empty()) {
+    std::printf("%s\n", description.dump(1).c_str());
+    return 0;
+  }
+  std::ofstream out(o.outputPath);
+  out << description.dump(1) << '\n';
+  if (!out) throw std::runtime_error("--output: cannot write " + o.outputPath);
+  std::fprintf(stderr, "predict: step description written to %s\n", o.outputPath.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int runPredictCommand(const std::vector<std::string>& args) {
@@ -85,8 +119,9 @@ int runPredictCommand(const std::vector<std::string>& args) {
   }
   if (!o.calibrate.empty()) return calibrateCommand(o);
   if (!o.allreduce.empty()) return allreduceCommand(o);
+  if (!o.describe.empty() || !o.describeModel.empty()) return describeCommand(o);
   const predict::Hardware hardware = predict::loadHardware(o.hardwarePath);
-  const predict::MeasuredStep run = predict::loadMeasuredStep(o.run);
+  const predict::MeasuredStep run = predict::loadStep(o.run);
   predict::WhatIf whatIf;
   if (!o.topology.empty()) whatIf.topology = comm::Topology::parse(o.topology);
   if (!o.backend.empty()) whatIf.backend = comm::backendNames().parse(o.backend);

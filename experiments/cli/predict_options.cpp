@@ -86,8 +86,12 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
       "described machine, from one measured run directory: the run's compute and the moments its gradients\n"
       "became ready, the topology's own schedule over modelled links (docs/predict.md). Or, with --calibrate,\n"
       "fits the links' latency and bandwidth to dtbench allreduce results and prints a hardware file.\n\n"
+      "RUN is a run directory or a step description (docs/predict.md, \"The step description\").\n\n"
       "Usage: dtbench predict RUN --hardware FILE --world 2,4,...,64 [what-if flags]\n"
-      "       dtbench predict --calibrate allreduce.csv[,more.csv] [--output hardware.json]");
+      "       dtbench predict --calibrate allreduce.csv[,more.csv] [--output hardware.json]\n"
+      "       dtbench predict --describe RUN [--output step.json]\n"
+      "       dtbench predict --describe-model MODEL [--image-size S --classes K] --batch-size B\n"
+      "                       --forward-ms F --backward-ms B [--optimizer-ms O] [--output step.json]");
   options.set_width(100);
   // clang-format off
   options.add_options()
@@ -111,7 +115,23 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     ("calibrate", "dtbench allreduce --csv results to fit the links to (comma-separated)", cxxopts::value<std::string>())
     ("allreduce", "dtbench allreduce --csv results to predict on --hardware, each row beside its measurement "
                   "(validation of the link model; comma-separated)", cxxopts::value<std::string>())
-    ("output", "With --calibrate: write the fitted hardware file here (else it is printed)", cxxopts::value<std::string>())
+    ("output", "With --calibrate: write the fitted hardware file here; with --describe or --describe-model: the step "
+               "description (else either is printed)", cxxopts::value<std::string>())
+    ("describe", "Write the step description of RUN (a run directory or a description)", cxxopts::value<std::string>())
+    ("describe-model", "Write the step description of a model of the zoo, its phases given in milliseconds",
+     cxxopts::value<std::string>())
+    ("image-size", "With --describe-model: square images of this many pixels (a ResNet at 64 or more takes its "
+                   "ImageNet layout)", cxxopts::value<int64_t>()->default_value("32"))
+    ("classes", "With --describe-model: classes of the classifier", cxxopts::value<int64_t>()->default_value("10"))
+    ("dataset", "With --describe-model: the dataset's name, as text for the tables", cxxopts::value<std::string>())
+    ("batch-size", "With --describe-model: images per rank and step", cxxopts::value<int>())
+    ("train-samples", "With --describe-model: images per epoch", cxxopts::value<int64_t>()->default_value("50000"))
+    ("h2d-ms", "With --describe-model: the step's copy to the device", cxxopts::value<double>()->default_value("0"))
+    ("forward-ms", "With --describe-model: the step's forward", cxxopts::value<double>()->default_value("0"))
+    ("backward-ms", "With --describe-model: the step's backward", cxxopts::value<double>())
+    ("optimizer-ms", "With --describe-model: the step's optimizer", cxxopts::value<double>()->default_value("0"))
+    ("compute-source", "With --describe-model: where the phases come from (text kept in the description)",
+     cxxopts::value<std::string>())
     ("run", "Measured run directory", cxxopts::value<std::string>())
     ("h,help", "Show this help");
   // clang-format on
@@ -142,7 +162,36 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
                             "command (RUN --hardware FILE --world ...)");
     return o;
   }
-  if (p.count("output")) throwUsage("predict", "--output belongs to --calibrate");
+  if (p.count("describe") || p.count("describe-model")) {
+    if (p.count("describe") && p.count("describe-model"))
+      throwUsage("predict", "--describe (a run) and --describe-model (a zoo model) write one description each: give one");
+    if (p.count("run") || p.count("hardware") || p.count("world"))
+      throwUsage("predict", "--describe and --describe-model write a step description; predict from it in a second "
+                            "command (STEP.json --hardware FILE --world ...)");
+    if (p.count("output")) o.outputPath = p["output"].as<std::string>();
+    if (p.count("describe")) {
+      o.describe = p["describe"].as<std::string>();
+      return o;
+    }
+    o.describeModel = p["describe-model"].as<std::string>();
+    o.imageSize = p["image-size"].as<int64_t>();
+    o.classes = p["classes"].as<int64_t>();
+    if (p.count("dataset")) o.dataset = p["dataset"].as<std::string>();
+    if (p.count("batch-size")) o.batchSize = p["batch-size"].as<int>();
+    o.trainSamples = p["train-samples"].as<int64_t>();
+    o.h2dMs = p["h2d-ms"].as<double>();
+    o.forwardMs = p["forward-ms"].as<double>();
+    if (p.count("backward-ms")) o.backwardMs = p["backward-ms"].as<double>();
+    o.optimizerMs = p["optimizer-ms"].as<double>();
+    if (p.count("compute-source")) o.computeSource = p["compute-source"].as<std::string>();
+    return o;
+  }
+  for (const char* flag : {"image-size", "classes", "train-samples", "h2d-ms", "forward-ms", "optimizer-ms"})
+    if (p.count(flag) && !p[flag].has_default())
+      throwUsage("predict", std::string("--") + flag + " belongs to --describe-model");
+  for (const char* flag : {"dataset", "batch-size", "backward-ms", "compute-source"})
+    if (p.count(flag)) throwUsage("predict", std::string("--") + flag + " belongs to --describe-model");
+  if (p.count("output")) throwUsage("predict", "--output belongs to --calibrate, --describe and --describe-model");
   if (p.count("allreduce")) {
     o.allreduce = common::splitList(p["allreduce"].as<std::string>());
     if (o.allreduce.empty()) throwUsage("predict", "--allreduce needs at least one CSV file");
@@ -152,7 +201,8 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     o.hardwarePath = p["hardware"].as<std::string>();
     return o;
   }
-  if (!p.count("run")) throwUsage("predict", "name the measured run directory, e.g. dtbench predict runs/r18-1 --hardware hw.json --world 2,4,8");
+  if (!p.count("run")) throwUsage("predict", "name the measured run directory or a step description, e.g. dtbench predict runs/r18-1 "
+                                             "--hardware hw.json --world 2,4,8");
   o.run = p["run"].as<std::string>();
   if (!p.count("hardware")) throwUsage("predict", "--hardware FILE is required (docs/predict.md, \"The hardware file\")");
   o.hardwarePath = p["hardware"].as<std::string>();

@@ -10,6 +10,7 @@
 #include "comm/element_type.h"
 #include "common/usage_error.h"
 #include "experiments/report/runs/run_data.h"
+#include "run/settings.h"
 
 namespace dtbench::predict {
 namespace {
@@ -39,7 +40,8 @@ bool readProfile(const std::string& dir, bool localBuffers, MeasuredStep& run) {
       MeasuredParameter parameter;
       parameter.name = p.at("name").get<std::string>();
       parameter.elements = p.at("elements").get<int64_t>();
-      parameter.elementBytes = elementBytesOf(p.at("dtype").get<std::string>(), dir);
+      parameter.dtype = p.at("dtype").get<std::string>();
+      parameter.elementBytes = elementBytesOf(parameter.dtype, dir);
       // null: the gradient never arrived in the steps measured; taken as ready when backward ends.
       parameter.readyS = p.at("ready_s").is_null() ? json.at("backward_s").get<double>() : p.at("ready_s").get<double>();
       if (parameter.elements < 0 || !(parameter.readyS >= 0)) fail(dir, "step_profile.json: a parameter has negative elements or ready_s");
@@ -73,7 +75,8 @@ void bucketsAsParameters(const std::string& dir, const run::RunFacts& facts, Mea
     MeasuredParameter p;
     p.name = "bucket " + std::to_string(b);
     p.elements = elements[b] - (b + 1 == elements.size() ? 1 : 0);  // the stop flag rides in the last
-    p.elementBytes = elementBytesOf(dtypes[b], dir);
+    p.dtype = dtypes[b];
+    p.elementBytes = elementBytesOf(p.dtype, dir);
     total += p.elements * p.elementBytes;
     launchOrder.push_back(p);
   }
@@ -105,6 +108,7 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   MeasuredStep run;
   run.path = dir;
   run.settings = data.settings;
+  run.datasetLabel = run::datasetNames().name(data.settings.data.dataset);
   run.worldSize = data.worldSize();
   run.batchSize = data.batchSize();
   run.trainSamples = data.facts.trainSamples;

@@ -23,10 +23,14 @@ struct MeasuredParameter {
   int64_t elements = 0;
   int64_t elementBytes = 4;
   double readyS = 0;  // from the start of backward to its gradient's accumulation (median over steps)
+  std::string dtype = "float32";
 };
 
 struct MeasuredStep {
-  std::string path;
+  std::string path;         // the run directory, or the step description file
+  bool described = false;   // from a step description (step_description.h), not measured
+  std::string description;  // a description's own account of its figures
+  std::string datasetLabel; // the run's dataset, or the description's free text
   run::RunConfig settings;  // config.json's, through the run's schema (run/config_schema.h)
   int worldSize = 1;
   int batchSize = 0;

@@ -25,7 +25,7 @@ std::string setupOf(const StepPrediction& p, const MeasuredStep& run) {
 }
 
 std::vector<Cell> configurationCells(const StepPrediction& p, const MeasuredStep& run) {
-  return {Cell::of(run.settings.model), Cell::of(run::datasetNames().name(run.settings.data.dataset)),
+  return {Cell::of(run.settings.model), Cell::of(run.datasetLabel),
           Cell::of(setupOf(p, run)), Cell::integral(run.batchSize),
           Cell::integral(p.world), Cell::integral(p.nodes)};
 }
@@ -103,9 +103,11 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
     steps.rows.push_back({Cell::integral(p.world), Cell::integral(p.nodes), Cell::of("step"), Cell::empty(),
                           Cell::seconds(0), Cell::seconds(0), Cell::seconds(p.stepS), Cell::seconds(p.stepS)});
   }
-  t1.notes = {"- Every row is a prediction (`basis` = predicted) from the measured run below; `T_s` = steps × the "
+  t1.notes = {std::string("- Every row is a prediction (`basis` = predicted) from the ") +
+                  (run.described ? "step described" : "measured run") + " below; `T_s` = steps × the "
               "predicted step (compute + exposed communication; data loading excluded, as in the report's T).",
-              "- `speedup` = predicted T(1) / predicted T(N) (T(1): the measured compute alone)."};
+              std::string("- `speedup` = predicted T(1) / predicted T(N) (T(1): the ") +
+                  (run.described ? "described" : "measured") + " compute alone)."};
   t2.notes = {"- `exposed_share` = comm_exposed / step."};
   t3.notes = {"- `model_bytes`: the busiest rank's bytes per epoch as the Schedule moves them (native: the ring's); "
               "`link_bound_busbw_GBps`: Σ over the step's all-reduces of the busiest node link's bytes / inter-node "
@@ -117,18 +119,30 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   inputs.columns = {"input", "value"};
   char text[256];
   const auto add = [&](const std::string& k, const std::string& v) { inputs.rows.push_back({Cell::of(k), Cell::of(v)}); };
-  add("run", run.path);
   const run::RunConfig& s = run.settings;
-  std::snprintf(text, sizeof text, "%s %s, world %d, batch %d, %s/%s %s, epoch %d, %lld steps averaged",
-                s.model.c_str(), run::datasetNames().name(s.data.dataset), run.worldSize, run.batchSize,
-                comm::name(s.comm.connection.backend), s.comm.topology.name().c_str(), run::syncNames().name(s.sync.kind),
-                run.epoch, static_cast<long long>(run.rows));
-  add("measured", text);
-  std::snprintf(text, sizeof text, "compute %.6f s (h2d %.6f, forward %.6f, backward %.6f, optimizer %.6f); the run's own "
-                "comm_exposed %.6f s", run.computeS, run.h2dS, run.forwardS, run.backwardS, run.optimizerS, run.measuredExposedS);
-  add("measured step", text);
-  add("gradient ready times", run.readyMeasured ? "step_profile.json (measured per parameter)"
-                                                : "not recorded: spread over backward by bytes (config.json buckets)");
+  if (run.described) {
+    add("step description", run.path + (run.description.empty() ? "" : " (" + run.description + ")"));
+    std::snprintf(text, sizeof text, "%s %s, batch %d, %s/%s %s", s.model.c_str(), run.datasetLabel.c_str(),
+                  run.batchSize, comm::name(s.comm.connection.backend), s.comm.topology.name().c_str(),
+                  run::syncNames().name(s.sync.kind));
+    add("described", text);
+    std::snprintf(text, sizeof text, "compute %.6f s (h2d %.6f, forward %.6f, backward %.6f, optimizer %.6f)",
+                  run.computeS, run.h2dS, run.forwardS, run.backwardS, run.optimizerS);
+    add("described step", text);
+    add("gradient ready times", "the description's, per parameter");
+  } else {
+    add("run", run.path);
+    std::snprintf(text, sizeof text, "%s %s, world %d, batch %d, %s/%s %s, epoch %d, %lld steps averaged",
+                  s.model.c_str(), run.datasetLabel.c_str(), run.worldSize, run.batchSize,
+                  comm::name(s.comm.connection.backend), s.comm.topology.name().c_str(),
+                  run::syncNames().name(s.sync.kind), run.epoch, static_cast<long long>(run.rows));
+    add("measured", text);
+    std::snprintf(text, sizeof text, "compute %.6f s (h2d %.6f, forward %.6f, backward %.6f, optimizer %.6f); the run's own "
+                  "comm_exposed %.6f s", run.computeS, run.h2dS, run.forwardS, run.backwardS, run.optimizerS, run.measuredExposedS);
+    add("measured step", text);
+    add("gradient ready times", run.readyMeasured ? "step_profile.json (measured per parameter)"
+                                                  : "not recorded: spread over backward by bytes (config.json buckets)");
+  }
   add("buffer broadcast", run.bufferElementsKnown ? std::to_string(run.bufferElements) + " elements"
                                                   : "not recorded: not modelled");
   add("hardware", hardwarePath + (hw.description.empty() ? "" : " (" + hw.description + ")"));

@@ -159,6 +159,19 @@ TEST_CASE("numClasses sets the width of the last layer", "[models][forward]") {
   }
 }
 
+TEST_CASE("the ResNets' ImageNet layout has torchvision's parameter counts and takes 224x224 images", "[models][forward]") {
+  torch::NoGradGuard noGrad;
+  models::ModelOptions imagenet{3, 1000, true};
+  // torchvision.models.resnet18() and resnet50(): 11,689,512 and 25,557,032 parameters.
+  CHECK(models::parameterStats(models::makeModel("resnet18", imagenet)->module()).parameters == 11689512);
+  const auto resnet50 = models::makeModel("resnet50", imagenet);
+  CHECK(models::parameterStats(resnet50->module()).parameters == 25557032);
+  resnet50->module().eval();
+  CHECK(resnet50->forward(torch::randn({1, 3, 224, 224})).sizes() == torch::IntArrayRef({1, 1000}));
+  CHECK(resnet50->forward(torch::randn({1, 3, 64, 64})).sizes() == torch::IntArrayRef({1, 1000}));
+  CHECK_THROWS_WITH(models::makeModel("vgg16", imagenet), Catch::Contains("the ResNets have one"));
+}
+
 TEST_CASE("makeModel ignores case", "[models][registry]") {
   const auto lower = models::makeModel("resnet18");
   const auto upper = models::makeModel("ResNet18");

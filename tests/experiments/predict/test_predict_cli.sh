@@ -139,13 +139,55 @@ expect_exit() {  # expect_exit CODE MESSAGE ARGS...
 }
 expect_usage() { expect_exit 2 "$@"; }
 expect_data() { expect_exit 1 "$@"; }
+# A step description: the run's own, written and predicted again, gives the same Table 1; one of the
+# zoo at ImageNet's size holds ResNet-50's 25,557,032 parameters, in backward order.
+"$DTBENCH" predict --describe "$work/run" --output "$work/step.json" 2>/dev/null
+"$DTBENCH" predict "$work/step.json" --hardware "$work/hw.json" --world 1,2,4 --format csv --table time_speedup \
+  >"$work/t1-described.csv"
+"$DTBENCH" predict --describe-model resnet50 --image-size 224 --classes 1000 --batch-size 32 --forward-ms 40 \
+  --backward-ms 80 --output "$work/r50.json" 2>/dev/null
+/usr/bin/python3 - "$work" <<'PY'
+import csv, json, sys
+work = sys.argv[1]
+measured = list(csv.DictReader(open(f"{work}/t1.csv")))
+described = list(csv.DictReader(open(f"{work}/t1-described.csv")))
+keys = ["N", "nodes", "steps", "T_s", "speedup", "efficiency", "images_per_s"]
+if [[r[k] for k in keys] for r in measured] != [[r[k] for k in keys] for r in described]:
+    sys.exit(f"the run's description predicts {described}, the run itself {measured}")
+step = json.load(open(f"{work}/step.json"))
+run_profile = json.load(open(f"{work}/run/step_profile.json"))
+if [p["name"] for p in step["parameters"]] != [p["name"] for p in reversed(run_profile["parameters"])]:
+    sys.exit("the run's description does not list its parameters in backward order")
+r50 = json.load(open(f"{work}/r50.json"))
+params = r50["parameters"]
+if sum(p["elements"] for p in params) != 25557032 or len(params) != 161:
+    sys.exit(f"resnet50 at 224x224: {len(params)} tensors, {sum(p['elements'] for p in params)} elements")
+if not params[0]["name"].startswith("linear.") or params[-1]["name"] != "conv1.weight":
+    sys.exit(f"resnet50's description is not in backward order: {params[0]['name']} ... {params[-1]['name']}")
+ready = {p["name"]: p["ready_s"] for p in params}
+if not (0 <= ready["linear.weight"] < ready["layer2.0.conv1.weight"] < ready["conv1.weight"] <= 0.08):
+    sys.exit(f"resnet50's ready times are out of order: {ready['linear.weight']}, {ready['conv1.weight']}")
+if r50["compute_s"]["total"] != 0.12 or r50["batch_size"] != 32:
+    sys.exit(f"resnet50's compute {r50['compute_s']} or batch {r50['batch_size']}")
+PY
+cat >"$work/bad-step.json" <<'EOF'
+{"format": "dtbench-step-description/1", "model": "m", "batch_size": 8, "train_samples": 80,
+ "compute_s": {"forward": 0.01, "backward": 0.02},
+ "parameters": [{"name": "w", "elements": 10, "ready_fraction": 1.5}]}
+EOF
+expect_usage "ready_fraction must be from 0 to 1" "$work/bad-step.json" --hardware "$work/hw.json" --world 2
+expect_usage "does not take 224x224 images" --describe-model vgg16 --image-size 224 --batch-size 8 --backward-ms 10
+expect_usage "needs --backward-ms" --describe-model resnet18 --batch-size 8
+expect_usage "--describe and --describe-model write a step description" --describe "$work/run" --hardware "$work/hw.json"
+expect_usage "--batch-size belongs to --describe-model" "$work/run" --hardware "$work/hw.json" --world 2 --batch-size 4
+
 expect_usage "not a multiple of the hardware's ranks_per_node" "$work/run" --hardware "$work/hw.json" --world 3
 expect_usage "--hardware FILE is required" "$work/run" --world 2
 expect_usage "'x' is not a world size" "$work/run" --hardware "$work/hw.json" --world 2,x
 echo '{"ranks_per_node": 1, "intra_node": {"bandwidth_gbit_s": 1, "latency": 1},
  "inter_node": {"bandwidth_gbit_s": 1, "latency_us": 1}}' >"$work/bad-hw.json"
 expect_usage "unknown key 'intra_node.latency'" "$work/run" --hardware "$work/bad-hw.json" --world 2
-expect_usage "is not a directory" "$work/nothing" --hardware "$work/hw.json" --world 2
+expect_usage "is neither a run directory nor a step description file" "$work/nothing" --hardware "$work/hw.json" --world 2
 expect_usage "unknown topology" "$work/run" --hardware "$work/hw.json" --world 2 --topology ringg
 expect_usage "--element-bytes is 2" "$work/run" --hardware "$work/hw.json" --world 2 --element-bytes 3
 expect_usage "--world '2,,4' has an empty entry" "$work/run" --hardware "$work/hw.json" --world 2,,4

@@ -1,0 +1,169 @@
+#include "experiments/predict/step_description.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "comm/backends/backend.h"
+#include "comm/element_type.h"
+#include "comm/topology/registry.h"
+#include "common/usage_error.h"
+#include "experiments/predict/json_fields.h"
+#include "run/config_schema.h"
+#include "run/settings.h"
+
+namespace dtbench::predict {
+namespace {
+
+constexpr int64_t kMostElements = int64_t{1} << 40;  // elements of one parameter
+constexpr int64_t kMostSamples = int64_t{1} << 40;
+
+void readSettings(const nlohmann::json& json, const JsonFields& f, run::RunConfig& settings) {
+  if (!json.is_object()) f.fail("settings must be an object");
+  const std::string where = "settings.";
+  f.onlyKeys(json, {"backend", "topology", "sync", "overlap", "bucket_mb", "segment_bytes"}, where);
+  try {
+    if (json.contains("backend"))
+      settings.comm.connection.backend = comm::backendNames().parse(f.text(json, "backend", where));
+    if (json.contains("topology")) settings.comm.topology = comm::Topology::parse(f.text(json, "topology", where));
+    if (json.contains("sync")) settings.sync.kind = run::syncNames().parse(f.text(json, "sync", where));
+  } catch (const std::exception& e) {
+    f.fail(e.what());
+  }
+  if (json.contains("overlap")) settings.sync.overlap = f.flag(json, "overlap", where);
+  if (json.contains("bucket_mb")) {
+    settings.sync.bucketMb = f.number(json, "bucket_mb", where, false);
+    try {
+      run::checkRule(*run::findSettingByFlag("--bucket-mb"), settings);
+    } catch (const std::exception& e) {
+      f.fail(std::string("settings.bucket_mb: ") + e.what());
+    }
+  }
+}
+
+MeasuredParameter readParameter(const nlohmann::json& json, size_t index, double backwardS, const JsonFields& f) {
+  const std::string label = "parameters[" + std::to_string(index) + "]", where = label + ".";
+  if (!json.is_object()) f.fail(label + " must be an object");
+  f.onlyKeys(json, {"name", "elements", "dtype", "ready_fraction", "ready_s"}, where);
+  MeasuredParameter p;
+  p.name = json.contains("name") ? f.text(json, "name", where) : "parameter " + std::to_string(index);
+  p.elements = f.whole(json, "elements", where, 1, kMostElements);
+  const std::string dtype = json.contains("dtype") ? f.text(json, "dtype", where) : "float32";
+  try {
+    p.elementBytes = comm::bytesPerElement(comm::parseElementType(dtype));
+    p.dtype = dtype;
+  } catch (const std::exception&) {
+    f.fail(where + "dtype '" + dtype + "' is no element type (float32, float16, bfloat16)");
+  }
+  const bool fraction = json.contains("ready_fraction"), absolute = json.contains("ready_s");
+  if (fraction == absolute) f.fail(label + " needs one of ready_fraction (0 to 1 of backward) or ready_s");
+  if (fraction) {
+    const double r = f.number(json, "ready_fraction", where, true);
+    if (r > 1) f.fail(where + "ready_fraction must be from 0 to 1 (of backward)");
+    p.readyS = r * backwardS;
+  } else {
+    p.readyS = f.number(json, "ready_s", where, true);
+  }
+  return p;
+}
+
+}  // namespace
+
+MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& source) {
+  const JsonFields f(source, "The step description");
+  if (!json.is_object()) f.fail("the file must hold one JSON object");
+  f.onlyKeys(json,
+             {"format", "description", "model", "dataset", "batch_size", "train_samples", "drop_last", "compute_s",
+              "settings", "buffer_elements", "parameters"},
+             "");
+  if (f.text(json, "format", "") != kStepDescriptionFormat)
+    f.fail(std::string("format must be \"") + kStepDescriptionFormat + "\"");
+  MeasuredStep step;
+  step.path = source;
+  step.described = true;
+  if (json.contains("description")) step.description = f.text(json, "description", "");
+  step.settings.model = f.text(json, "model", "");
+  step.datasetLabel = json.contains("dataset") ? f.text(json, "dataset", "") : "described";
+  step.batchSize = static_cast<int>(f.whole(json, "batch_size", "", 1, 1 << 24));
+  step.trainSamples = f.whole(json, "train_samples", "", 1, kMostSamples);
+  if (json.contains("drop_last")) step.settings.data.dropLast = f.flag(json, "drop_last", "");
+
+  if (!json.contains("compute_s") || !json.at("compute_s").is_object())
+    f.fail("compute_s must be an object {h2d, forward, backward, optimizer[, total]} in seconds");
+  const nlohmann::json& c = json.at("compute_s");
+  f.onlyKeys(c, {"h2d", "forward", "backward", "optimizer", "total"}, "compute_s.");
+  step.h2dS = c.contains("h2d") ? f.number(c, "h2d", "compute_s.", true) : 0;
+  step.forwardS = f.number(c, "forward", "compute_s.", true);
+  step.backwardS = f.number(c, "backward", "compute_s.", false);
+  step.optimizerS = c.contains("optimizer") ? f.number(c, "optimizer", "compute_s.", true) : 0;
+  const double phases = step.h2dS + step.forwardS + step.backwardS + step.optimizerS;
+  step.computeS = c.contains("total") ? f.number(c, "total", "compute_s.", false) : phases;
+  if (step.computeS < step.h2dS + step.forwardS + step.backwardS)
+    f.fail("compute_s.total is shorter than h2d + forward + backward");
+  step.measuredStepS = step.computeS;
+  step.rows = 0;
+
+  step.settings.comm.connection.backend = comm::Backend::kNccl;  // a description's default: a GPU step
+  if (json.contains("settings")) readSettings(json.at("settings"), f, step.settings);
+  if (json.contains("settings") && json.at("settings").contains("segment_bytes") &&
+      !json.at("settings").at("segment_bytes").is_null())
+    step.segmentBytes = f.whole(json.at("settings"), "segment_bytes", "settings.", 0, kMostElements);
+  if (json.contains("buffer_elements")) {
+    step.bufferElements = f.whole(json, "buffer_elements", "", 0, kMostElements);
+    step.bufferElementsKnown = true;
+  }
+  if (!json.contains("parameters") || !json.at("parameters").is_array() || json.at("parameters").empty())
+    f.fail("parameters must be a non-empty list, in backward order");
+  const nlohmann::json& list = json.at("parameters");
+  std::vector<MeasuredParameter> backwardOrder;
+  for (size_t i = 0; i < list.size(); ++i) backwardOrder.push_back(readParameter(list[i], i, step.backwardS, f));
+  step.parameters.assign(backwardOrder.rbegin(), backwardOrder.rend());  // model order, as a run's
+  step.readyMeasured = true;
+  return step;
+}
+
+MeasuredStep loadStepDescription(const std::string& path) {
+  return stepFromDescription(readInputFile(path, "step description"), path);
+}
+
+MeasuredStep loadStep(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return loadMeasuredStep(path);
+  if (!std::filesystem::exists(path, error))
+    throw common::UsageError("dtbench predict: " + path + " is neither a run directory nor a step description file");
+  return loadStepDescription(path);
+}
+
+nlohmann::json describeStep(const MeasuredStep& step, const std::string& description) {
+  const run::RunConfig& s = step.settings;
+  nlohmann::json settings = {{"backend", comm::name(s.comm.connection.backend)},
+                             {"topology", s.comm.topology.name()},
+                             {"sync", run::syncNames().name(s.sync.kind)},
+                             {"overlap", s.sync.overlap},
+                             {"bucket_mb", s.sync.bucketMb}};
+  if (step.segmentBytes) settings["segment_bytes"] = *step.segmentBytes;
+  nlohmann::json parameters = nlohmann::json::array();
+  for (auto p = step.parameters.rbegin(); p != step.parameters.rend(); ++p)
+    parameters.push_back({{"name", p->name},
+                          {"elements", p->elements},
+                          {"dtype", p->dtype},
+                          {"ready_s", p->readyS}});
+  nlohmann::json json = {{"format", kStepDescriptionFormat},
+                         {"description", description},
+                         {"model", s.model},
+                         {"dataset", step.datasetLabel},
+                         {"batch_size", step.batchSize},
+                         {"train_samples", step.trainSamples},
+                         {"drop_last", s.data.dropLast},
+                         {"compute_s",
+                          {{"h2d", step.h2dS},
+                           {"forward", step.forwardS},
+                           {"backward", step.backwardS},
+                           {"optimizer", step.optimizerS},
+                           {"total", step.computeS}}},
+                         {"settings", settings},
+                         {"parameters", parameters}};
+  if (step.bufferElementsKnown) json["buffer_elements"] = step.bufferElements;
+  return json;
+}
+
+}  // namespace dtbench::predict

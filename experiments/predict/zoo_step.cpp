@@ -1,0 +1,114 @@
+#include "experiments/predict/zoo_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <ATen/Parallel.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/torch.h>
+
+#include "common/usage_error.h"
+#include "experiments/predict/step_description.h"
+#include "models/registry.h"
+#include "trainer/gradient_ready.h"
+
+namespace dtbench::predict {
+namespace {
+
+constexpr int kWarmups = 1, kTimed = 3;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void check(const ZooStepRequest& r) {
+  using common::UsageError;
+  if (!models::isModelName(r.model))
+    throw UsageError("--describe-model: unknown model '" + r.model + "' (dtbench models lists the zoo)");
+  if (r.imageSize < 8 || r.imageSize > 1024) throw UsageError("--image-size must be from 8 to 1024 pixels");
+  if (r.classes < 2 || r.classes > 100000) throw UsageError("--classes must be from 2 to 100000");
+  if (r.batchSize < 1) throw UsageError("--describe-model needs --batch-size (per rank), e.g. --batch-size 32");
+  if (r.trainSamples < 1) throw UsageError("--train-samples must be at least 1");
+  if (!(r.backwardS > 0)) throw UsageError("--describe-model needs --backward-ms > 0: the step's backward on the GPU described");
+  for (const double s : {r.h2dS, r.forwardS, r.optimizerS})
+    if (!(s >= 0) || !std::isfinite(s)) throw UsageError("--h2d-ms, --forward-ms and --optimizer-ms must be >= 0");
+}
+
+}  // namespace
+
+nlohmann::json describeZooStep(const ZooStepRequest& r) {
+  check(r);
+  models::ModelOptions options;
+  options.inputChannels = r.channels;
+  options.numClasses = r.classes;
+  const bool resnet = r.model.rfind("resnet", 0) == 0;
+  options.imagenetLayout = resnet && r.imageSize >= 64;
+  models::ClassifierPtr model;
+  try {
+    model = models::makeModel(r.model, options);
+  } catch (const std::invalid_argument& e) {
+    throw common::UsageError(std::string("--describe-model: ") + e.what());
+  }
+  at::set_num_threads(1);
+  torch::manual_seed(0);
+  model->module().train();
+  trainer::GradientReadyProbe probe(model->module());
+  const torch::Tensor input = torch::randn({2, r.channels, r.imageSize, r.imageSize});
+  const torch::Tensor target = torch::randint(r.classes, {2}, torch::kLong);
+  std::vector<std::vector<double>> fractions(probe.parameters().size());
+  for (int pass = 0; pass < kWarmups + kTimed; ++pass) {
+    model->module().zero_grad();
+    torch::Tensor loss;
+    try {
+      loss = torch::nn::functional::cross_entropy(model->forward(input), target);
+    } catch (const c10::Error& e) {
+      throw common::UsageError("--describe-model: " + r.model + " does not take " + std::to_string(r.imageSize) + "x" +
+                               std::to_string(r.imageSize) + " images (" + e.what_without_backtrace() +
+                               "); its own size is 32 (a ResNet also takes 64 and more in its ImageNet layout)");
+    }
+    const auto start = std::chrono::steady_clock::now();
+    probe.arm();
+    loss.backward();
+    probe.disarm();
+    const double backward = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (pass < kWarmups) continue;
+    for (size_t i = 0; i < fractions.size(); ++i) {
+      const double ready = probe.readyS()[i];
+      fractions[i].push_back(std::isnan(ready) ? 1.0 : std::min(1.0, ready / backward));
+    }
+  }
+  MeasuredStep step;
+  step.described = true;
+  step.settings.model = r.model;
+  step.settings.comm.connection.backend = comm::Backend::kNccl;
+  step.datasetLabel = r.dataset.empty() ? std::to_string(r.imageSize) + "x" + std::to_string(r.imageSize) : r.dataset;
+  step.batchSize = r.batchSize;
+  step.trainSamples = r.trainSamples;
+  step.h2dS = r.h2dS;
+  step.forwardS = r.forwardS;
+  step.backwardS = r.backwardS;
+  step.optimizerS = r.optimizerS;
+  step.computeS = r.h2dS + r.forwardS + r.backwardS + r.optimizerS;
+  step.bufferElements = probe.bufferElements();
+  step.bufferElementsKnown = true;
+  for (size_t i = 0; i < fractions.size(); ++i) {
+    const trainer::ProfiledParameter& p = probe.parameters()[i];
+    MeasuredParameter parameter;
+    parameter.name = p.name;
+    parameter.elements = p.elements;
+    parameter.dtype = p.dtype;
+    parameter.elementBytes = 4;
+    parameter.readyS = median(fractions[i]) * r.backwardS;
+    step.parameters.push_back(parameter);
+  }
+  char layout[160];
+  std::snprintf(layout, sizeof layout, "%s%s, %lldx%lld images, %lld classes", r.model.c_str(),
+                options.imagenetLayout ? " (ImageNet layout)" : "", static_cast<long long>(r.imageSize),
+                static_cast<long long>(r.imageSize), static_cast<long long>(r.classes));
+  return describeStep(step, std::string(layout) + "; phases: " + (r.source.empty() ? "given by the user" : r.source) +
+                                "; gradient ready fractions measured on the CPU (batch 2, median of 3 backward passes)");
+}
+
+}  // namespace dtbench::predict

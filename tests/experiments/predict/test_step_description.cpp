@@ -1,0 +1,123 @@
+// The step description (experiments/predict/step_description.h): a step written as data predicts as
+// the step it was written from; backward order, ready fractions, defaults, and what is refused.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "common/usage_error.h"
+#include "experiments/predict/hardware.h"
+#include "experiments/predict/step_description.h"
+#include "experiments/predict/step_model.h"
+
+using namespace dtbench::predict;
+
+namespace {
+
+// p0 = 2 MiB, p1 = 1 MiB in model order; backward 40 ms, p1 ready at 10 ms, p0 at 30 ms.
+MeasuredStep handStep() {
+  MeasuredStep run;
+  run.settings.model = "hand";
+  run.settings.comm.connection.backend = dtbench::comm::Backend::kGloo;
+  run.settings.comm.topology = dtbench::comm::Topology::parse("ring");
+  run.datasetLabel = "synthetic";
+  run.batchSize = 10;
+  run.trainSamples = 1000;
+  run.forwardS = 0.02;
+  run.backwardS = 0.04;
+  run.optimizerS = 0.01;
+  run.computeS = 0.075;
+  run.parameters = {{"p0", 524288, 4, 0.03}, {"p1", 262144, 4, 0.01}};
+  run.bufferElements = 100;
+  run.bufferElementsKnown = true;
+  return run;
+}
+
+Hardware twoPerNode() {
+  Hardware h;
+  h.ranksPerNode = 2;
+  h.intra = {1e9, 5e-6};
+  h.inter = {1e8, 20e-6};
+  return h;
+}
+
+nlohmann::json minimal() {
+  return nlohmann::json::parse(R"({"format": "dtbench-step-description/1", "model": "m", "batch_size": 8,
+    "train_samples": 80, "compute_s": {"forward": 0.01, "backward": 0.02},
+    "parameters": [{"name": "last", "elements": 300, "ready_fraction": 0.25},
+                   {"name": "first", "elements": 100, "dtype": "bfloat16", "ready_s": 0.02}]})");
+}
+
+std::string refusal(nlohmann::json json) {
+  try {
+    stepFromDescription(json, "step.json");
+  } catch (const dtbench::common::UsageError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+TEST_CASE("A step's description predicts what the step itself predicts", "[predict][description]") {
+  const MeasuredStep run = handStep();
+  const MeasuredStep again = stepFromDescription(describeStep(run, "hand-made"), "step.json");
+  CHECK(again.described);
+  CHECK(again.description == "hand-made");
+  CHECK(again.datasetLabel == "synthetic");
+  REQUIRE(again.parameters.size() == 2);
+  CHECK(again.parameters[0].name == "p0");  // back in model order
+  CHECK(again.parameters[1].readyS == 0.01);
+  for (const int world : {1, 2, 4, 8}) {
+    const StepPrediction a = predictStep(run, twoPerNode(), world, {});
+    const StepPrediction b = predictStep(again, twoPerNode(), world, {});
+    CHECK(a.stepS == b.stepS);
+    CHECK(a.commExposedS == b.commExposedS);
+    CHECK(a.gradBytes == b.gradBytes);
+    CHECK(a.stepsPerEpoch == b.stepsPerEpoch);
+  }
+}
+
+TEST_CASE("A description lists parameters in backward order and reads fractions of backward", "[predict][description]") {
+  const nlohmann::json written = describeStep(handStep(), "");
+  CHECK(written.at("parameters").at(0).at("name") == "p1");
+  const MeasuredStep step = stepFromDescription(minimal(), "step.json");
+  REQUIRE(step.parameters.size() == 2);
+  CHECK(step.parameters[0].name == "first");
+  CHECK(step.parameters[0].elementBytes == 2);
+  CHECK(step.parameters[0].readyS == 0.02);
+  CHECK(step.parameters[1].readyS == Approx(0.005));
+  CHECK(step.computeS == Approx(0.03));
+  CHECK(step.settings.comm.connection.backend == dtbench::comm::Backend::kNccl);
+  CHECK(step.settings.comm.topology.native());
+  CHECK(!step.bufferElementsKnown);
+}
+
+TEST_CASE("A description that cannot describe a step is refused, naming the field", "[predict][description]") {
+  nlohmann::json j = minimal();
+  j["colour"] = "red";
+  CHECK_THAT(refusal(j), Catch::Contains("unknown key 'colour'") && Catch::Contains("The step description"));
+  j = minimal();
+  j["format"] = "other/2";
+  CHECK_THAT(refusal(j), Catch::Contains("format must be"));
+  j = minimal();
+  j["parameters"][0]["ready_s"] = 0.01;
+  CHECK_THAT(refusal(j), Catch::Contains("parameters[0] needs one of ready_fraction"));
+  j = minimal();
+  j["parameters"][1]["dtype"] = "int8";
+  CHECK_THAT(refusal(j), Catch::Contains("dtype 'int8'"));
+  j = minimal();
+  j["compute_s"]["total"] = 0.02;
+  CHECK_THAT(refusal(j), Catch::Contains("compute_s.total is shorter"));
+  j = minimal();
+  j["settings"] = {{"backend", "carrier-pigeon"}};
+  CHECK_THAT(refusal(j), Catch::Contains("carrier-pigeon"));
+  j = minimal();
+  j["settings"] = {{"bucket_mb", 0}};
+  CHECK_THAT(refusal(j), Catch::Contains("settings.bucket_mb must be a positive number"));
+  j = minimal();
+  j["parameters"] = nlohmann::json::array();
+  CHECK_THAT(refusal(j), Catch::Contains("parameters must be a non-empty list"));
+  j = minimal();
+  j["batch_size"] = 0;
+  CHECK_THAT(refusal(j), Catch::Contains("batch_size must be a whole number from 1"));
+}
