@@ -53,10 +53,11 @@ using ClassifierPtr = std::shared_ptr<Classifier>;
 ClassifierPtr cloneClassifier(const Classifier& model, const std::optional<c10::Device>& device = std::nullopt);
 
 // What a model is built for: input channels (3 for CIFAR-10, 1 for Fashion-MNIST; only the
-// first convolution changes) and the number of classes. imagenetLayout (the ResNets only) builds
-// the layout for ImageNet-sized images, torchvision's: a 7x7 stride-2 first convolution, a 3x3
-// stride-2 max pool, and a global average pool before the classifier (ResNet-50 with 1000 classes
-// has 25,557,032 parameters).
+// first convolution changes) and the number of classes. imagenetLayout (the ResNets and VGGs) builds
+// the layout for ImageNet-sized images, torchvision's: for a ResNet a 7x7 stride-2 first
+// convolution, a 3x3 stride-2 max pool and a global average pool before the classifier (ResNet-50
+// with 1000 classes has 25,557,032 parameters); for a VGG the three-layer classifier over a 7x7
+// pool (models/vgg.h).
 struct ModelOptions {
   int64_t inputChannels = 3;
   int64_t numClasses = 10;

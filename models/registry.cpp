@@ -95,8 +95,8 @@ ClassifierPtr makeModel(const std::string& name, const ModelOptions& options) {
     throw std::invalid_argument("unknown model '" + name + "'; valid models: " + common::joinList(modelNames()));
   }
   checkModelOptions(options);
-  if (options.imagenetLayout && found->name.rfind("resnet", 0) != 0)
-    throw std::invalid_argument("model '" + name + "' has no ImageNet layout; the ResNets have one (resnet18 ... resnet152)");
+  if (options.imagenetLayout && found->name.rfind("resnet", 0) != 0 && found->name.rfind("vgg", 0) != 0)
+    throw std::invalid_argument("model '" + name + "' has no ImageNet layout; the ResNets and VGGs have one");
   return found->make(options);
 }
 

@@ -9,6 +9,7 @@
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/pooling.h>
+#include <torch/nn/modules/linear.h>
 
 #include "models/model_options.h"
 
@@ -59,11 +60,28 @@ void VggImpl::reset() {
   }
   features->push_back(torch::nn::AvgPool2d(torch::nn::AvgPool2dOptions(1).stride(1)));
   features_ = register_module("features", features);
-  classifier_ = register_module("classifier", torch::nn::Linear(kFeatures, options_.numClasses));
+  if (!options_.imagenetLayout) {
+    classifier_ = register_module("classifier", torch::nn::Linear(kFeatures, options_.numClasses));
+    return;
+  }
+  constexpr int64_t kHidden = 4096, kPooled = kFeatures * 7 * 7;
+  torch::nn::Sequential head;
+  head->push_back(torch::nn::Linear(kPooled, kHidden));
+  head->push_back(torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+  head->push_back(torch::nn::Dropout());
+  head->push_back(torch::nn::Linear(kHidden, kHidden));
+  head->push_back(torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+  head->push_back(torch::nn::Dropout());
+  head->push_back(torch::nn::Linear(kHidden, options_.numClasses));
+  imagenetClassifier_ = register_module("classifier", head);
 }
 
 torch::Tensor VggImpl::forward(torch::Tensor x) {
   auto out = features_->forward(x);
+  if (options_.imagenetLayout) {
+    out = torch::adaptive_avg_pool2d(out, {7, 7});
+    return imagenetClassifier_->forward(out.flatten(1));
+  }
   out = out.view({out.size(0), -1});
   return classifier_(out);
 }

@@ -5,6 +5,9 @@
 //             'M' = MaxPool2d(2, 2); then AvgPool2d(1, 1)
 //   classifier: Linear(512 -> classes)
 // After five 'M's a 32x32 image is 1x1x512, so the classifier sees 512 features.
+// With ModelOptions::imagenetLayout, the classifier for ImageNet-sized images instead (torchvision's
+// VGG, whose features lack the batch norms kept here): adaptive_avg_pool2d(7), then `classifier` =
+// Linear(25088 -> 4096) - ReLU - Dropout - Linear(4096 -> 4096) - ReLU - Dropout - Linear(4096 -> classes).
 //
 // Contract: `features` is one Sequential, indexed as in Python (features.0 = first conv,
 // features.1 = its BatchNorm, features.2 = ReLU, ...), so named_parameters() equals the Python
@@ -16,6 +19,7 @@
 
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 
 #include "models/classifier_module.h"
@@ -33,7 +37,8 @@ class VggImpl : public ClassifierModule<VggImpl> {
   int depth_;
   ModelOptions options_;
   torch::nn::Sequential features_{nullptr};
-  torch::nn::Linear classifier_{nullptr};
+  torch::nn::Linear classifier_{nullptr};           // 32x32 layout
+  torch::nn::Sequential imagenetClassifier_{nullptr};  // ImageNet layout
 };
 
 }  // namespace dtbench::models

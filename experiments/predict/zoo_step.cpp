@@ -43,8 +43,8 @@ nlohmann::json describeZooStep(const ZooStepRequest& r) {
   models::ModelOptions options;
   options.inputChannels = r.channels;
   options.numClasses = r.classes;
-  const bool resnet = r.model.rfind("resnet", 0) == 0;
-  options.imagenetLayout = resnet && r.imageSize >= 64;
+  const bool hasImagenetLayout = r.model.rfind("resnet", 0) == 0 || r.model.rfind("vgg", 0) == 0;
+  options.imagenetLayout = hasImagenetLayout && r.imageSize >= 64;
   models::ClassifierPtr model;
   try {
     model = models::makeModel(r.model, options);
@@ -66,7 +66,7 @@ nlohmann::json describeZooStep(const ZooStepRequest& r) {
     } catch (const c10::Error& e) {
       throw common::UsageError("--describe-model: " + r.model + " does not take " + std::to_string(r.imageSize) + "x" +
                                std::to_string(r.imageSize) + " images (" + e.what_without_backtrace() +
-                               "); its own size is 32 (a ResNet also takes 64 and more in its ImageNet layout)");
+                               "); its own size is 32 (a ResNet or VGG also takes 64 and more in its ImageNet layout)");
     }
     const auto start = std::chrono::steady_clock::now();
     probe.arm();

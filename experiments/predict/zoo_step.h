@@ -17,7 +17,7 @@ namespace dtbench::predict {
 
 struct ZooStepRequest {
   std::string model;             // a name of the zoo (models/registry.h)
-  int64_t imageSize = 32;        // square images; >= 64 with a ResNet: its ImageNet layout
+  int64_t imageSize = 32;        // square images; >= 64 with a ResNet or VGG: its ImageNet layout
   int64_t classes = 10;
   int64_t channels = 3;
   std::string dataset;           // free text, e.g. "imagenet 224x224"

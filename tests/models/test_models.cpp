@@ -159,7 +159,7 @@ TEST_CASE("numClasses sets the width of the last layer", "[models][forward]") {
   }
 }
 
-TEST_CASE("the ResNets' ImageNet layout has torchvision's parameter counts and takes 224x224 images", "[models][forward]") {
+TEST_CASE("the ImageNet layouts have torchvision's parameter counts and take 224x224 images", "[models][forward]") {
   torch::NoGradGuard noGrad;
   models::ModelOptions imagenet{3, 1000, true};
   // torchvision.models.resnet18() and resnet50(): 11,689,512 and 25,557,032 parameters.
@@ -169,7 +169,12 @@ TEST_CASE("the ResNets' ImageNet layout has torchvision's parameter counts and t
   resnet50->module().eval();
   CHECK(resnet50->forward(torch::randn({1, 3, 224, 224})).sizes() == torch::IntArrayRef({1, 1000}));
   CHECK(resnet50->forward(torch::randn({1, 3, 64, 64})).sizes() == torch::IntArrayRef({1, 1000}));
-  CHECK_THROWS_WITH(models::makeModel("vgg16", imagenet), Catch::Contains("the ResNets have one"));
+  // torchvision's vgg16_bn: 138,365,992 (vgg16 without the batch norms: 138,357,544).
+  const auto vgg16 = models::makeModel("vgg16", imagenet);
+  CHECK(models::parameterStats(vgg16->module()).parameters == 138365992);
+  vgg16->module().eval();
+  CHECK(vgg16->forward(torch::randn({1, 3, 224, 224})).sizes() == torch::IntArrayRef({1, 1000}));
+  CHECK_THROWS_WITH(models::makeModel("mobilenetv2", imagenet), Catch::Contains("the ResNets and VGGs have one"));
 }
 
 TEST_CASE("makeModel ignores case", "[models][registry]") {

@@ -176,7 +176,7 @@ cat >"$work/bad-step.json" <<'EOF'
  "parameters": [{"name": "w", "elements": 10, "ready_fraction": 1.5}]}
 EOF
 expect_usage "ready_fraction must be from 0 to 1" "$work/bad-step.json" --hardware "$work/hw.json" --world 2
-expect_usage "does not take 224x224 images" --describe-model vgg16 --image-size 224 --batch-size 8 --backward-ms 10
+expect_usage "does not take 64x64 images" --describe-model lenet --image-size 64 --batch-size 8 --backward-ms 10
 expect_usage "needs --backward-ms" --describe-model resnet18 --batch-size 8
 expect_usage "--describe and --describe-model write a step description" --describe "$work/run" --hardware "$work/hw.json"
 expect_usage "--batch-size belongs to --describe-model" "$work/run" --hardware "$work/hw.json" --world 2 --batch-size 4
