@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""dtbench predict against a published multi-node table (docs/benchmarks.md, "Prediction against a
+published table"): Horovod's benchmark of VGG-16 on servers of 4 Pascal GPUs over a 25 Gbit/s RoCE
+network, scaling efficiency 79 % at 128 GPUs (horovod/horovod README, October 2017: 32 servers) and
+68 % at 512 GPUs (horovod/horovod docs/benchmarks.rst: 128 servers), synthetic data, tf_cnn_benchmarks
+at 64 images per GPU.
+
+Every input is fixed before the comparison, none fitted:
+- the step: experiments/predict/published/vgg16-imagenet-p100.step.json, written by
+    dtbench predict --describe-model vgg16 --image-size 224 --classes 1000 --batch-size 64
+      --forward-ms 138.528 --backward-ms 277.056 ...
+  (154 images/s at batch 64 on one P100, TensorFlow's published benchmark table for the DGX-1, May
+  2017: 415.584 ms per step, split forward:backward 1:2), its bucket Horovod's 64 MiB fusion buffer;
+- the machine: experiments/predict/systems/horovod-2017-pascal-25gbe.json (its description cites
+  every figure).
+Scaling efficiency as Horovod reports it: images/s at N / (N x images/s on one GPU) = step(1) / step(N).
+Then each input moves by -20 % and +20 %, one at a time, to show what the answer depends on.
+
+Usage: scripts/predict_published_check.py [build-dir]   (prints Markdown)
+"""
+import copy
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STEP = os.path.join(ROOT, "experiments/predict/published/vgg16-imagenet-p100.step.json")
+HARDWARE = os.path.join(ROOT, "experiments/predict/systems/horovod-2017-pascal-25gbe.json")
+PUBLISHED = {128: 0.79, 512: 0.68}
+
+
+def efficiencies(dtbench, step, hardware, work):
+    step_path, hw_path = os.path.join(work, "step.json"), os.path.join(work, "hw.json")
+    json.dump(step, open(step_path, "w"))
+    json.dump(hardware, open(hw_path, "w"))
+    worlds = ",".join(str(n) for n in [1] + sorted(PUBLISHED))
+    out = subprocess.run([dtbench, "predict", step_path, "--hardware", hw_path, "--world", worlds, "--format", "csv",
+                          "--table", "time_speedup"], check=True, capture_output=True, text=True).stdout
+    rate = {int(r["N"]): float(r["images_per_s"]) for r in csv.DictReader(io.StringIO(out))}
+    return {n: rate[n] / (n * rate[1]) for n in PUBLISHED}
+
+
+def scaled_compute(step, factor):
+    s = copy.deepcopy(step)
+    for key in ("forward", "backward", "total"):
+        s["compute_s"][key] *= factor
+    for p in s["parameters"]:
+        p["ready_s"] *= factor
+    return s
+
+
+def scaled_backward_share(step, factor):
+    s = copy.deepcopy(step)
+    total = s["compute_s"]["forward"] + s["compute_s"]["backward"]
+    old = s["compute_s"]["backward"]
+    new = min(total, old * factor)
+    s["compute_s"]["backward"], s["compute_s"]["forward"] = new, total - new
+    for p in s["parameters"]:
+        p["ready_s"] *= new / old
+    return s
+
+
+def scaled(document, path, factor):
+    d = copy.deepcopy(document)
+    target = d
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] *= factor
+    return d
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
+    dtbench = os.path.join(build, "dtbench")
+    step, hardware = json.load(open(STEP)), json.load(open(HARDWARE))
+    with tempfile.TemporaryDirectory() as work:
+        base = efficiencies(dtbench, step, hardware, work)
+        print("| GPUs | servers | published efficiency | predicted | predicted − published | published overhead | "
+              "predicted overhead | overhead ratio |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for n, published in sorted(PUBLISHED.items()):
+            p = base[n]
+            print(f"| {n} | {n // 4} | {published:.2f} | {p:.3f} | {p - published:+.3f} | {1 - published:.2f} | "
+                  f"{1 - p:.3f} | {(1 - p) / (1 - published):.2f} |")
+        print()
+        moves = [
+            ("compute per step (154 images/s)", lambda f: (scaled_compute(step, f), hardware)),
+            ("backward's share of compute (2/3)", lambda f: (scaled_backward_share(step, f), hardware)),
+            ("inter-node bandwidth (24.5 Gbit/s)", lambda f: (step, scaled(hardware, ["inter_node", "bandwidth_gbit_s"], f))),
+            ("inter-node latency (9.6 us)", lambda f: (step, scaled(hardware, ["inter_node", "latency_us"], f))),
+            ("intra-node bandwidth (96 Gbit/s)", lambda f: (step, scaled(hardware, ["intra_node", "bandwidth_gbit_s"], f))),
+            ("intra-node latency (5.7 us)", lambda f: (step, scaled(hardware, ["intra_node", "latency_us"], f))),
+            ("fusion buffer (64 MiB)", lambda f: (scaled(step, ["settings", "bucket_mb"], f), hardware)),
+        ]
+        print("| input moved | −20 %: at 128 | −20 %: at 512 | +20 %: at 128 | +20 %: at 512 |")
+        print("|---|---:|---:|---:|---:|")
+        print(f"| none | {base[128]:.3f} | {base[512]:.3f} | {base[128]:.3f} | {base[512]:.3f} |")
+        for name, move in moves:
+            low = efficiencies(dtbench, *move(0.8), work)
+            high = efficiencies(dtbench, *move(1.2), work)
+            print(f"| {name} | {low[128]:.3f} | {low[512]:.3f} | {high[128]:.3f} | {high[512]:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
