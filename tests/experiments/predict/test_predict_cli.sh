@@ -170,6 +170,14 @@ if not (0 <= ready["linear.weight"] < ready["layer2.0.conv1.weight"] < ready["co
 if r50["compute_s"]["total"] != 0.12 or r50["batch_size"] != 32:
     sys.exit(f"resnet50's compute {r50['compute_s']} or batch {r50['batch_size']}")
 PY
+# The hardware files of real systems and the published check's step description load and predict.
+systems=$(cd "$examples/../systems" && pwd)
+for hw in "$systems"/*.json; do
+  grep -q '"description": ".*[Ss]ource\|NVIDIA/nccl\|horovod/horovod' "$hw" || fail "$hw does not name its sources"
+  "$DTBENCH" predict "$examples/../published/vgg16-imagenet-p100.step.json" --hardware "$hw" --world 8,64 \
+    --format csv --table time_speedup >/dev/null || fail "predict on $hw failed"
+done
+
 cat >"$work/bad-step.json" <<'EOF'
 {"format": "dtbench-step-description/1", "model": "m", "batch_size": 8, "train_samples": 80,
  "compute_s": {"forward": 0.01, "backward": 0.02},
