@@ -1,5 +1,7 @@
 #include "experiments/capture/wire_capture.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -124,9 +126,14 @@ WireCapture loadWireCapture(const std::string& directory, const std::string& clu
     while (reader.next(packet)) {
       ++point.frames;
       point.frameBytes += packet.frameLength;
-      if (packet.t_s >= point.interface.countersBefore.t_s && packet.t_s <= point.interface.countersAfter.t_s) {
+      const double from = point.interface.countersBefore.t_s, to = point.interface.countersAfter.t_s;
+      if (packet.t_s >= from && packet.t_s <= to) {
         ++point.windowFrames;
         point.windowBytes += packet.frameLength;
+      }
+      if (std::abs(packet.t_s - from) <= kCountEdgeS || std::abs(packet.t_s - to) <= kCountEdgeS) {
+        ++point.edgeFrames;
+        point.edgeBytes += packet.frameLength;
       }
       const bool sentHere = !point.loopback && own.count(packet.src) > 0;
       capture.linkFrames.push_back({packet.t_s, static_cast<int>(k), point.loopback ? 'l' : (sentHere ? 'u' : 'd'),

@@ -34,7 +34,12 @@
 //     (complete() false) and add a warning naming the file, or the node and interface.
 //   Per capture point, `windowFrames`/`windowBytes` count every frame it captured (before the
 //   dedupe) whose timestamp lies within [counters_before.t_s, counters_after.t_s]: the side of the
-//   independent count check that the capture gives (wire_tables.h).
+//   independent count check that the capture gives (wire_tables.h). `edgeFrames`/`edgeBytes` count
+//   those of them within kCountEdgeS of either end: a frame the kernel counted just before a reading
+//   can carry a later timestamp (the tap stamps it when the receive softirq runs, which on busy cores
+//   lags the driver's counter by milliseconds), and one counted just after a reading an earlier one,
+//   so the counters' deltas must lie within [window - edge, window + edge] (the frames just outside
+//   the window are in the edge too).
 
 #include <cstdint>
 #include <map>
@@ -51,6 +56,10 @@
 
 namespace dtbench::capture {
 
+// How far, in seconds, a frame's timestamp and the interface counters' reading may disagree about
+// which side of a reading the frame fell on (the count check's edges).
+inline constexpr double kCountEdgeS = 0.02;
+
 struct CapturePoint {
   std::string node;
   InterfaceCapture interface;   // from the capture file
@@ -59,6 +68,7 @@ struct CapturePoint {
   bool loopback = false;
   int64_t frames = 0, frameBytes = 0;               // every frame in the pcap
   int64_t windowFrames = 0, windowBytes = 0;        // those within the counters' window
+  int64_t edgeFrames = 0, edgeBytes = 0;            // those within kCountEdgeS of either end of it
   int64_t countedFrames = 0;                        // counted here after the dedupe
   bool truncated = false;  // the pcap could not be read to its end, or holds fewer packets than were written
 };

@@ -156,6 +156,10 @@ nlohmann::json wireSummary(const WireCapture& capture) {
     // loopback_xmit); a veth counts the whole frame.
     const int64_t uncountedHeaderBytes = p.loopback ? kEthernetHeaderBytes * p.windowFrames : 0;
     const int64_t comparedBytes = p.windowBytes - uncountedHeaderBytes;
+    const int64_t edgeBytes = p.edgeBytes - (p.loopback ? kEthernetHeaderBytes * p.edgeFrames : 0);
+    const auto within = [](int64_t counted, int64_t captured, int64_t edge) {
+      return counted >= captured - edge && counted <= captured + edge;
+    };
     points.push_back(
         {{"node", p.node},
          {"interface", p.interface.name},
@@ -178,6 +182,11 @@ nlohmann::json wireSummary(const WireCapture& capture) {
            {"captured_frames", p.windowFrames},
            {"counter_packets", counterPackets},
            {"frames_equal", p.windowFrames == counterPackets},
+           {"edge_s", kCountEdgeS},
+           {"edge_frames", p.edgeFrames},
+           {"edge_bytes", edgeBytes},
+           {"frames_consistent", within(counterPackets, p.windowFrames, p.edgeFrames)},
+           {"bytes_consistent", within(counterBytes, comparedBytes, edgeBytes)},
            {"captured_frame_bytes", p.windowBytes},
            {"captured_bytes", comparedBytes},
            {"counter_bytes", counterBytes},

@@ -197,6 +197,47 @@ TEST_CASE("wire_flows.csv and wire_flow_bins.csv list the flows in order of thei
   CHECK(lines(wireRetransmissionsCsv(capture)).size() == 1);
 }
 
+TEST_CASE("The count check allows the frames at the window's edges to fall on either side of a reading", "[capture][wire]") {
+  WireCapture capture;
+  CapturePoint p;
+  p.node = "node1";
+  p.interface.name = "eth0";
+  p.interface.countersBefore = {100.0, 0, 0, 0, 0};
+  p.windowFrames = 10;
+  p.windowBytes = 1000;
+  p.edgeFrames = 2;
+  p.edgeBytes = 200;
+  const auto check = [&](int64_t packets, int64_t bytes) {
+    capture.points = {p};
+    capture.points[0].interface.countersAfter = {110.0, bytes, packets, 0, 0};
+    return wireSummary(capture)["capture_points"][0]["count_check"];
+  };
+  nlohmann::json c = check(9, 900);  // a frame counted before the first reading, stamped after it
+  CHECK(c["frames_equal"] == false);
+  CHECK(c["frames_consistent"] == true);
+  CHECK(c["bytes_consistent"] == true);
+  CHECK(c["edge_frames"] == 2);
+  c = check(12, 1200);  // two frames stamped just outside the window, counted inside it
+  CHECK(c["frames_consistent"] == true);
+  c = check(7, 700);  // more missing than the edges hold: a frame the capture kept that no counter saw
+  CHECK(c["frames_consistent"] == false);
+  CHECK(c["bytes_consistent"] == false);
+  c = check(10, 1000);
+  CHECK(c["frames_equal"] == true);
+  CHECK(c["bytes_equal"] == true);
+
+  SECTION("a frame is in the edge when it lies within kCountEdgeS of a reading, inside the window or not") {
+    const std::string dir = makeCaptureDirectory();
+    CaptureFile file = readCaptureFile(dir + "/node1.capture.json");
+    file.interfaces[0].countersBefore.t_s = kStart_s - 1;  // every frame of node1 lies a second from both readings
+    file.interfaces[0].countersAfter.t_s = kEnd_s + 1;
+    writeCaptureFile(dir + "/node1.capture.json", file);
+    const nlohmann::json summary = wireSummary(loadWireCapture(dir, dir + "/cluster.json"));
+    CHECK(summary["capture_points"][0]["count_check"]["edge_frames"] == 0);
+    CHECK(summary["capture_points"][2]["count_check"]["edge_frames"] == 5);  // node2: a 10 ms window
+  }
+}
+
 TEST_CASE("wire_summary.json checks the capture against the interface counters", "[capture][wire]") {
   const std::string dir = makeCaptureDirectory();
   const nlohmann::json summary = wireSummary(loadWireCapture(dir, dir + "/cluster.json"));
