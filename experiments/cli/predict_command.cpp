@@ -84,19 +84,7 @@ int describeCommand(const PredictOptions& o) {
     description = step.described ? predict::describeStep(step, step.description)
                                  : predict::describeStep(step, "the measured step of run " + o.describe);
   } else {
-    predict::ZooStepRequest request;
-    request.model = o.describeModel;
-    request.imageSize = o.imageSize;
-    request.classes = o.classes;
-    request.dataset = o.dataset;
-    request.batchSize = o.batchSize;
-    request.trainSamples = o.trainSamples;
-    request.h2dS = o.h2dMs / 1e3;
-    request.forwardS = o.forwardMs / 1e3;
-    request.backwardS = o.backwardMs / 1e3;
-    request.optimizerS = o.optimizerMs / 1e3;
-    request.source = o.computeSource;
-    description = predict::describeZooStep(request);
+    description = predict::describeZooStep(*o.describeModel);
   }
   if (o.outputPath.empty()) {
     std::printf("%s\n", description.dump(1).c_str());
@@ -119,7 +107,7 @@ int runPredictCommand(const std::vector<std::string>& args) {
   }
   if (!o.calibrate.empty()) return calibrateCommand(o);
   if (!o.allreduce.empty()) return allreduceCommand(o);
-  if (!o.describe.empty() || !o.describeModel.empty()) return describeCommand(o);
+  if (!o.describe.empty() || o.describeModel) return describeCommand(o);
   const predict::Hardware hardware = predict::loadHardware(o.hardwarePath);
   const predict::MeasuredStep run = predict::loadStep(o.run);
   predict::WhatIf whatIf;

@@ -173,17 +173,18 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
       o.describe = p["describe"].as<std::string>();
       return o;
     }
-    o.describeModel = p["describe-model"].as<std::string>();
-    o.imageSize = p["image-size"].as<int64_t>();
-    o.classes = p["classes"].as<int64_t>();
-    if (p.count("dataset")) o.dataset = p["dataset"].as<std::string>();
-    if (p.count("batch-size")) o.batchSize = p["batch-size"].as<int>();
-    o.trainSamples = p["train-samples"].as<int64_t>();
-    o.h2dMs = p["h2d-ms"].as<double>();
-    o.forwardMs = p["forward-ms"].as<double>();
-    if (p.count("backward-ms")) o.backwardMs = p["backward-ms"].as<double>();
-    o.optimizerMs = p["optimizer-ms"].as<double>();
-    if (p.count("compute-source")) o.computeSource = p["compute-source"].as<std::string>();
+    predict::ZooStepRequest& r = o.describeModel.emplace();
+    r.model = p["describe-model"].as<std::string>();
+    r.imageSize = p["image-size"].as<int64_t>();
+    r.classes = p["classes"].as<int64_t>();
+    if (p.count("dataset")) r.dataset = p["dataset"].as<std::string>();
+    if (p.count("batch-size")) r.batchSize = p["batch-size"].as<int>();
+    r.trainSamples = p["train-samples"].as<int64_t>();
+    r.h2dS = p["h2d-ms"].as<double>() / 1e3;
+    r.forwardS = p["forward-ms"].as<double>() / 1e3;
+    if (p.count("backward-ms")) r.backwardS = p["backward-ms"].as<double>() / 1e3;
+    r.optimizerS = p["optimizer-ms"].as<double>() / 1e3;
+    if (p.count("compute-source")) r.source = p["compute-source"].as<std::string>();
     return o;
   }
   for (const char* flag : {"image-size", "classes", "train-samples", "h2d-ms", "forward-ms", "optimizer-ms"})

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiments/cli/report_options.h"
+#include "experiments/predict/zoo_step.h"
 
 namespace dtbench::experiments {
 
@@ -18,13 +19,7 @@ struct PredictOptions {
   std::vector<std::string> allreduce;     // --allreduce CSV[,CSV...]: measured rows to predict (with --hardware)
   std::string outputPath;                 // --output (calibration's hardware file, or a step description)
   std::string describe;                   // --describe RUN: write RUN's step description
-  std::string describeModel;              // --describe-model NAME: a zoo model's step description
-  int64_t imageSize = 32, classes = 10;   // --image-size, --classes
-  std::string dataset;                    // --dataset (free text)
-  int batchSize = 0;                      // --batch-size
-  int64_t trainSamples = 50000;           // --train-samples
-  double h2dMs = 0, forwardMs = 0, backwardMs = 0, optimizerMs = 0;
-  std::string computeSource;              // --compute-source
+  std::optional<predict::ZooStepRequest> describeModel;  // --describe-model NAME and its flags
   std::string topology, backend, sync;
   std::optional<double> bucketMb;
   bool noOverlap = false;
