@@ -25,10 +25,10 @@ inline torch::nn::Sequential fixtureModel() {
 }
 
 // The gradient of step `step` (1-based): the same for every optimizer, a loss over a fixed batch.
-inline void fixtureGradients(torch::nn::Sequential& model, int64_t step) {
+inline void fixtureGradients(torch::nn::Sequential& model, int64_t step, torch::Device device = torch::kCPU) {
   torch::manual_seed(100 + static_cast<uint64_t>(step));
-  const torch::Tensor x = torch::randn({4, 6});
-  const torch::Tensor y = torch::randn({4, 3});
+  const torch::Tensor x = torch::randn({4, 6}).to(device);
+  const torch::Tensor y = torch::randn({4, 3}).to(device);
   for (auto& p : model->parameters()) p.mutable_grad() = torch::Tensor();
   (model->forward(x) - y).pow(2).mean().backward();
 }
