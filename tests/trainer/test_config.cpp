@@ -206,7 +206,7 @@ TEST_CASE("phase timing and cuDNN autotuning flags validate and land in the JSON
   CHECK_FALSE(old.gpu.cudaGraph);
 }
 
-TEST_CASE("--cuda-graph is refused where the step cannot be captured, naming the reason", "[config][cuda_graph]") {
+TEST_CASE("a CUDA graph of the step is refused where it cannot be captured, naming the reason", "[config][cuda_graph]") {
   RunConfig c = valid();
   c.gpu.cudaGraph = true;
   CHECK_THAT(errorOf(c), Catch::Contains("--cuda-graph") && Catch::Contains("--device cuda"));
