@@ -10,7 +10,7 @@
 //   comm_exposed_s: from the end of backward to the completion of the last collective;
 //   both 0 on a single rank, where nothing is synchronized.
 // - h2d_s, forward_s, backward_s and optimizer_s are NaN when the phase was not timed
-//   (--phase-timing none, --cuda-graph): an empty cell in batches.csv, null in JSON.
+//   (--phase-timing none): an empty cell in batches.csv, null in JSON.
 // compute = step_s - data_s - comm_exposed_s.
 
 #include <cstdint>

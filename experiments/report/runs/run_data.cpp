@@ -105,7 +105,7 @@ void readBatches(const CsvFile& f, std::vector<BatchRow>& rows) {
     r.stepS = seconds(f, i, stepS);
     if (!(r.stepS > 0)) f.fail(i, stepS, "'" + f.text(i, stepS) + "' is not a step time (finite seconds, more than 0)");
     for (const auto& [field, column] : phases) {
-      // A device phase that was not timed (--phase-timing none, --cuda-graph) is an empty cell.
+      // A device phase that was not timed (--phase-timing none) is an empty cell.
       if (field != &BatchRow::dataS && field != &BatchRow::commTotalS && field != &BatchRow::commExposedS &&
           f.text(i, column).empty()) {
         r.*field = std::numeric_limits<double>::quiet_NaN();
