@@ -122,6 +122,7 @@ std::vector<Setting> makeSettings() {
   const char* loading = "Data loading";
   const char* optimization = "Optimization";
   const char* precision = "Precision and memory layout";
+  const char* gpu = "GPU execution and phase timing";
   const char* distributed = "Distributed training (one process per rank: dtbench launch, mpirun or srun)";
   const char* output = "Output";
   const char* ranks = "Ranks and rendezvous (default: torchrun, Open MPI or Slurm variables)";
@@ -264,6 +265,24 @@ std::vector<Setting> makeSettings() {
              "Model and input batches in the channels-last (NHWC) memory format",
              [](auto& c) -> auto& { return c.precision.channelsLast; }),
       precision);
+
+  // Timing and kernel choice change how fast a step runs, not what it computes beyond rounding: per rank.
+  add(choice("phase_timing", "--phase-timing", A::kPerRank,
+             "How the step's phases (batches.csv's h2d_s, forward_s, backward_s, optimizer_s) are timed: events "
+             "(CUDA events read back without stalling the step; on the CPU the host clock, which there is the same), "
+             "sync (wait for the device at every phase boundary) or none (those columns left empty)",
+             phaseTimingNames(), [](auto& c) -> auto& { return c.gpu.phaseTiming; }),
+      gpu);
+  add(choice("cudnn_benchmark", "--cudnn-benchmark", A::kPerRank,
+             "cuDNN autotuning of convolutions: on or off (--device cuda; nothing on the CPU)", cudnnBenchmarkNames(),
+             [](auto& c) -> auto& { return c.gpu.cudnnBenchmark; }),
+      gpu);
+  // A captured step issues its collectives from the graph: every rank must replay the same one.
+  add(toggle("cuda_graph", "--cuda-graph", true, A::kAllRanks,
+             "Capture the whole training step in a CUDA graph after warm-up and replay it (--device cuda, one "
+             "process per GPU, nccl; refused with the reason elsewhere)",
+             [](auto& c) -> auto& { return c.gpu.cudaGraph; }),
+      gpu);
 
   // How the same sums travel: the collectives (their kind, sizes and order) must match across ranks, but a
   // resumed run may measure another algorithm; sums differ only in rounding.

@@ -89,6 +89,13 @@ struct SyncConfig {
   int64_t checkEvery = 0;             // ssgd: compare a parameter checksum across ranks every K steps
 };
 
+// How the step runs on a GPU and how it is timed (docs/gpu.md).
+struct GpuConfig {
+  PhaseTiming phaseTiming = PhaseTiming::kEvents;  // trainer/step_timer.h
+  bool cudnnBenchmark = true;                      // cuDNN autotuning (CUDA only; nothing on the CPU)
+  bool cudaGraph = false;                          // capture the whole step once and replay it
+};
+
 struct RunConfig {
   // What is trained, where, for how long.
   std::string model = "resnet18";  // models/registry.h's names
@@ -105,6 +112,7 @@ struct RunConfig {
   PrecisionConfig precision;
   CommConfig comm;
   SyncConfig sync;
+  GpuConfig gpu;
   comm::Impairment impairment;  // --inject-*: in dtbench's own point-to-point layer; 0 = none.
                                 // Its seed is `seed` (resolveDefaults copies it).
 

@@ -42,4 +42,15 @@ const common::NamedValues<ParallelMode>& modeNames() {
   return names;
 }
 
+const common::NamedValues<PhaseTiming>& phaseTimingNames() {
+  static const common::NamedValues<PhaseTiming> names(
+      "--phase-timing", {{PhaseTiming::kEvents, "events"}, {PhaseTiming::kSync, "sync"}, {PhaseTiming::kNone, "none"}});
+  return names;
+}
+
+const common::NamedValues<bool>& cudnnBenchmarkNames() {
+  static const common::NamedValues<bool> names("--cudnn-benchmark", {{true, "on"}, {false, "off"}});
+  return names;
+}
+
 }  // namespace dtbench::run

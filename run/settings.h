@@ -14,6 +14,9 @@ enum class OptimizerKind { kSgd, kAdam, kRmsprop };
 enum class Amp { kOff, kBf16, kFp16 };  // autocast's type: none, bfloat16, float16
 enum class Sync { kSsgd, kPairavg };
 enum class ParallelMode { kDdp, kDp };  // ddp: one process per rank; dp: one process, several local GPUs
+// How a step's phases are timed (trainer/step_timer.h): device events read back later, a device
+// synchronization at every phase boundary, or not at all.
+enum class PhaseTiming { kEvents, kSync, kNone };
 
 // The flags' names of each set; parse() throws common::UsageError naming the flag and the valid names.
 const common::NamedValues<DatasetKind>& datasetNames();      // cifar10 fashion-mnist synthetic
@@ -22,5 +25,7 @@ const common::NamedValues<OptimizerKind>& optimizerNames();  // sgd adam rmsprop
 const common::NamedValues<Amp>& ampNames();                  // off bf16 fp16
 const common::NamedValues<Sync>& syncNames();                // ssgd pairavg
 const common::NamedValues<ParallelMode>& modeNames();        // ddp dp
+const common::NamedValues<PhaseTiming>& phaseTimingNames();  // events sync none
+const common::NamedValues<bool>& cudnnBenchmarkNames();      // on off
 
 }  // namespace dtbench::run

@@ -17,6 +17,10 @@ memory for reuse), which tells how much of the difference is the allocator and h
 
 Usage: scripts/torch_python scripts/bench_single_rank.py --dtbench build/dtbench [--repeats 5]
 Prints a Markdown table and writes the raw figures as JSON (--json).
+
+On a GPU: scripts/bench_single_rank.py --device cuda [options of scripts/bench_gpu.py] runs the GPU
+comparison of scripts/bench_gpu.py instead (dtbench against PyTorch eager and CUDA graphs, every
+phase timed; docs/gpu.md, "GPU speed"). --device cpu (the default) is the comparison above.
 """
 import argparse
 import csv
@@ -89,6 +93,14 @@ def spread(values):
 
 
 def main():
+    device = argparse.ArgumentParser(add_help=False)
+    device.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    known, rest = device.parse_known_args()
+    if known.device == "cuda":
+        sys.path.insert(0, HERE)
+        import bench_gpu
+        sys.exit(bench_gpu.main(["--device", "cuda", *rest]))
+    sys.argv = [sys.argv[0], *rest]
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dtbench", default="build/dtbench")
     parser.add_argument("--models", default="resnet18,mobilenetv2")

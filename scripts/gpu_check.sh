@@ -16,12 +16,34 @@
 # dtbench train on cuda (ResNet-18, synthetic data, 2 epochs of 20 steps) and dtbench report, and
 # leaves in OUTDIR: nvidia-smi.txt, version.txt, ctest.log, the run directories under runs/, and
 # report.md. It fails when a gpu test fails, and when any of them skips while nvidia-smi lists a GPU.
+#
+#     scripts/gpu_check.sh bench OUTDIR --staged DIR [BENCH OPTIONS...]
+#                                         the GPU speed benchmark (scripts/bench_gpu.py: dtbench against
+#                                         PyTorch eager and CUDA graphs, docs/gpu.md "GPU speed") with the
+#                                         staged dtbench on this machine's torch; results in OUTDIR.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 here=$PWD
 usage() {
-  echo "usage: $0 stage DIR | run OUTDIR (--staged DIR | --build PREFIX)" >&2
+  echo "usage: $0 stage DIR | run OUTDIR (--staged DIR | --build PREFIX) | bench OUTDIR --staged DIR [OPTIONS]" >&2
   exit 2
+}
+
+# The folder of the torch libraries of $python (DTBENCH_TORCH_PYTHON, else python3): a staged dtbench loads them.
+torch_lib_dir() {
+  "${DTBENCH_TORCH_PYTHON:-python3}" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))'
+}
+
+bench() {
+  local out=$1 where=$2
+  shift 2
+  mkdir -p "$out" || return 1
+  local torch_lib
+  torch_lib=$(torch_lib_dir) || { echo "gpu_check: ${DTBENCH_TORCH_PYTHON:-python3} cannot import torch" >&2; return 1; }
+  export LD_LIBRARY_PATH=$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1
+  "${DTBENCH_TORCH_PYTHON:-python3}" scripts/bench_gpu.py --dtbench "$(realpath "$where")/bin/dtbench" \
+    --python "$(command -v "${DTBENCH_TORCH_PYTHON:-python3}")" --out "$(realpath "$out")" "$@"
 }
 
 # The gpu label's tests, as CTest runs them: Catch2 suites (one CTest test per case, as
@@ -71,8 +93,7 @@ run() {
   out=$(realpath "$out")
   local python=${DTBENCH_TORCH_PYTHON:-python3}
   local torch_lib torch_cmake
-  torch_lib=$("$python" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))') ||
-    { echo "gpu_check: $python cannot import torch" >&2; return 1; }
+  torch_lib=$(torch_lib_dir) || { echo "gpu_check: $python cannot import torch" >&2; return 1; }
   torch_cmake=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
   local gpus=0
   if command -v nvidia-smi >/dev/null && nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1; then
@@ -129,5 +150,6 @@ run() {
 case "${1:-}" in
   stage) [[ $# == 2 ]] || usage; stage "$(realpath -m "$2")" ;;
   run) [[ $# == 4 && ($3 == --staged || $3 == --build) ]] || usage; run "$2" "$3" "$4" ;;
+  bench) [[ $# -ge 4 && $3 == --staged ]] || usage; bench "$2" "$4" "${@:5}" ;;
   *) usage ;;
 esac

@@ -11,6 +11,7 @@
 #include "models/registry.h"
 #include "run/config_schema.h"
 #include "trainer/environment.h"
+#include "trainer/step_capture.h"
 
 namespace dtbench::trainer {
 namespace {
@@ -75,6 +76,7 @@ void validate(const RunConfig& config) {
         "build dtbench against a CUDA LibTorch, or use one process per rank (dtbench launch)");
   if (config.mode == ParallelMode::kDp && !cuda)
     throw UsageError("--mode dp (single-process DataParallel) needs --device cuda and a CUDA build of LibTorch");
+  if (config.gpu.cudaGraph) throw UsageError(stepCaptureRefusal(config));
 }
 
 }  // namespace dtbench::trainer

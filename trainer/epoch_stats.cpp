@@ -69,12 +69,12 @@ EpochStats epochStatsFromJson(const nlohmann::json& j) {
   s.samples = j.at("samples");
   s.stepS = j.at("step_s");
   s.dataS = j.at("data_s");
-  s.h2dS = j.at("h2d_s");
-  s.forwardS = j.at("forward_s");
-  s.backwardS = j.at("backward_s");
+  s.h2dS = numberOrNaN(j.at("h2d_s"));  // null: not timed (--phase-timing none)
+  s.forwardS = numberOrNaN(j.at("forward_s"));  // null: not timed (--phase-timing none)
+  s.backwardS = numberOrNaN(j.at("backward_s"));  // null: not timed (--phase-timing none)
   s.commTotalS = j.at("comm_total_s");
   s.commExposedS = j.at("comm_exposed_s");
-  s.optimizerS = j.at("optimizer_s");
+  s.optimizerS = numberOrNaN(j.at("optimizer_s"));  // null: not timed (--phase-timing none)
   s.meanLoss = numberOrNaN(j.at("train_loss"));
   s.trainAccuracy = numberOrNaN(j.at("train_accuracy"));
   s.evalS = j.at("eval_s");

@@ -2,9 +2,7 @@
 
 #include <stdexcept>
 
-#include <torch/optim/adam.h>
-#include <torch/optim/rmsprop.h>
-#include <torch/optim/sgd.h>
+#include "trainer/multi_tensor_optimizers.h"
 
 namespace dtbench::trainer {
 
@@ -13,13 +11,13 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const RunConfig& config,
   const OptimizerConfig& o = config.optimizer;
   switch (o.kind) {
     case OptimizerKind::kSgd:
-      return std::make_unique<torch::optim::SGD>(
+      return std::make_unique<MultiTensorSGD>(
           parameters, torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weightDecay));
     case OptimizerKind::kAdam:
-      return std::make_unique<torch::optim::Adam>(parameters,
+      return std::make_unique<MultiTensorAdam>(parameters,
                                                   torch::optim::AdamOptions(o.lr).weight_decay(o.weightDecay));
     case OptimizerKind::kRmsprop:
-      return std::make_unique<torch::optim::RMSprop>(
+      return std::make_unique<MultiTensorRMSprop>(
           parameters, torch::optim::RMSpropOptions(o.lr).momentum(o.momentum).weight_decay(o.weightDecay));
   }
   throw std::logic_error("unreachable OptimizerKind");

@@ -43,9 +43,9 @@ void RunRecorder::begin(const nlohmann::json& configJson) {
   writeSummary("running");
 }
 
-void RunRecorder::addStep(const StepRecord& r, int64_t globalStep) {
+void RunRecorder::addStep(const StepRecord& r, int64_t globalStep, const std::vector<double>* readyS) {
   epochRecords_.push_back(r);
-  if (profile_) profile_->add(r.backwardS, readyProbe_->readyS());
+  if (profile_) profile_->add(r.backwardS, readyS ? *readyS : readyProbe_->readyS());
   if (!dir_) return;
   const int world = world_ ? world_->size() : 1;
   dir_->appendHistory(

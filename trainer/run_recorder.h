@@ -55,7 +55,9 @@ class RunRecorder {
   // summary.json; a resumed one notes when it resumed. Both then say "running".
   void begin(const nlohmann::json& configJson);
 
-  void addStep(const StepRecord& record, int64_t globalStep);
+  // `readyS`: the step's gradient-ready times, when the step was taken before this call (its phase
+  // columns came later: trainer/pending_steps.h); null: the probe's latest, this step's.
+  void addStep(const StepRecord& record, int64_t globalStep, const std::vector<double>* readyS = nullptr);
   EpochStats gatherEpoch(int64_t epoch, int64_t fullSteps);
   // `stats` from gatherEpoch, with the test accuracy when evaluated.
   void endEpoch(const EpochStats& stats);

@@ -9,6 +9,8 @@
 // - comm_total_s: length of the union of the step's collective intervals;
 //   comm_exposed_s: from the end of backward to the completion of the last collective;
 //   both 0 on a single rank, where nothing is synchronized.
+// - h2d_s, forward_s, backward_s and optimizer_s are NaN when the phase was not timed
+//   (--phase-timing none): an empty cell in batches.csv, null in JSON.
 // compute = step_s - data_s - comm_exposed_s.
 
 #include <cstdint>

@@ -21,7 +21,8 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
   r.rank = p_.world ? p_.world->rank() : 0;
   r.epoch = epoch;
   r.step = step;
-  StepTimer timer(p_.device, r, p_.traceClock, trace);
+  if (p_.config.gpu.phaseTiming == run::PhaseTiming::kEvents) outcome.events = p_.phaseEvents->acquire();
+  StepTimer timer(p_.device, p_.config.gpu.phaseTiming, outcome.events.get(), r, p_.traceClock, trace);
   const int64_t sentBefore = p_.world ? p_.world->recorder->bytesSent() : 0;
   const int64_t receivedBefore = p_.world ? p_.world->recorder->bytesReceived() : 0;
 
@@ -46,6 +47,7 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
     r.bytesRecv = p_.world->recorder->bytesReceived() - receivedBefore;
   }
   timer.finish();
+  outcome.deferredPhases = timer.deferredPhases();
   return outcome;
 }
 

@@ -10,7 +10,8 @@
 //
 // then the bookkeeping the step's record needs (samples, loss and accuracy read back, bytes moved),
 // which step_s includes. Every phase is timed by the StepTimer (trainer/step_timer.h), which fills
-// the StepRecord and, with --timeline, the trace; the collectives' intervals go to the trace's
+// the StepRecord (under --phase-timing events, the device phases later, from the outcome's events:
+// trainer/pending_steps.h) and, with --timeline, the trace; the collectives' intervals go to the trace's
 // communication lane. A single rank has no GradientSync: nothing to synchronize, communication 0.
 //
 // Rank 0's GradientReadyProbe is armed right before loss.backward() and disarmed after it, so its
@@ -22,6 +23,7 @@
 // so every rank stops after the same step.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -33,6 +35,7 @@
 #include "trainer/chrome_trace.h"
 #include "trainer/config.h"
 #include "trainer/grad_scaler.h"
+#include "trainer/phase_events.h"
 #include "trainer/gradient_ready.h"
 #include "trainer/step_record.h"
 #include "trainer/step_timer.h"
@@ -57,11 +60,15 @@ struct StepParts {
   World* world;
   StopSignalHandler& stopSignal;
   const TraceClock& traceClock;
+  PhaseEventSource* phaseEvents;  // --phase-timing events only; null otherwise
 };
 
 struct StepOutcome {
   StepRecord record;
   bool stop = false;  // some rank asked to stop: every rank stops after this step
+  // --phase-timing events: the step's marks and the columns of `record` still to fill from them.
+  std::unique_ptr<PhaseEvents> events;
+  std::vector<DeferredPhase> deferredPhases;
 };
 
 class TrainStep {

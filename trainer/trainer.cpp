@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <ATen/Context.h>
 #include <torch/cuda.h>
 #include <torch/utils.h>
 
@@ -35,6 +36,8 @@
 #include "trainer/memory_policy.h"
 #include "trainer/optimizer.h"
 #include "trainer/parameter_checksum.h"
+#include "trainer/pending_steps.h"
+#include "trainer/phase_events.h"
 #include "trainer/precision.h"
 #include "trainer/progress.h"
 #include "trainer/run_directory.h"
@@ -74,6 +77,8 @@ struct Trainer::State {
   std::optional<RunRecorder> recorder;
   std::optional<Checkpointer> checkpointer;
   std::optional<TrainStep> step;
+  std::unique_ptr<PhaseEventSource> phaseEvents;  // --phase-timing events
+  std::optional<PendingSteps> pending;            // steps whose phase columns wait for the device
   ProgressLine progress;
   RunPosition position;
 
@@ -89,6 +94,10 @@ struct Trainer::State {
   void broadcastInitialState();
   void startSync();
   void evaluate(EpochStats& stats);
+  // The steps whose phase columns are known go to the recorder (all of them: waiting for the device).
+  void recordPassedSteps() { recordSteps(pending->takePassed()); }
+  void recordAllSteps() { recordSteps(pending->takeAll()); }
+  void recordSteps(std::vector<PendingStep> steps);
   // Runs the epochs from the current position; true when the ranks agreed to stop (preemption).
   bool trainEpochs();
 };
@@ -112,6 +121,7 @@ Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(confi
   // 0 means every core this process may run on (LibTorch's own default counts the machine's).
   at::set_num_threads(s.config.threads > 0 ? static_cast<int>(s.config.threads) : availableCores());
   s.device = chooseDevice(s.config);
+  if (s.device.is_cuda()) at::globalContext().setBenchmarkCuDNN(s.config.gpu.cudnnBenchmark);
   torch::manual_seed(s.config.seed);
   try {
     s.setUp(memoryPolicy);
@@ -184,8 +194,10 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
     if (!(config.resume && config.sync.kind == Sync::kPairavg)) broadcastInitialState();
     startSync();
   }
+  if (config.gpu.phaseTiming == run::PhaseTiming::kEvents) phaseEvents = phaseEventsFor(device);
+  pending.emplace(phaseEvents.get());
   step.emplace(StepParts{config, device, *trainLoader, model, *optimizer, ampDtype, scaler.get(), sync.get(),
-                         readyProbe.get(), worldOrNull(), *stopSignal, traceClock});
+                         readyProbe.get(), worldOrNull(), *stopSignal, traceClock, phaseEvents.get()});
   if (root()) recorder->begin(describeRun(config, memoryPolicy, model->module(), data, worldOrNull(), sync.get()));
 }
 
@@ -213,6 +225,10 @@ void Trainer::State::startSync() {
     sync = std::make_unique<PairAveraging>(model->module(), *world->communicator, *world->recorder, *worker, config.seed,
                                            config.impairment);
   }
+}
+
+void Trainer::State::recordSteps(std::vector<PendingStep> steps) {
+  for (const PendingStep& p : steps) recorder->addStep(p.record, p.globalStep, readyProbe ? &p.readyS : nullptr);
 }
 
 void Trainer::State::evaluate(EpochStats& stats) {
@@ -245,12 +261,14 @@ bool Trainer::State::trainEpochs() {
     trainLoader->startEpoch(epoch);
     for (int64_t skip = 0; skip < position.stepsDone; ++skip) trainLoader->next();  // resumed mid-epoch
     for (int64_t s = position.stepsDone + 1; s <= steps; ++s) {
-      const StepOutcome outcome = step->run(epoch, s, position.globalStep + 1, recorder->trace());
+      StepOutcome outcome = step->run(epoch, s, position.globalStep + 1, recorder->trace());
       const StepRecord& r = outcome.record;
       ++position.globalStep;
       position.stepsDone = s;
       position.elapsedS += r.stepS;
-      recorder->addStep(r, position.globalStep);
+      pending->add({r, position.globalStep, readyProbe ? readyProbe->readyS() : std::vector<double>{},
+                    std::move(outcome.events), std::move(outcome.deferredPhases)});
+      recordPassedSteps();
       if (root()) {
         const double eta = position.elapsedS / static_cast<double>(position.globalStep) *
                            static_cast<double>(totalSteps - position.globalStep);
@@ -258,13 +276,18 @@ bool Trainer::State::trainEpochs() {
       }
       if (world && config.sync.checkEvery > 0 && position.globalStep % config.sync.checkEvery == 0)
         checkParametersAgree(*world->communicator, model->module(), position.globalStep);
-      if (outcome.stop) return true;
+      if (outcome.stop) {
+        recordAllSteps();
+        return true;
+      }
       const bool lastOfEpoch = s == steps;
       if (!lastOfEpoch && config.checkpointEvery > 0 && position.globalStep % config.checkpointEvery == 0) {
+        recordAllSteps();
         recorder->gatherEpoch(epoch, fullSteps);  // rows so far reach the disk first
         checkpointer->write(position);
       }
     }
+    recordAllSteps();
     EpochStats stats = recorder->gatherEpoch(epoch, fullSteps);
     progress.clear();
     evaluate(stats);
@@ -299,6 +322,10 @@ nlohmann::json Trainer::run() {
     }
   } catch (const std::exception& e) {
     s.progress.clear();
+    // The steps taken before the failure keep their rows, their columns empty where the device cannot tell.
+    try {
+      s.recordSteps(s.pending->takeAllAfterFailure());
+    } catch (const std::exception&) {}  // the original error is the one to report
     recorder.recordFailure(errorMessage(e));
     if (s.world) s.world->writeMessageLog(/*failure=*/true);
     throw;

@@ -79,7 +79,7 @@ int main(int argc, char** argv) try {
     std::vector<StepRecord> records(static_cast<size_t>(steps));
     const Clock::time_point start = Clock::now();
     for (StepRecord& r : records) {
-      dtbench::trainer::StepTimer timer(c10::Device(c10::kCPU), r, clock, nullptr);
+      dtbench::trainer::StepTimer timer(c10::Device(c10::kCPU), dtbench::run::PhaseTiming::kSync, nullptr, r, clock, nullptr);
       timer.end("data", &StepRecord::dataS);
       timer.end("h2d", &StepRecord::h2dS);
       timer.end("forward", &StepRecord::forwardS);

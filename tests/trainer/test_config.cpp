@@ -174,3 +174,77 @@ TEST_CASE("amp and channels-last flags validate and land in the JSON", "[config]
   c.model = "lenet";  // flattens with flatten(), so any memory format works
   CHECK(errorOf(c).empty());
 }
+
+TEST_CASE("phase timing and cuDNN autotuning flags validate and land in the JSON", "[config]") {
+  RunConfig c = valid();
+  CHECK(c.gpu.phaseTiming == dtbench::run::PhaseTiming::kEvents);
+  CHECK(c.gpu.cudnnBenchmark);
+  CHECK_FALSE(c.gpu.cudaGraph);
+  auto j = dtbench::run::settingsJson(c);
+  CHECK(j.at("phase_timing") == "events");
+  CHECK(j.at("cudnn_benchmark") == "on");
+  CHECK(j.at("cuda_graph") == false);
+  CHECK_THAT(parseErrorOf(dtbench::run::phaseTimingNames(), "cuda"),
+             Catch::Contains("--phase-timing") && Catch::Contains("events, sync or none") && Catch::Contains("'cuda'"));
+  CHECK_THAT(parseErrorOf(dtbench::run::cudnnBenchmarkNames(), "yes"),
+             Catch::Contains("--cudnn-benchmark") && Catch::Contains("on or off"));
+  c.gpu.phaseTiming = dtbench::run::PhaseTiming::kNone;
+  c.gpu.cudnnBenchmark = false;
+  CHECK(errorOf(c).empty());
+  j = dtbench::run::settingsJson(c);
+  CHECK(j.at("phase_timing") == "none");
+  CHECK(j.at("cudnn_benchmark") == "off");
+  // A run directory written before these settings existed reads with their defaults.
+  j.erase("phase_timing");
+  j.erase("cudnn_benchmark");
+  j.erase("cuda_graph");
+  std::vector<std::string> problems;
+  const RunConfig old = dtbench::run::readSettings(j, problems);
+  CHECK(problems.empty());
+  CHECK(old.gpu.phaseTiming == dtbench::run::PhaseTiming::kEvents);
+  CHECK(old.gpu.cudnnBenchmark);
+  CHECK_FALSE(old.gpu.cudaGraph);
+}
+
+TEST_CASE("a CUDA graph of the step is refused where it cannot be captured, naming the reason", "[config][cuda_graph]") {
+  RunConfig c = valid();
+  c.gpu.cudaGraph = true;
+  CHECK_THAT(errorOf(c), Catch::Contains("--cuda-graph") && Catch::Contains("--device cuda"));
+  c.device = DeviceKind::kCuda;
+  const auto refusal = [](RunConfig config, auto change) {
+    change(config);
+    return errorOf(config);
+  };
+  CHECK_THAT(refusal(c, [](RunConfig& r) { r.mode = ParallelMode::kDp; }), Catch::Contains("--mode dp"));
+  CHECK_THAT(refusal(c,
+                     [](RunConfig& r) {
+                       r.comm.connection.worldSize = 2;
+                       r.comm.connection.backend = dtbench::comm::Backend::kGloo;
+                     }),
+             Catch::Contains("--backend gloo") && Catch::Contains("--backend nccl"));
+  CHECK_THAT(refusal(c,
+                     [](RunConfig& r) {
+                       r.comm.connection.worldSize = 2;
+                       r.comm.connection.backend = dtbench::comm::Backend::kMpi;
+                     }),
+             Catch::Contains("--backend mpi"));
+  CHECK_THAT(refusal(c,
+                     [](RunConfig& r) {
+                       r.comm.connection.worldSize = 2;
+                       r.comm.connection.backend = dtbench::comm::Backend::kNccl;
+                       r.sync.kind = Sync::kPairavg;
+                     }),
+             Catch::Contains("--sync pairavg"));
+  CHECK_THAT(refusal(c,
+                     [](RunConfig& r) {
+                       r.comm.connection.worldSize = 2;
+                       r.comm.connection.backend = dtbench::comm::Backend::kNccl;
+                       r.comm.topology = dtbench::comm::Topology::parse("ring");
+                     }),
+             Catch::Contains("--topology ring") && Catch::Contains("native"));
+  CHECK_THAT(refusal(c, [](RunConfig& r) { r.precision.amp = Amp::kFp16; }), Catch::Contains("--amp fp16"));
+  CHECK_THAT(refusal(c, [](RunConfig& r) { r.gpu.phaseTiming = dtbench::run::PhaseTiming::kSync; }),
+             Catch::Contains("--phase-timing sync"));
+  // Where nothing above holds: this build does not capture the step, and says so.
+  CHECK_THAT(errorOf(c), Catch::Contains("does not capture") && Catch::Contains("without --cuda-graph"));
+}

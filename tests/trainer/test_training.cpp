@@ -350,3 +350,50 @@ TEST_CASE("a one-step run's config.json holds exactly the schema's keys", "[trai
   CHECK(read.settings.model == "lenet");
   CHECK(read.facts.modelParameters == 62006);
 }
+
+TEST_CASE("phase timing changes no result, and none leaves the device phases empty", "[training][phase_timing]") {
+  const TempDir tmp;
+  using dtbench::run::PhaseTiming;
+  std::vector<double> checksums;
+  for (PhaseTiming timing : {PhaseTiming::kEvents, PhaseTiming::kSync, PhaseTiming::kNone}) {
+    const std::string name = dtbench::run::phaseTimingNames().name(timing);
+    const std::string out = tmp / name;
+    RunConfig c = lenetOnSynthetic(out);
+    c.maxSteps = 3;
+    c.evaluate = false;
+    c.gpu.phaseTiming = timing;
+    const nlohmann::json summary = dtbench::trainer::Trainer(c).run();
+    REQUIRE(summary.at("status") == "completed");
+    checksums.push_back(summary.at("param_checksum").get<double>());
+    CHECK(readJson(out + "/config.json").at("phase_timing") == name);
+    std::ifstream in(out + "/batches.csv");
+    std::string line;
+    std::getline(in, line);
+    int rows = 0;
+    while (std::getline(in, line)) {
+      ++rows;
+      std::vector<std::string> cells;
+      std::stringstream fields(line);
+      for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+      REQUIRE(cells.size() == 14);
+      INFO(name << " row " << rows << ": " << line);
+      CHECK_FALSE(cells[4].empty());  // data_s: the host's, always
+      CHECK(std::stod(cells[11]) > 0);  // step_s
+      for (int phase : {5, 6, 7, 10}) {  // h2d_s, forward_s, backward_s, optimizer_s
+        if (timing == PhaseTiming::kNone) {
+          CHECK(cells[phase].empty());
+        } else {
+          REQUIRE_FALSE(cells[phase].empty());
+          CHECK(std::stod(cells[phase]) >= 0);
+          CHECK(std::stod(cells[phase]) <= std::stod(cells[11]));
+        }
+      }
+    }
+    CHECK(rows == 6);  // every step of both epochs, each epoch's last included
+    const nlohmann::json epoch = readJson(out + "/summary.json").at("epochs").at(0);
+    CHECK(epoch.at("forward_s").is_null() == (timing == PhaseTiming::kNone));
+    CHECK(epoch.at("data_s").is_number());
+  }
+  CHECK(checksums[0] == checksums[1]);
+  CHECK(checksums[0] == checksums[2]);
+}

@@ -105,6 +105,12 @@ void readBatches(const CsvFile& f, std::vector<BatchRow>& rows) {
     r.stepS = seconds(f, i, stepS);
     if (!(r.stepS > 0)) f.fail(i, stepS, "'" + f.text(i, stepS) + "' is not a step time (finite seconds, more than 0)");
     for (const auto& [field, column] : phases) {
+      // A device phase that was not timed (--phase-timing none) is an empty cell.
+      if (field != &BatchRow::dataS && field != &BatchRow::commTotalS && field != &BatchRow::commExposedS &&
+          f.text(i, column).empty()) {
+        r.*field = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
       r.*field = seconds(f, i, column);
       if (r.*field > r.stepS)
         f.fail(i, column,

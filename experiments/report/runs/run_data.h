@@ -26,7 +26,7 @@ struct BatchRow {
   int64_t step = 0;
   int64_t samples = 0;
   double dataS = 0, h2dS = 0, forwardS = 0, backwardS = 0, commTotalS = 0, commExposedS = 0, optimizerS = 0,
-         stepS = 0;
+         stepS = 0;  // h2dS, forwardS, backwardS, optimizerS: NaN when the run did not time them (an empty cell)
   int64_t bytesSent = 0, bytesRecv = 0;
 };
 

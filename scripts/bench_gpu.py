@@ -1,0 +1,392 @@
+"""GPU speed: dtbench against PyTorch eager (and CUDA graphs) on one GPU, on the same torch.
+
+Run as `scripts/bench_single_rank.py --device cuda ...` (or this file directly); docs/gpu.md, "GPU speed",
+says how to run it on the GPU machine and docs/benchmarks.md, "GPU speed", what it measures. In order of
+priority, each part written to --out as soon as it is measured (results.json, results.md), so a run cut
+short by its time limit still leaves what it measured:
+
+  1. eager: dtbench against PyTorch eager at {resnet18, mobilenetv2} x {batch 128, 512} x {fp32, bf16 +
+     channels-last}, --repeats alternating repeats (which side goes first alternates). PyTorch runs
+     cudnn.benchmark off and on in one process per point and the best of the two is taken. dtbench runs
+     with its defaults (--phase-timing events, --cudnn-benchmark on): every phase is timed.
+  2. graph: dtbench --cuda-graph beside PyTorch's whole-step torch.cuda.graph (forward, loss, backward,
+     optimizer step captured once after warm-up, static inputs) at the ResNet-18 points; where dtbench
+     refuses --cuda-graph, its message is recorded instead of a figure.
+  3. phase_timing: dtbench --phase-timing events against none at two points (the cost of timing).
+  4. table1 (--table1): dtbench alone at batch 32 to 8192, fp32 and bf16.
+
+Figures: images/s = samples / sum(step_s - data_s) over the timed steps for dtbench (batches.csv; the
+loader's wait left out), samples / sum(step seconds) for PyTorch
+(pre-built batches on the device, so nothing to leave out). Both read loss and accuracy back every step.
+A ratio is dtbench / PyTorch of the medians over the repeats; the spread is min-max of the per-repeat
+ratios.
+
+--device cpu runs the same plumbing on the CPU with tiny settings (a check of the script, not a
+measurement); --device cuda fails at once, naming what is missing, where no GPU is visible.
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# One PyTorch point, in its own process: eager with cudnn.benchmark off then on (CUDA), or the whole
+# step in a CUDA graph. Prints {"variants": {name: [step seconds...]}} as JSON.
+PYTORCH_POINT = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import torch
+import torch.nn.functional as F
+from kuangliu_models import MODELS
+model_name, batch, precision, device, mode, warmup, steps = sys.argv[2:9]
+batch, warmup, steps = int(batch), int(warmup), int(steps)
+bf16 = precision == "bf16"
+cuda = device == "cuda"
+if cuda and not torch.cuda.is_available():
+    sys.exit("PyTorch sees no CUDA device")
+fmt = torch.channels_last if bf16 else torch.contiguous_format
+
+def sync():
+    if cuda:
+        torch.cuda.synchronize()
+
+def build():
+    torch.manual_seed(0)
+    model = MODELS[model_name]().to(device).to(memory_format=fmt)
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=5e-4)
+    g = torch.Generator().manual_seed(1)
+    batches = [(torch.randn(batch, 3, 32, 32, generator=g).to(device).contiguous(memory_format=fmt),
+                torch.randint(0, 10, (batch,), generator=g).to(device)) for _ in range(4)]
+    return model, opt, batches
+
+def forward_loss(model, x, y):
+    with torch.autocast(device, dtype=torch.bfloat16, enabled=bf16):
+        out = model(x)
+        return out, F.cross_entropy(out, y)
+
+def eager(benchmark):
+    if cuda:
+        torch.backends.cudnn.benchmark = benchmark
+    model, opt, batches = build()
+    times = []
+    for step in range(warmup + steps):
+        x, y = batches[step % len(batches)]
+        sync()
+        t0 = time.perf_counter()
+        out, loss = forward_loss(model, x, y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+        loss.item()
+        (out.argmax(1) == y).sum().item()
+        times.append(time.perf_counter() - t0)
+    return times[warmup:]
+
+def graphed():
+    torch.backends.cudnn.benchmark = True
+    model, opt, batches = build()
+    static_x = batches[0][0].clone()
+    static_y = batches[0][1].clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            out, loss = forward_loss(model, static_x, static_y)
+            loss.backward()
+            opt.step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        static_out, static_loss = forward_loss(model, static_x, static_y)
+        static_loss.backward()
+        opt.step()
+    times = []
+    for step in range(warmup + steps):
+        x, y = batches[step % len(batches)]
+        sync()
+        t0 = time.perf_counter()
+        static_x.copy_(x)
+        static_y.copy_(y)
+        graph.replay()
+        static_loss.item()
+        (static_out.argmax(1) == static_y).sum().item()
+        times.append(time.perf_counter() - t0)
+    return times[warmup:]
+
+if mode == "graph":
+    variants = {"graph": graphed()}
+elif cuda:
+    variants = {"cudnn_benchmark_off": eager(False), "cudnn_benchmark_on": eager(True)}
+else:
+    variants = {"eager": eager(False)}
+print(json.dumps({"variants": variants}))
+"""
+
+
+class Refused(Exception):
+    """dtbench refused the flags (a usage error, exit code 2): its message is the result."""
+
+
+def run_dtbench(args, model, batch, precision, extra=()):
+    """images/s over the timed steps, and the medians of the phase columns (None where empty)."""
+    steps = args.warmup + args.steps
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        cmd = [args.dtbench, "train", "--device", args.device, "--model", model, "--dataset", "synthetic",
+               "--synthetic-train-size", str(batch * steps), "--synthetic-test-size", "0", "--batch-size", str(batch),
+               "--epochs", "1", "--max-steps", str(steps), "--lr", "0.02", "--no-eval", "--quiet", "--out", out,
+               "--timeout", str(args.run_timeout)]
+        if precision == "bf16":
+            cmd += ["--amp", "bf16", "--channels-last"]
+        cmd += list(extra)
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.run_timeout)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"dtbench did not finish in {args.run_timeout} s: {' '.join(cmd)}")
+        if done.returncode == 2:
+            raise Refused(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "usage error")
+        if done.returncode != 0:
+            raise RuntimeError(f"dtbench failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
+        with open(os.path.join(out, "batches.csv")) as f:
+            rows = list(csv.DictReader(f))[args.warmup:]
+    if not rows:
+        raise RuntimeError("dtbench wrote no timed rows")
+    samples = sum(int(r["samples"]) for r in rows)
+    compute = sum(float(r["step_s"]) - float(r["data_s"]) for r in rows)
+    phases = {}
+    for column in ("data_s", "h2d_s", "forward_s", "backward_s", "optimizer_s", "step_s"):
+        cells = [r[column] for r in rows]
+        phases[column] = None if any(c == "" for c in cells) else statistics.median(float(c) for c in cells)
+    return {"images_per_s": samples / compute, "phases": phases}
+
+
+def run_pytorch(args, model, batch, precision, mode):
+    """{variant: images/s} for one point, in a fresh process."""
+    cmd = [args.python, "-c", PYTORCH_POINT, os.path.join(HERE, "reference"), model, str(batch), precision,
+           args.device, mode, str(args.warmup), str(args.steps)]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.run_timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"PyTorch did not finish in {args.run_timeout} s ({model} {batch} {precision} {mode})")
+    if done.returncode != 0:
+        raise RuntimeError(f"PyTorch failed ({model} {batch} {precision} {mode}):\n{done.stderr[-2000:]}")
+    variants = json.loads(done.stdout.strip().splitlines()[-1])["variants"]
+    return {name: batch * len(t) / sum(t) for name, t in variants.items()}
+
+
+def ratio_cell(ours, theirs):
+    """'median ratio (min-max of the per-repeat ratios)'."""
+    if not ours or not theirs:
+        return "—"
+    per_repeat = [a / b for a, b in zip(ours, theirs)]
+    return (f"{statistics.median(ours) / statistics.median(theirs):.3f} "
+            f"({min(per_repeat):.3f}–{max(per_repeat):.3f})")
+
+
+def rate_cell(values):
+    return f"{statistics.median(values):,.0f}" if values else "—"
+
+
+def geometric_mean(values):
+    product = 1.0
+    for v in values:
+        product *= v
+    return product ** (1.0 / len(values)) if values else float("nan")
+
+
+class Results:
+    """Everything measured so far, rewritten to --out after every point."""
+
+    def __init__(self, args):
+        self.args = args
+        self.data = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "device": args.device, "settings": vars(args),
+                     "eager": {}, "graph": {}, "phase_timing": {}, "table1": {}, "notes": [], "errors": []}
+
+    def save(self):
+        os.makedirs(self.args.out, exist_ok=True)
+        with open(os.path.join(self.args.out, "results.json"), "w") as f:
+            json.dump(self.data, f, indent=1)
+        with open(os.path.join(self.args.out, "results.md"), "w") as f:
+            f.write(self.markdown())
+
+    def markdown(self):
+        d = self.data
+        lines = [f"GPU speed on {d['device']}, started {d['started']}; images/s medians of {self.args.repeats} "
+                 f"alternating repeats, {self.args.warmup} warm-up and {self.args.steps} timed steps each.", ""]
+        if d["eager"]:
+            lines += ["| model | batch | precision | dtbench | PyTorch eager (best of cudnn.benchmark) | "
+                      "dtbench / PyTorch (spread) | dtbench forward / backward / optimizer ms |", "|---|---|---|---|---|---|---|"]
+            ratios = []
+            for key, r in d["eager"].items():
+                model, batch, precision = key.split("/")
+                best = [max(v.values()) for v in r["pytorch"]]
+                if r["dtbench"] and best:
+                    ratios.append(statistics.median(x["images_per_s"] for x in r["dtbench"]) / statistics.median(best))
+                ph = r["dtbench"][-1]["phases"] if r["dtbench"] else {}
+                phase_ms = " / ".join("—" if ph.get(c) is None else f"{1000 * ph[c]:.2f}"
+                                      for c in ("forward_s", "backward_s", "optimizer_s")) if ph else "—"
+                lines.append(f"| {model} | {batch} | {precision} | {rate_cell([x['images_per_s'] for x in r['dtbench']])} "
+                             f"| {rate_cell(best)} | {ratio_cell([x['images_per_s'] for x in r['dtbench']], best)} "
+                             f"| {phase_ms} |")
+            lines += ["", f"Geometric mean of the ratios over {len(ratios)} points: {geometric_mean(ratios):.3f}; "
+                          f"lowest {min(ratios):.3f}." if ratios else "", ""]
+        if d["graph"]:
+            lines += ["| model | batch | precision | dtbench --cuda-graph | torch.cuda.graph | ratio (spread) |",
+                      "|---|---|---|---|---|---|"]
+            for key, r in d["graph"].items():
+                model, batch, precision = key.split("/")
+                ours = [x["images_per_s"] for x in r["dtbench"]]
+                theirs = [v["graph"] for v in r["pytorch"]]
+                mine = rate_cell(ours) if ours else f"refused: {r.get('refused', '—')}"
+                lines.append(f"| {model} | {batch} | {precision} | {mine} | {rate_cell(theirs)} | "
+                             f"{ratio_cell(ours, theirs)} |")
+            lines.append("")
+        if d["phase_timing"]:
+            lines += ["| model | batch | precision | events | none | events / none (spread) |", "|---|---|---|---|---|---|"]
+            for key, r in d["phase_timing"].items():
+                model, batch, precision = key.split("/")
+                ev = [x["images_per_s"] for x in r["events"]]
+                no = [x["images_per_s"] for x in r["none"]]
+                lines.append(f"| {model} | {batch} | {precision} | {rate_cell(ev)} | {rate_cell(no)} | "
+                             f"{ratio_cell(ev, no)} |")
+            lines.append("")
+        if d["table1"]:
+            lines += ["| model | batch | precision | dtbench images/s |", "|---|---|---|---|"]
+            for key, r in d["table1"].items():
+                model, batch, precision = key.split("/")
+                lines.append(f"| {model} | {batch} | {precision} | {rate_cell([x['images_per_s'] for x in r])} |")
+            lines.append("")
+        if d["notes"]:
+            lines += ["Notes:", ""] + [f"- {n}" for n in d["notes"]] + [""]
+        if d["errors"]:
+            lines += ["Errors:", ""] + [f"- {e}" for e in d["errors"]]
+        return "\n".join(lines) + "\n"
+
+
+def points(args):
+    return [(m, b, p) for m in args.models.split(",") for b in (int(x) for x in args.batches.split(","))
+            for p in args.precisions.split(",")]
+
+
+def measure_eager(args, results):
+    for repeat in range(args.repeats):
+        for model, batch, precision in points(args):
+            r = results.data["eager"].setdefault(f"{model}/{batch}/{precision}", {"dtbench": [], "pytorch": []})
+            sides = ["dtbench", "pytorch"] if repeat % 2 == 0 else ["pytorch", "dtbench"]
+            try:
+                measured = {}  # both sides of a repeat, or neither: the per-repeat ratios pair them
+                for side in sides:
+                    measured[side] = (run_dtbench(args, model, batch, precision) if side == "dtbench"
+                                      else run_pytorch(args, model, batch, precision, "eager"))
+                for side in sides:
+                    r[side].append(measured[side])
+            except (RuntimeError, Refused) as e:
+                results.data["errors"].append(f"eager {model} {batch} {precision}: {e}")
+            results.save()
+            print(f"eager repeat {repeat + 1} {model} {batch} {precision} done", file=sys.stderr)
+
+
+def measure_graphs(args, results):
+    if args.device != "cuda":
+        results.data["notes"].append("graph: CUDA graphs need --device cuda; not measured")
+        return
+    graph_points = [p for p in points(args) if p[0] == "resnet18"]
+    for repeat in range(args.repeats):
+        for model, batch, precision in graph_points:
+            r = results.data["graph"].setdefault(f"{model}/{batch}/{precision}", {"dtbench": [], "pytorch": []})
+            try:
+                if "refused" not in r:
+                    r["dtbench"].append(run_dtbench(args, model, batch, precision, ["--cuda-graph"]))
+            except Refused as e:
+                r["refused"] = str(e)
+            except RuntimeError as e:
+                results.data["errors"].append(f"graph dtbench {model} {batch} {precision}: {e}")
+            try:
+                r["pytorch"].append(run_pytorch(args, model, batch, precision, "graph"))
+            except RuntimeError as e:
+                results.data["errors"].append(f"graph PyTorch {model} {batch} {precision}: {e}")
+            results.save()
+
+
+def measure_phase_timing(args, results):
+    chosen = [p for p in points(args) if p[2] == "fp32"][:2]
+    for repeat in range(args.repeats):
+        for model, batch, precision in chosen:
+            r = results.data["phase_timing"].setdefault(f"{model}/{batch}/{precision}", {"events": [], "none": []})
+            modes = ["events", "none"] if repeat % 2 == 0 else ["none", "events"]
+            try:
+                measured = {mode: run_dtbench(args, model, batch, precision, ["--phase-timing", mode]) for mode in modes}
+                for mode in modes:
+                    r[mode].append(measured[mode])
+            except (RuntimeError, Refused) as e:
+                results.data["errors"].append(f"phase timing {model} {batch} {precision}: {e}")
+            results.save()
+
+
+def measure_table1(args, results):
+    for batch in (int(x) for x in args.table1_batches.split(",")):
+        for precision in ("fp32", "bf16"):
+            r = results.data["table1"].setdefault(f"resnet18/{batch}/{precision}", [])
+            try:
+                r.append(run_dtbench(args, "resnet18", batch, precision))
+            except (RuntimeError, Refused) as e:
+                results.data["errors"].append(f"table1 {batch} {precision}: {e}")
+            results.save()
+
+
+def check_device(args):
+    """Fails at once, naming what is missing, where --device cuda cannot run."""
+    if not os.access(args.dtbench, os.X_OK):
+        sys.exit(f"bench_gpu: no dtbench at {args.dtbench} (build it, or pass --dtbench)")
+    if args.device != "cuda":
+        return
+    version = subprocess.run([args.dtbench, "--version"], capture_output=True, text=True, timeout=60).stdout
+    if "gpus visible: 0" in version:
+        sys.exit("bench_gpu: --device cuda, but dtbench sees no GPU (dtbench --version: 'gpus visible: 0'); "
+                 "run on a GPU machine, or --device cpu for a check of this script")
+    probe = subprocess.run([args.python, "-c", "import torch; print(torch.cuda.is_available())"],
+                           capture_output=True, text=True, timeout=120)
+    if probe.stdout.strip() != "True":
+        sys.exit(f"bench_gpu: --device cuda, but {args.python}'s PyTorch sees no GPU: {probe.stderr.strip()[-300:]}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dtbench", default="build/dtbench")
+    parser.add_argument("--python", default=sys.executable, help="the Python whose PyTorch is the reference")
+    parser.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    parser.add_argument("--out", default=os.environ.get("OUT", "bench-gpu"), help="where results go (default: $OUT)")
+    parser.add_argument("--models", default="resnet18,mobilenetv2")
+    parser.add_argument("--batches", default="128,512")
+    parser.add_argument("--precisions", default="fp32,bf16", help="fp32 and/or bf16 (bf16 = --amp bf16 --channels-last)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=60, help="timed steps per run")
+    parser.add_argument("--parts", default="eager,graph,phase_timing", help="of eager, graph, phase_timing, table1")
+    parser.add_argument("--table1-batches", default="32,64,128,256,512,1024,2048,4096,8192")
+    parser.add_argument("--run-timeout", type=int, default=300, help="seconds one process may take")
+    args = parser.parse_args(argv)
+    check_device(args)
+    results = Results(args)
+    results.save()
+    parts = {"eager": measure_eager, "graph": measure_graphs, "phase_timing": measure_phase_timing,
+             "table1": measure_table1}
+    for part in args.parts.split(","):
+        if part not in parts:
+            sys.exit(f"bench_gpu: unknown part '{part}' (--parts takes {', '.join(parts)})")
+        parts[part](args, results)
+    print(results.markdown())
+    return 1 if results.data["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
