@@ -17,7 +17,7 @@ TopologyAllreduce::TopologyAllreduce(Communicator& communicator, Topology topolo
       topology_(topology),
       recorder_(recorder),
       // Under an impairment every transfer is one message (topology_allreduce.h).
-      executor_(impairment.active() ? 0 : segmentBytes.value_or(topology.defaultSegmentBytes())) {
+      executor_(impairment.active() ? 0 : segmentBytes.value_or(topology.defaultSegmentBytes(hosts))) {
   if (hosts.worldSize() != communicator.size())
     throw std::invalid_argument("the host layout covers " + std::to_string(hosts.worldSize()) +
                                 " ranks but the world has " + std::to_string(communicator.size()));
