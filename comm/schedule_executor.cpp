@@ -97,7 +97,7 @@ void markReceivesAhead(Plan& plan) {
   }
 }
 
-Plan makePlan(const Schedule& schedule, int self, int64_t numel, int segments) {
+Plan makePlan(const Schedule& schedule, int self, int64_t numel, int segments, bool receivesAhead) {
   Plan plan;
   plan.segments = segments;
   plan.items.resize(schedule.steps.size());
@@ -125,7 +125,7 @@ Plan makePlan(const Schedule& schedule, int self, int64_t numel, int segments) {
     plan.segmentBase.push_back(plan.workspace);
     plan.workspace += region[g];
   }
-  markReceivesAhead(plan);
+  if (receivesAhead) markReceivesAhead(plan);
   return plan;
 }
 
@@ -160,7 +160,7 @@ void applyIncoming(const Item& item, const at::Tensor& flat) {
 
 }  // namespace
 
-ScheduleExecutor::ScheduleExecutor(int64_t segmentBytes) : segmentBytes_(segmentBytes) {
+ScheduleExecutor::ScheduleExecutor(int64_t segmentBytes, ScheduleWalk walk) : segmentBytes_(segmentBytes), walk_(walk) {
   if (segmentBytes < 0) throw std::invalid_argument("segment size must be >= 0 bytes (0: no segments)");
 }
 
@@ -178,7 +178,8 @@ void ScheduleExecutor::run(const Schedule& schedule, PointToPoint& p2p, const at
   const at::Tensor flat = tensor.view({-1});
   const int64_t numel = flat.numel();
   if (schedule.steps.empty() || numel == 0) return;
-  Plan plan = makePlan(schedule, p2p.rank(), numel, segmentsFor(schedule, numel, flat.element_size()));
+  const bool bothDirections = walk_ == ScheduleWalk::kBothDirections;
+  Plan plan = makePlan(schedule, p2p.rank(), numel, segmentsFor(schedule, numel, flat.element_size()), bothDirections);
   if (plan.workspace > 0 && (!workspace_.defined() || workspace_.scalar_type() != flat.scalar_type() ||
                              workspace_.numel() < plan.workspace))
     workspace_ = at::empty({plan.workspace}, flat.options());
@@ -201,7 +202,7 @@ void ScheduleExecutor::run(const Schedule& schedule, PointToPoint& p2p, const at
       item.sends.push_back(p2p.send(flat.narrow(0, out.range.begin, out.range.size()), out.transfer->dst, tagOf(s)));
   };
 
-  // Note [Walking a Schedule]: the receives ahead and the first step's, then its first sends.
+  // Note [Walking a Schedule]: the receives ahead, then the first step's items.
   const size_t steps = plan.items.size();
   const int segments = plan.segments;
   for (size_t s = 0; s < steps; ++s)
@@ -212,28 +213,39 @@ void ScheduleExecutor::run(const Schedule& schedule, PointToPoint& p2p, const at
       for (size_t i = 0; i < item.incoming.size(); ++i)
         if (item.incoming[i].ahead) postReceive(s, g, i);
     }
-  for (int g = 0; g < segments; ++g) postReceives(0, g);
-  for (int g = 0; g < std::min(segments, kFirstStepWindow); ++g) postSends(0, g);
-  const size_t diagonals = steps + static_cast<size_t>(segments) - 1;
-  for (size_t d = 0; d < diagonals; ++d) {
-    for (size_t s = d >= static_cast<size_t>(segments) ? d - segments + 1 : 0; s <= d && s < steps; ++s) {
-      const int g = static_cast<int>(d - s);
-      Item& item = plan.items[s][g];
-      waitAll(item.receives);
-      waitAll(item.sends);  // before anything lands in a range this rank is still sending
-      applyIncoming(item, flat);
-      item.buffers.clear();
-      if (s == 0 && g + kFirstStepWindow < segments) postSends(0, g + kFirstStepWindow);
-      if (s + 1 < steps) {
-        postReceives(s + 1, g);
-        postSends(s + 1, g);
-      }
-    }
+  const int window = bothDirections ? kFirstStepWindow : segments;
+  for (int g = 0; g < segments; ++g) {
+    postReceives(0, g);
+    if (!bothDirections) postSends(0, g);
   }
+  if (bothDirections)
+    for (int g = 0; g < std::min(segments, window); ++g) postSends(0, g);
+  const auto process = [&](size_t s, int g) {
+    Item& item = plan.items[s][g];
+    waitAll(item.receives);
+    waitAll(item.sends);  // before anything lands in a range this rank is still sending
+    applyIncoming(item, flat);
+    item.buffers.clear();
+    if (s == 0 && g + window < segments) postSends(0, g + window);
+    if (s + 1 < steps) {
+      postReceives(s + 1, g);
+      postSends(s + 1, g);
+    }
+  };
+  if (!bothDirections) {
+    for (size_t s = 0; s < steps; ++s)
+      for (int g = 0; g < segments; ++g) process(s, g);
+    return;
+  }
+  const size_t diagonals = steps + static_cast<size_t>(segments) - 1;
+  for (size_t d = 0; d < diagonals; ++d)
+    for (size_t s = d >= static_cast<size_t>(segments) ? d - segments + 1 : 0; s <= d && s < steps; ++s)
+      process(s, static_cast<int>(d - s));
 }
 
-void runSchedule(const Schedule& schedule, PointToPoint& p2p, const at::Tensor& tensor, int64_t segmentBytes) {
-  ScheduleExecutor(segmentBytes).run(schedule, p2p, tensor);
+void runSchedule(const Schedule& schedule, PointToPoint& p2p, const at::Tensor& tensor, int64_t segmentBytes,
+                 ScheduleWalk walk) {
+  ScheduleExecutor(segmentBytes, walk).run(schedule, p2p, tensor);
 }
 
 }  // namespace dtbench::comm

@@ -35,7 +35,8 @@
 // bound"), a leaf of a tree that asked for the broadcast only after its own reduce segments were
 // under way had its request arrive behind all of them, so the root's broadcast started when the
 // reduction ended: the two phases, which should share the link's two directions, took turns (0.5
-// of the link bound). Hence three rules:
+// of the link bound). Hence three rules, the walk ScheduleWalk::kBothDirections, which
+// comm::TopologyAllreduce takes for a Schedule across hosts:
 //  - Receives ahead. A receive that lands in place (not added, not overlapping what the item
 //    sends) is posted when the run starts, before any send, if its data cannot arrive before every
 //    earlier use of its range is over: the rank sent something to the same peer in an earlier item
@@ -56,7 +57,8 @@
 //    No two ranks wait for each other: item (s, g) needs only its peers' items (s, g), whose sends
 //    are posted once (s - 1, g), or for the first step (0, g - 2), was applied: earlier diagonals.
 // None of this changes which bytes move or in which order a rank adds them: results are bit for bit
-// those of a step-by-step walk.
+// those of the step-by-step walk (ScheduleWalk::kStepByStep), which comm::TopologyAllreduce keeps for
+// a Schedule within one host: over Open MPI's shared memory on 2 cores it measured faster there.
 // Segment size: defaultSegmentBytes (comm/topology/registry.h) per topology, or --segment-bytes.
 //
 // Note [Reduced-precision sums]
@@ -76,13 +78,23 @@
 
 namespace dtbench::comm {
 
+// How run() walks the items (Note [Walking a Schedule]).
+enum class ScheduleWalk {
+  kBothDirections,  // receives ahead, a two-segment first-step window, diagonal order: across hosts
+  kStepByStep,      // items in (step, segment) order, each posting its receives and sends together, all of
+                    // the first step at once: within one host, where shared memory is no connection
+                    // to share and this measured faster (docs/benchmarks.md, "The link bound: why trees
+                    // and stars ran at half of it")
+};
+
 class ScheduleExecutor {
  public:
   static constexpr int kMaxSegments = comm::kMaxSegments;  // schedule.h
 
   // segmentBytes 0: no segmentation (every transfer is one message per step).
-  explicit ScheduleExecutor(int64_t segmentBytes = 0);
+  explicit ScheduleExecutor(int64_t segmentBytes = 0, ScheduleWalk walk = ScheduleWalk::kBothDirections);
   int64_t segmentBytes() const { return segmentBytes_; }
+  ScheduleWalk walk() const { return walk_; }
   // Segments per chunk for a tensor of `numel` elements of `elementBytes` each (the same on every
   // rank: it depends only on the Schedule, the tensor's size and segmentBytes): segmentCount().
   int segmentsFor(const Schedule& schedule, int64_t numel, int64_t elementBytes) const;
@@ -90,11 +102,12 @@ class ScheduleExecutor {
 
  private:
   int64_t segmentBytes_;
+  ScheduleWalk walk_;
   at::Tensor workspace_;
 };
 
 // One call with a fresh executor (tests and one-off use).
 void runSchedule(const Schedule& schedule, PointToPoint& p2p, const at::Tensor& tensor,
-                 int64_t segmentBytes = 0);
+                 int64_t segmentBytes = 0, ScheduleWalk walk = ScheduleWalk::kBothDirections);
 
 }  // namespace dtbench::comm

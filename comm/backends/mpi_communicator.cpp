@@ -15,7 +15,6 @@
 #include <utility>
 
 #include "comm/point_to_point.h"
-#include "comm/topology/registry.h"
 
 namespace dtbench::comm {
 namespace {
@@ -181,14 +180,15 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     // sending on the same connection. Two nodes sending each other MiB-sized messages then take
     // turns (a ring or clique over 2 nodes reached 0.50 of the link bound at 1 Gbit/s), and
     // several outstanding rendezvous to one peer share the link and finish together, which undoes
-    // a pipeline of segments (a tree or star reached 0.50). Messages up to the executor's segment
-    // across hosts (kCrossHostSegmentBytes, 1 MiB, plus Open MPI's header) therefore go eagerly,
-    // in the order they were posted: 0.92-0.97 of the bound for every topology over 2 nodes
-    // (docs/benchmarks.md, "The link bound"). Shared memory within a node has limits of its own,
-    // untouched. A user's own setting wins.
-    const std::string eagerLimit = std::to_string(2 * kCrossHostSegmentBytes);  // a segment and its header
-    setenv("OMPI_MCA_btl_tcp_eager_limit", eagerLimit.c_str(), /*overwrite=*/0);
-    setenv("OMPI_MCA_btl_tcp_max_send_size", eagerLimit.c_str(), /*overwrite=*/0);
+    // a pipeline of segments (a tree or star reached 0.50). The executor's segments across hosts
+    // (kCrossHostSegmentBytes, comm/topology/registry.h: 256 KiB, up to 1 MiB for a 64 MiB tree,
+    // whose one chunk is cut into at most kMaxSegments) therefore go eagerly, in the order they
+    // were posted: a 2 MiB limit, measured at 0.92-0.97 of the bound for every topology over 2
+    // nodes (docs/benchmarks.md, "The link bound: why trees and stars ran at half of it"). Shared
+    // memory within a node has limits of its own, untouched. A user's own setting wins.
+    const char* const eagerLimit = "2097152";
+    setenv("OMPI_MCA_btl_tcp_eager_limit", eagerLimit, /*overwrite=*/0);
+    setenv("OMPI_MCA_btl_tcp_max_send_size", eagerLimit, /*overwrite=*/0);
 #endif
     mpiCheck(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
     impl_->initializedHere = true;

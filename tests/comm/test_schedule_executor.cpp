@@ -90,21 +90,27 @@ TEST_CASE("every topology sums a tensor of about 1M elements exactly", "[executo
 
 TEST_CASE("pipelined segments sum exactly for every topology, world size and length", "[executor][pipeline]") {
   // 8-byte segments cut even short chunks into many segments (up to kMaxSegments), so pieces are
-  // empty, one element, or uneven, and up to two steps of items are in flight at once.
+  // empty, one element, or uneven, and items of many steps are in flight at once; both walks
+  // (Note [Walking a Schedule]) give the same bits.
   for (int world = 2; world <= 5; ++world)
     for (const std::string& topology : kTopologies) {
       const Schedule schedule = makeSchedule(topology, hostsFromRanksPerHost(world, 2));
       for (at::ScalarType type : {at::kFloat, at::kHalf})
         for (int64_t numel : {int64_t{1}, int64_t{13}, int64_t{world + 3}, int64_t{4099}}) {
-          const auto results = runRanks<at::Tensor>(world, [&](PointToPoint& p2p) {
-            at::Tensor t = input(numel, p2p.rank(), type);
-            runSchedule(schedule, p2p, t, /*segmentBytes=*/8);
-            return t;
-          });
-          for (int r = 0; r < world; ++r) {
-            INFO(topology << " world " << world << " rank " << r << " " << c10::toString(type) << " numel " << numel);
-            CHECK(wrongElements(results[r], expected(numel, world)) == 0);
+          std::vector<at::Tensor> byWalk;
+          for (const ScheduleWalk walk : {ScheduleWalk::kBothDirections, ScheduleWalk::kStepByStep}) {
+            const auto results = runRanks<at::Tensor>(world, [&](PointToPoint& p2p) {
+              at::Tensor t = input(numel, p2p.rank(), type);
+              runSchedule(schedule, p2p, t, /*segmentBytes=*/8, walk);
+              return t;
+            });
+            for (int r = 0; r < world; ++r) {
+              INFO(topology << " world " << world << " rank " << r << " " << c10::toString(type) << " numel " << numel);
+              CHECK(wrongElements(results[r], expected(numel, world)) == 0);
+            }
+            byWalk.push_back(results[0]);
           }
+          CHECK(at::equal(byWalk[0], byWalk[1]));
         }
     }
 }
@@ -254,6 +260,23 @@ TEST_CASE("a rank posts the receives from its parent before its first send to it
   }
 }
 
+TEST_CASE("the step-by-step walk posts each step's receives with its item", "[executor][order]") {
+  // Within one host comm::TopologyAllreduce walks step by step: a star's leaf asks for segment g's
+  // broadcast (tag 1) only once its own segment g went up (tag 0).
+  const auto events = runRanks<std::vector<Event>>(3, [&](PointToPoint& p2p) {
+    RecordingPointToPoint recording(p2p);
+    at::Tensor t = input(64 << 10, p2p.rank(), at::kFloat);
+    runSchedule(makeSchedule("star", hostsFromRanksPerHost(3, 3)), recording, t, 8 << 10, ScheduleWalk::kStepByStep);
+    REQUIRE(wrongElements(t, expected(64 << 10, 3)) == 0);
+    return recording.events;
+  });
+  const std::vector<int64_t> broadcast = positionsOf(events[1], 'p', 1);
+  const std::vector<int64_t> sent = positionsOf(events[1], 'w', 0);
+  REQUIRE(broadcast.size() == 32);
+  REQUIRE(sent.size() == 32);
+  for (size_t g = 0; g < sent.size(); ++g) CHECK(sent[g] < broadcast[g]);
+}
+
 TEST_CASE("two ranks keep both directions busy: every receive is posted before the first send", "[executor][order]") {
   // ring and clique over 2 ranks: the all-gather's receive (the exchange's, for clique) lands where
   // the rank's first send left from, and is posted with the reduce-scatter's, before any send.
@@ -323,11 +346,11 @@ TEST_CASE("segments per chunk follow the segment size, within bounds", "[executo
   for (const char* t : {"tree", "star", "binary-tree-star", "hierarchical"})
     CHECK(Topology::parse(t).defaultSegmentBytes() == 1 << 20);
   for (const char* t : {"native", "ring", "clique"}) CHECK(Topology::parse(t).defaultSegmentBytes() == 0);
-  // Over one host the same; over several every point-to-point topology is cut into 1 MiB segments.
+  // Over one host the same; over several every point-to-point topology is cut into 256 KiB segments.
   for (const Topology& t : Topology::all()) {
     INFO(t.name());
     CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 4)) == t.defaultSegmentBytes());
-    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2)) == (t.native() ? 0 : 1 << 20));
+    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2)) == (t.native() ? 0 : 256 << 10));
   }
   CHECK_THROWS_WITH(Topology::parse("torus"), Catch::Contains("ring"));
 }
