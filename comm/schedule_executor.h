@@ -19,15 +19,46 @@
 // the moment (s, g) is applied, while (s, g + 1) ... are still in flight. So a ring's all-gather of
 // a segment starts as soon as its reduction is done, and a tree or star forwards a segment up or
 // down a level while the next one is still arriving: the chain is pipelined, and reductions
-// overlap the transfers. Items are processed in (step, segment) order on every rank, so no two
-// ranks can wait for each other (a rank waits only for items its peers post before anything they
-// could wait for from it).
+// overlap the transfers. How the executor walks the items: Note [Walking a Schedule].
 // Buffers: contributions to be added, and copies a rank would send itself in the same step, arrive
-// in the workspace (two steps' worth: at most items of steps s and s + 1 are in flight); the rest
-// arrives in place. Before an item's received data are applied, its sends are complete, so nothing
-// the rank still sends is overwritten. Messages of step s carry tag s mod (kMaxTag + 1); the
-// segments of a step follow each other in the same order on both sides, which per-tag message
-// order (point_to_point.h) matches.
+// in the workspace, in a region per segment (one item of a segment receives at a time: item
+// (s + 1, g) is posted after (s, g) was applied); the rest arrives in place. Before an item's
+// received data are applied, its sends are complete, so nothing the rank still sends is
+// overwritten. Messages of step s carry tag s mod (kMaxTag + 1); the segments of a step follow each
+// other in the same order on both sides, which per-tag message order (point_to_point.h) matches.
+//
+// Note [Walking a Schedule]
+// A link between two hosts is one connection carrying both directions, and the transports send
+// nothing until the receiver asked for it: Gloo waits for the receiver's "ready" message, Open MPI's
+// rendezvous for its acknowledgement. Such a request queues behind the data the receiver itself is
+// sending on that connection. Measured on the emulated cluster (docs/benchmarks.md, "The link
+// bound"), a leaf of a tree that asked for the broadcast only after its own reduce segments were
+// under way had its request arrive behind all of them, so the root's broadcast started when the
+// reduction ended: the two phases, which should share the link's two directions, took turns (0.5
+// of the link bound). Hence three rules, the walk ScheduleWalk::kBothDirections, which
+// comm::TopologyAllreduce takes for a Schedule across hosts:
+//  - Receives ahead. A receive that lands in place (not added, not overlapping what the item
+//    sends) is posted when the run starts, before any send, if its data cannot arrive before every
+//    earlier use of its range is over: the rank sent something to the same peer in an earlier item
+//    of the segment (the peer posts its send only after it received that, so by then those bytes
+//    were read even if that send's wait() comes later), and from that item on no other message of
+//    the rank touches the range, except sends to that same peer. A tree's
+//    broadcast, and a two-rank ring's or clique's second step, qualify; per step and source all
+//    messages or none, so a source's messages of one tag are posted in the order it sends them.
+//    Every other receive of the first step is posted at the start as well (before any send), and
+//    the rest when their item is posted.
+//  - A window on the first step. Only the first kFirstStepWindow (2) segments of the first step
+//    send at once; segment g + 2 sends when segment g's item was applied. A transport that shares
+//    the link among all outstanding messages to one peer (Open MPI) would otherwise deliver every
+//    segment at the end, and the next level could not start before. Later steps are paced by the
+//    items before them.
+//  - Diagonal order. Items are waited for in order of s + g, then s: a root waits for segment k's
+//    broadcast sends and segment k + 1's reduction in turn, so both directions advance together.
+//    No two ranks wait for each other: item (s, g) needs only its peers' items (s, g), whose sends
+//    are posted once (s - 1, g), or for the first step (0, g - 2), was applied: earlier diagonals.
+// None of this changes which bytes move or in which order a rank adds them: results are bit for bit
+// those of the step-by-step walk (ScheduleWalk::kStepByStep), which comm::TopologyAllreduce keeps for
+// a Schedule within one host: over Open MPI's shared memory on 2 cores it measured faster there.
 // Segment size: defaultSegmentBytes (comm/topology/registry.h) per topology, or --segment-bytes.
 //
 // Note [Reduced-precision sums]
@@ -47,13 +78,23 @@
 
 namespace dtbench::comm {
 
+// How run() walks the items (Note [Walking a Schedule]).
+enum class ScheduleWalk {
+  kBothDirections,  // receives ahead, a two-segment first-step window, diagonal order: across hosts
+  kStepByStep,      // items in (step, segment) order, each posting its receives and sends together, all of
+                    // the first step at once: within one host, where shared memory is no connection
+                    // to share and this measured faster (docs/benchmarks.md, "The link bound: why trees
+                    // and stars ran at half of it")
+};
+
 class ScheduleExecutor {
  public:
   static constexpr int kMaxSegments = comm::kMaxSegments;  // schedule.h
 
   // segmentBytes 0: no segmentation (every transfer is one message per step).
-  explicit ScheduleExecutor(int64_t segmentBytes = 0);
+  explicit ScheduleExecutor(int64_t segmentBytes = 0, ScheduleWalk walk = ScheduleWalk::kBothDirections);
   int64_t segmentBytes() const { return segmentBytes_; }
+  ScheduleWalk walk() const { return walk_; }
   // Segments per chunk for a tensor of `numel` elements of `elementBytes` each (the same on every
   // rank: it depends only on the Schedule, the tensor's size and segmentBytes): segmentCount().
   int segmentsFor(const Schedule& schedule, int64_t numel, int64_t elementBytes) const;
@@ -61,11 +102,12 @@ class ScheduleExecutor {
 
  private:
   int64_t segmentBytes_;
+  ScheduleWalk walk_;
   at::Tensor workspace_;
 };
 
 // One call with a fresh executor (tests and one-off use).
 void runSchedule(const Schedule& schedule, PointToPoint& p2p, const at::Tensor& tensor,
-                 int64_t segmentBytes = 0);
+                 int64_t segmentBytes = 0, ScheduleWalk walk = ScheduleWalk::kBothDirections);
 
 }  // namespace dtbench::comm

@@ -32,7 +32,7 @@ namespace dtbench::comm {
 class TopologyAllreduce {
  public:
   // `segmentBytes`: the executor's pipeline segment (Note [Pipelined schedules]); 0: whole chunks;
-  // none: the topology's defaultSegmentBytes (comm/topology/registry.h).
+  // none: the topology's defaultSegmentBytes(hosts) (comm/topology/registry.h).
   // `impairment` (comm/impairment/impairment.h) holds every send of the point-to-point topologies; an active
   // one with topology "native" throws std::invalid_argument (the backend moves those bytes itself).
   TopologyAllreduce(Communicator& communicator, Topology topology, const HostLayout& hosts, TrafficRecorder& recorder,

@@ -174,6 +174,21 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     const int worldSize = launcherWorldSize();
     const bool powerOfTwo = worldSize > 0 && (worldSize & (worldSize - 1)) == 0;
     setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", worldSize > 0 && !powerOfTwo ? "1" : "3", /*overwrite=*/0);
+    // Note [Open MPI's eager limit between nodes]: over its TCP transport Open MPI sends a message
+    // of more than btl_tcp_eager_limit (64 KiB) by rendezvous: the receiver answers the sender's
+    // header before the data flows, and that answer queues behind whatever the receiver is itself
+    // sending on the same connection. Two nodes sending each other MiB-sized messages then take
+    // turns (a ring or clique over 2 nodes reached 0.50 of the link bound at 1 Gbit/s), and
+    // several outstanding rendezvous to one peer share the link and finish together, which undoes
+    // a pipeline of segments (a tree or star reached 0.50). The executor's segments across hosts
+    // (kCrossHostSegmentBytes, comm/topology/registry.h: 256 KiB, up to 1 MiB for a 64 MiB tree,
+    // whose one chunk is cut into at most kMaxSegments) therefore go eagerly, in the order they
+    // were posted: a 2 MiB limit, measured at 0.92-0.97 of the bound for every topology over 2
+    // nodes (docs/benchmarks.md, "The link bound: why trees and stars ran at half of it"). Shared
+    // memory within a node has limits of its own, untouched. A user's own setting wins.
+    const char* const eagerLimit = "2097152";
+    setenv("OMPI_MCA_btl_tcp_eager_limit", eagerLimit, /*overwrite=*/0);
+    setenv("OMPI_MCA_btl_tcp_max_send_size", eagerLimit, /*overwrite=*/0);
 #endif
     mpiCheck(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
     impl_->initializedHere = true;

@@ -70,6 +70,11 @@ const std::string& Topology::help() const { return row_->help; }
 bool Topology::native() const { return row_->generate == nullptr; }
 int64_t Topology::defaultSegmentBytes() const { return row_->defaultSegmentBytes; }
 
+int64_t Topology::defaultSegmentBytes(const HostLayout& hosts) const {
+  if (native() || hosts.hosts.size() < 2) return row_->defaultSegmentBytes;
+  return kCrossHostSegmentBytes;
+}
+
 Schedule Topology::schedule(const HostLayout& hosts) const {
   if (native()) throw std::invalid_argument("topology 'native' is the backend's own all-reduce and has no schedule");
   if (hosts.worldSize() < 1) throw std::invalid_argument("a topology needs at least one rank");

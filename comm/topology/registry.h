@@ -10,9 +10,16 @@
 //
 // Default segments (Note [Pipelined schedules] in comm/schedule_executor.h): 1 MiB for the trees
 // (tree, star, binary-tree-star) and hierarchical, whose levels forward a segment while the next one
-// arrives; whole chunks (0) for ring and clique, whose steps already move a different chunk each and
-// where, measured over Open MPI's shared memory at 2 ranks, segments only added messages
-// (docs/benchmarks.md, "Pipelined point-to-point schedules"); 0 for native.
+// arrives; within one host whole chunks (0) for ring and clique, whose steps already move a different
+// chunk each and where, measured over Open MPI's shared memory at 2 ranks, segments only added
+// messages (docs/benchmarks.md, "Pipelined point-to-point schedules"); 0 for native. Across hosts
+// every point-to-point topology is cut into 256 KiB segments (at most kMaxSegments per chunk): a pair
+// of hosts exchanging whole chunks of several MiB both ways over Open MPI's TCP runs one direction at
+// a time (its rendezvous control messages queue behind the data flowing the other way), while
+// segments travel eagerly (comm/backends/mpi_communicator.cpp, Note [Open MPI's eager limit between
+// nodes]); and a tree's pipeline fills sooner with small segments: 0.81-0.97 of the link bound from
+// 4 MB at 3 and 4 nodes, against 0.66-0.90 with 1 MiB (docs/benchmarks.md, "The link bound: why trees
+// and stars ran at half of it").
 
 #include <cstdint>
 #include <string>
@@ -24,6 +31,9 @@
 namespace dtbench::comm {
 
 struct TopologyRow;
+
+// The executor's default segment for a Schedule that crosses hosts (see above).
+constexpr int64_t kCrossHostSegmentBytes = int64_t{256} << 10;
 
 // One topology of the table: what a configuration holds for --topology. Copyable; compares equal
 // when it is the same row.
@@ -49,7 +59,10 @@ class Topology {
   // The transfers that ranks [0, period) send; throws std::invalid_argument when the topology is
   // not sliceable or `period` does not fit it (see ring.h, clique.h, hierarchical.h).
   Schedule slice(const HostLayout& hosts, int period) const;
+  // The segment within one host; defaultSegmentBytes(hosts) is the one for a Schedule over `hosts`
+  // (kCrossHostSegmentBytes for every point-to-point topology when there are several hosts).
   int64_t defaultSegmentBytes() const;
+  int64_t defaultSegmentBytes(const HostLayout& hosts) const;
 
   bool operator==(const Topology& other) const { return row_ == other.row_; }
   bool operator!=(const Topology& other) const { return row_ != other.row_; }

@@ -8,6 +8,7 @@
 #include "comm/point_to_point.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology/schedule.h"
+#include "comm/topology/tree.h"
 #include "comm/traffic/traffic_recorder.h"
 #include "comm/work.h"
 
@@ -89,21 +90,27 @@ TEST_CASE("every topology sums a tensor of about 1M elements exactly", "[executo
 
 TEST_CASE("pipelined segments sum exactly for every topology, world size and length", "[executor][pipeline]") {
   // 8-byte segments cut even short chunks into many segments (up to kMaxSegments), so pieces are
-  // empty, one element, or uneven, and up to two steps of items are in flight at once.
+  // empty, one element, or uneven, and items of many steps are in flight at once; both walks
+  // (Note [Walking a Schedule]) give the same bits.
   for (int world = 2; world <= 5; ++world)
     for (const std::string& topology : kTopologies) {
       const Schedule schedule = makeSchedule(topology, hostsFromRanksPerHost(world, 2));
       for (at::ScalarType type : {at::kFloat, at::kHalf})
         for (int64_t numel : {int64_t{1}, int64_t{13}, int64_t{world + 3}, int64_t{4099}}) {
-          const auto results = runRanks<at::Tensor>(world, [&](PointToPoint& p2p) {
-            at::Tensor t = input(numel, p2p.rank(), type);
-            runSchedule(schedule, p2p, t, /*segmentBytes=*/8);
-            return t;
-          });
-          for (int r = 0; r < world; ++r) {
-            INFO(topology << " world " << world << " rank " << r << " " << c10::toString(type) << " numel " << numel);
-            CHECK(wrongElements(results[r], expected(numel, world)) == 0);
+          std::vector<at::Tensor> byWalk;
+          for (const ScheduleWalk walk : {ScheduleWalk::kBothDirections, ScheduleWalk::kStepByStep}) {
+            const auto results = runRanks<at::Tensor>(world, [&](PointToPoint& p2p) {
+              at::Tensor t = input(numel, p2p.rank(), type);
+              runSchedule(schedule, p2p, t, /*segmentBytes=*/8, walk);
+              return t;
+            });
+            for (int r = 0; r < world; ++r) {
+              INFO(topology << " world " << world << " rank " << r << " " << c10::toString(type) << " numel " << numel);
+              CHECK(wrongElements(results[r], expected(numel, world)) == 0);
+            }
+            byWalk.push_back(results[0]);
           }
+          CHECK(at::equal(byWalk[0], byWalk[1]));
         }
     }
 }
@@ -128,46 +135,70 @@ TEST_CASE("one executor reuses its workspace across sizes, types and schedules",
 
 namespace {
 
-// Forwards to another PointToPoint and logs, in order, every send posted ('s', tag) and every
-// receive whose wait() returned ('r', tag).
+// One operation on a rank's transport, in the order the rank did it: 's' a send posted, 'p' a
+// receive posted, 'w' a send's wait() returned, 'r' a receive's wait() returned.
+struct Event {
+  char kind;
+  int tag;
+  int peer;
+};
+
+// Forwards to another PointToPoint and logs every operation as an Event.
 class RecordingPointToPoint final : public PointToPoint {
  public:
   explicit RecordingPointToPoint(PointToPoint& inner) : inner_(inner) {}
   int rank() const override { return inner_.rank(); }
   int size() const override { return inner_.size(); }
   WorkPtr send(const at::Tensor& tensor, int peer, int tag) override {
-    events.emplace_back('s', tag);
-    return inner_.send(tensor, peer, tag);
+    events.push_back({'s', tag, peer});
+    return std::make_shared<LoggedWork>(inner_.send(tensor, peer, tag), events, Event{'w', tag, peer});
   }
   WorkPtr recv(const at::Tensor& tensor, int peer, int tag) override {
-    return std::make_shared<LoggedWork>(inner_.recv(tensor, peer, tag), events, tag);
+    events.push_back({'p', tag, peer});
+    return std::make_shared<LoggedWork>(inner_.recv(tensor, peer, tag), events, Event{'r', tag, peer});
   }
-  std::vector<std::pair<char, int>> events;
+  std::vector<Event> events;
 
  private:
   struct LoggedWork final : Work {
-    LoggedWork(WorkPtr inner, std::vector<std::pair<char, int>>& log, int tag) : inner(std::move(inner)), log(log), tag(tag) {}
+    LoggedWork(WorkPtr inner, std::vector<Event>& log, Event done) : inner(std::move(inner)), log(log), done(done) {}
     void wait() override {
       inner->wait();
-      log.emplace_back('r', tag);
+      log.push_back(done);
     }
     bool isCompleted() override { return inner->isCompleted(); }
     WorkPtr inner;
-    std::vector<std::pair<char, int>>& log;
-    int tag;
+    std::vector<Event>& log;
+    Event done;
   };
   PointToPoint& inner_;
 };
 
-// Position of the first event (kind, tag) in `events`, or of the last one with `last`.
-int64_t positionOf(const std::vector<std::pair<char, int>>& events, char kind, int tag, bool last) {
-  int64_t found = -1;
+// Positions in `events` of the events of `kind` that match `tag` and `peer` (-1: any), in order.
+std::vector<int64_t> positionsOf(const std::vector<Event>& events, char kind, int tag = -1, int peer = -1) {
+  std::vector<int64_t> found;
   for (size_t i = 0; i < events.size(); ++i)
-    if (events[i] == std::make_pair(kind, tag)) {
-      found = static_cast<int64_t>(i);
-      if (!last) break;
-    }
+    if (events[i].kind == kind && (tag < 0 || events[i].tag == tag) && (peer < 0 || events[i].peer == peer))
+      found.push_back(static_cast<int64_t>(i));
   return found;
+}
+
+// Position of the first event (kind, tag) in `events`, or of the last one with `last`; -1: none.
+int64_t positionOf(const std::vector<Event>& events, char kind, int tag, bool last) {
+  const std::vector<int64_t> found = positionsOf(events, kind, tag);
+  if (found.empty()) return -1;
+  return last ? found.back() : found.front();
+}
+
+// Every rank's events for one all-reduce of `numel` float32 elements (checked to be the exact sum).
+std::vector<std::vector<Event>> recordRun(const Schedule& schedule, int64_t numel, int64_t segmentBytes) {
+  return runRanks<std::vector<Event>>(schedule.worldSize, [&](PointToPoint& p2p) {
+    RecordingPointToPoint recording(p2p);
+    at::Tensor t = input(numel, p2p.rank(), at::kFloat);
+    runSchedule(schedule, recording, t, segmentBytes);
+    REQUIRE(wrongElements(t, expected(numel, schedule.worldSize)) == 0);
+    return recording.events;
+  });
 }
 
 }  // namespace
@@ -187,19 +218,118 @@ TEST_CASE("a segment moves on to the next step before the step's last segment ar
       const std::string& topology = std::get<0>(c);
       const int world = std::get<1>(c), rank = std::get<2>(c), from = std::get<3>(c), to = std::get<4>(c);
       const Schedule schedule = makeSchedule(topology, hostsFromRanksPerHost(world, 1));
-      const auto events = runRanks<std::vector<std::pair<char, int>>>(world, [&](PointToPoint& p2p) {
-        RecordingPointToPoint recording(p2p);
-        at::Tensor t = input(numel, p2p.rank(), at::kFloat);
-        runSchedule(schedule, recording, t, segmentBytes);
-        REQUIRE(wrongElements(t, expected(numel, world)) == 0);
-        return recording.events;
-      });
+      const auto events = recordRun(schedule, numel, segmentBytes);
       INFO(topology << " rank " << rank << " tags " << from << " -> " << to << " segment bytes " << segmentBytes);
       const int64_t forwarded = positionOf(events[rank], 's', to, /*last=*/false);
       const int64_t lastArrived = positionOf(events[rank], 'r', from, /*last=*/true);
       REQUIRE(forwarded >= 0);
       REQUIRE(lastArrived >= 0);
       CHECK((forwarded < lastArrived) == pipelined);
+    }
+  }
+}
+
+TEST_CASE("a rank posts the receives from its parent before its first send to it", "[executor][order]") {
+  // Note [Walking a Schedule]: a tree's broadcast lands where the rank's own reduce contribution
+  // left from, and cannot arrive before the parent received that, so it is posted when the run
+  // starts: a transport that sends nothing until the receiver asked for it (Gloo, Open MPI's
+  // rendezvous) gets every request before the data flowing the other way.
+  const int64_t numel = 64 << 10;
+  const std::vector<std::pair<std::string, HostLayout>> cases{{"tree", hostsFromRanksPerHost(5, 1)},
+                                                              {"star", hostsFromRanksPerHost(3, 1)},
+                                                              {"binary-tree-star", hostsFromRanksPerHost(6, 2)}};
+  for (const auto& [topology, hosts] : cases) {
+    const Tree tree = topology == "tree"   ? binaryTree(hosts.worldSize())
+                      : topology == "star" ? starTree(hosts.worldSize())
+                                           : binaryTreeStar(hosts);
+    for (const int64_t segmentBytes : {int64_t{8 << 10}, int64_t{0}}) {
+      const auto events = recordRun(makeSchedule(topology, hosts), numel, segmentBytes);
+      for (int r = 0; r < hosts.worldSize(); ++r) {
+        if (r == tree.root) continue;
+        const int parent = tree.parent[r];
+        INFO(topology << " rank " << r << " parent " << parent << " segment bytes " << segmentBytes);
+        const std::vector<int64_t> receives = positionsOf(events[r], 'p', -1, parent);
+        const std::vector<int64_t> sends = positionsOf(events[r], 's', -1, parent);
+        const std::vector<int64_t> sendWaits = positionsOf(events[r], 'w');
+        REQUIRE(!receives.empty());
+        REQUIRE(!sends.empty());
+        CHECK(receives.back() < sends.front());
+        CHECK(receives.back() < sendWaits.front());
+      }
+    }
+  }
+}
+
+TEST_CASE("the step-by-step walk posts each step's receives with its item", "[executor][order]") {
+  // Within one host comm::TopologyAllreduce walks step by step: a star's leaf asks for segment g's
+  // broadcast (tag 1) only once its own segment g went up (tag 0).
+  const auto events = runRanks<std::vector<Event>>(3, [&](PointToPoint& p2p) {
+    RecordingPointToPoint recording(p2p);
+    at::Tensor t = input(64 << 10, p2p.rank(), at::kFloat);
+    runSchedule(makeSchedule("star", hostsFromRanksPerHost(3, 3)), recording, t, 8 << 10, ScheduleWalk::kStepByStep);
+    REQUIRE(wrongElements(t, expected(64 << 10, 3)) == 0);
+    return recording.events;
+  });
+  const std::vector<int64_t> broadcast = positionsOf(events[1], 'p', 1);
+  const std::vector<int64_t> sent = positionsOf(events[1], 'w', 0);
+  REQUIRE(broadcast.size() == 32);
+  REQUIRE(sent.size() == 32);
+  for (size_t g = 0; g < sent.size(); ++g) CHECK(sent[g] < broadcast[g]);
+}
+
+TEST_CASE("two ranks keep both directions busy: every receive is posted before the first send", "[executor][order]") {
+  // ring and clique over 2 ranks: the all-gather's receive (the exchange's, for clique) lands where
+  // the rank's first send left from, and is posted with the reduce-scatter's, before any send.
+  for (const char* topology : {"ring", "clique"})
+    for (const int64_t segmentBytes : {int64_t{8 << 10}, int64_t{0}}) {
+      const auto events = recordRun(makeSchedule(topology, hostsFromRanksPerHost(2, 1)), 64 << 10, segmentBytes);
+      for (int r = 0; r < 2; ++r) {
+        INFO(topology << " rank " << r << " segment bytes " << segmentBytes);
+        const std::vector<int64_t> receives = positionsOf(events[r], 'p');
+        REQUIRE(positionsOf(events[r], 'p', 1).size() == receives.size() / 2);  // half of them the second step's
+        CHECK(receives.back() < positionsOf(events[r], 's').front());
+      }
+    }
+}
+
+TEST_CASE("a root broadcasts segment k before segment k+1 of the reduction has arrived", "[executor][order]") {
+  // star and tree over 3 ranks: the root receives the children's segments (tag 0) and sends the
+  // sums back (tag 1); with 32 segments it forwards each one as soon as it is summed.
+  for (const char* topology : {"star", "tree"}) {
+    const auto events = recordRun(makeSchedule(topology, hostsFromRanksPerHost(3, 1)), 64 << 10, 8 << 10);
+    for (int child = 1; child < 3; ++child) {
+      const std::vector<int64_t> broadcast = positionsOf(events[0], 's', 1, child);
+      const std::vector<int64_t> reduced = positionsOf(events[0], 'r', 0, child);
+      REQUIRE(broadcast.size() == 32);
+      REQUIRE(reduced.size() == 32);
+      for (size_t k = 0; k + 1 < reduced.size(); ++k) {
+        INFO(topology << " child " << child << " segment " << k);
+        CHECK(broadcast[k] < reduced[k + 1]);
+      }
+    }
+  }
+}
+
+TEST_CASE("a rank has at most two segments of its first step in flight", "[executor][order]") {
+  // Note [Walking a Schedule]: segment k + 2 of the first step is sent only once segment k's send
+  // completed, so that a transport which shares one link among its outstanding messages (Open MPI)
+  // delivers the segments one after another, as the next level needs them.
+  // A segment's item may send several messages (to several peers, or one per chunk): with m of
+  // them per segment, the sends of segment k are sends[k m .. k m + m - 1].
+  const int64_t numel = 64 << 10, segmentBytes = 4 << 10;
+  for (const std::string& topology : kTopologies) {
+    const Schedule schedule = makeSchedule(topology, hostsFromRanksPerHost(4, 2));
+    const size_t segments = static_cast<size_t>(ScheduleExecutor(segmentBytes).segmentsFor(schedule, numel, 4));
+    REQUIRE(segments > 2);
+    const auto events = recordRun(schedule, numel, segmentBytes);
+    for (int r = 0; r < 4; ++r) {
+      const std::vector<int64_t> sends = positionsOf(events[r], 's', 0);
+      const std::vector<int64_t> done = positionsOf(events[r], 'w', 0);
+      INFO(topology << " rank " << r);
+      REQUIRE(sends.size() == done.size());
+      REQUIRE(sends.size() % segments == 0);
+      const size_t m = sends.size() / segments;
+      for (size_t k = 0; m > 0 && k + 2 < segments; ++k) CHECK(done[k * m + m - 1] < sends[(k + 2) * m]);
     }
   }
 }
@@ -216,6 +346,12 @@ TEST_CASE("segments per chunk follow the segment size, within bounds", "[executo
   for (const char* t : {"tree", "star", "binary-tree-star", "hierarchical"})
     CHECK(Topology::parse(t).defaultSegmentBytes() == 1 << 20);
   for (const char* t : {"native", "ring", "clique"}) CHECK(Topology::parse(t).defaultSegmentBytes() == 0);
+  // Over one host the same; over several every point-to-point topology is cut into 256 KiB segments.
+  for (const Topology& t : Topology::all()) {
+    INFO(t.name());
+    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 4)) == t.defaultSegmentBytes());
+    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2)) == (t.native() ? 0 : 256 << 10));
+  }
   CHECK_THROWS_WITH(Topology::parse("torus"), Catch::Contains("ring"));
 }
 
