@@ -164,7 +164,7 @@ std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path, cons
       m.nodes = nodesOf(csv, i);
       if (m.world % m.nodes != 0) csv.fail(i, world, "is not a multiple of the row's nodes");
       const comm::Topology t = comm::Topology::parse(m.topology);
-      m.segmentBytes = t.defaultSegmentBytes();
+      m.segmentBytes = t.defaultSegmentBytes(comm::hostsFromRanksPerHost(m.world, m.world / m.nodes));
       if (csv.hasColumn("segment_bytes") && !csv.text(i, csv.column("segment_bytes")).empty())
         m.segmentBytes = csv.integer(i, csv.column("segment_bytes"));
       rows.push_back(m);
