@@ -61,17 +61,12 @@ void appendMessages(std::vector<Message>& out, const Transfer& t, int64_t numel,
 bool overlaps(const ElementRange& a, const ElementRange& b) { return a.begin < b.end && b.begin < a.end; }
 
 // Whether incoming message `in` of item (s, g) may be received in place from the start of the run
-// (Note [Walking a Schedule]).
-bool mayReceiveAhead(const Plan& plan, size_t s, int g, const Message& in) {
+// (Note [Walking a Schedule]); `last` is one past the last step before s in which this rank sends
+// to the message's source in segment g (0: none).
+bool mayReceiveAhead(const Plan& plan, size_t s, int g, const Message& in, size_t last) {
   if (in.transfer->reduce || in.inWorkspace || s > static_cast<size_t>(PointToPoint::kMaxTag)) return false;
-  const int peer = in.transfer->src;
-  const auto sendsToPeer = [&](size_t t) {
-    const auto& out = plan.items[t][g].outgoing;
-    return std::any_of(out.begin(), out.end(), [&](const Message& m) { return m.transfer->dst == peer; });
-  };
-  size_t last = s;  // the last item of this segment before (s, g) that sends to the peer
-  while (last > 0 && !sendsToPeer(last - 1)) --last;
   if (last == 0) return false;
+  const int peer = in.transfer->src;
   for (size_t t = last - 1; t < s; ++t) {
     const Item& earlier = plan.items[t][g];
     for (const Message& out : earlier.outgoing)
@@ -83,17 +78,23 @@ bool mayReceiveAhead(const Plan& plan, size_t s, int g, const Message& in) {
 }
 
 // Marks the receives posted ahead: per step and source, all of its messages or none, so that the
-// messages of one (source, tag) are posted in the order the source sends them.
+// messages of one (source, tag) are posted in the order the source sends them. One pass over the
+// steps, keeping per segment the last step that sent to each peer.
 void markReceivesAhead(Plan& plan) {
+  std::vector<std::map<int, size_t>> lastSendTo(plan.segments);  // [segment]: peer -> one past the step
   for (size_t s = 0; s < plan.items.size(); ++s) {
     std::map<int, bool> ahead;  // source rank -> every message from it in step s may be posted ahead
     for (int g = 0; g < plan.segments; ++g)
       for (const Message& in : plan.items[s][g].incoming) {
+        const auto found = lastSendTo[g].find(in.transfer->src);
+        const size_t last = found == lastSendTo[g].end() ? 0 : found->second;
         const auto [it, inserted] = ahead.emplace(in.transfer->src, true);
-        it->second = it->second && mayReceiveAhead(plan, s, g, in);
+        it->second = it->second && mayReceiveAhead(plan, s, g, in, last);
       }
-    for (int g = 0; g < plan.segments; ++g)
+    for (int g = 0; g < plan.segments; ++g) {
       for (Message& in : plan.items[s][g].incoming) in.ahead = ahead.at(in.transfer->src);
+      for (const Message& out : plan.items[s][g].outgoing) lastSendTo[g][out.transfer->dst] = s + 1;
+    }
   }
 }
 
