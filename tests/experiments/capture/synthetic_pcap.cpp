@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <system_error>
+#include <vector>
 
 #include <arpa/inet.h>
+#include <unistd.h>
 #include <pcap/pcap.h>
 
 namespace dtbench::capture::testing {
@@ -110,10 +113,26 @@ void writePcap(const std::string& path, const std::vector<TimedFrame>& frames, i
   pcap_close(dead);
 }
 
+namespace {
+// The directories freshDirectory made in this process, removed when the test process exits.
+struct MadeDirectories {
+  std::vector<std::filesystem::path> paths;
+  ~MadeDirectories() {
+    std::error_code ignored;
+    for (const auto& p : paths) std::filesystem::remove_all(p, ignored);
+  }
+};
+}  // namespace
+
 std::string freshDirectory(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("dtbench_capture_test_" + name);
+  // One directory per process: CTest runs each test case as its own process, two at a time, and two
+  // cases that build the same capture must not delete each other's files.
+  static MadeDirectories made;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("dtbench_capture_test_" + name + "." + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  if (std::find(made.paths.begin(), made.paths.end(), dir) == made.paths.end()) made.paths.push_back(dir);
   return dir.string();
 }
 
