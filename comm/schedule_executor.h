@@ -59,6 +59,8 @@
 // None of this changes which bytes move or in which order a rank adds them: results are bit for bit
 // those of the step-by-step walk (ScheduleWalk::kStepByStep), which comm::TopologyAllreduce keeps for
 // a Schedule within one host: over Open MPI's shared memory on 2 cores it measured faster there.
+// The plan of each rank's items and the order of the walk are data (comm/topology/schedule_walk.h),
+// shared with the predictor's network model, which replays the same walk on modelled links.
 // Segment size: defaultSegmentBytes (comm/topology/registry.h) per topology, or --segment-bytes.
 //
 // Note [Reduced-precision sums]
@@ -75,17 +77,9 @@
 
 #include "comm/point_to_point.h"
 #include "comm/topology/schedule.h"
+#include "comm/topology/schedule_walk.h"
 
 namespace dtbench::comm {
-
-// How run() walks the items (Note [Walking a Schedule]).
-enum class ScheduleWalk {
-  kBothDirections,  // receives ahead, a two-segment first-step window, diagonal order: across hosts
-  kStepByStep,      // items in (step, segment) order, each posting its receives and sends together, all of
-                    // the first step at once: within one host, where shared memory is no connection
-                    // to share and this measured faster (docs/benchmarks.md, "The link bound: why trees
-                    // and stars ran at half of it")
-};
 
 class ScheduleExecutor {
  public:

@@ -20,7 +20,7 @@ TopologyAllreduce::TopologyAllreduce(Communicator& communicator, Topology topolo
       // executor keeps both directions of each link busy; within one it walks step by step (Note
       // [Walking a Schedule] in comm/schedule_executor.h).
       executor_(impairment.active() ? 0 : segmentBytes.value_or(topology.defaultSegmentBytes(hosts)),
-                hosts.hosts.size() > 1 ? ScheduleWalk::kBothDirections : ScheduleWalk::kStepByStep) {
+                walkForHosts(static_cast<int>(hosts.hosts.size()))) {
   if (hosts.worldSize() != communicator.size())
     throw std::invalid_argument("the host layout covers " + std::to_string(hosts.worldSize()) +
                                 " ranks but the world has " + std::to_string(communicator.size()));

@@ -49,4 +49,6 @@ bool nativeAllreduceSupports(Backend backend, ElementType type) {
   return false;
 }
 
+int64_t eagerBytesBetweenHosts(Backend backend) { return backend == Backend::kMpi ? int64_t{2} << 20 : 0; }
+
 }  // namespace dtbench::comm

@@ -11,6 +11,8 @@
 //   mpi native    yes      no       no (Open MPI has no 16-bit float type)
 //   nccl native   yes      yes      yes
 
+#include <cstdint>
+
 #include "comm/element_type.h"
 #include "common/named_values.h"
 
@@ -40,5 +42,11 @@ void checkBackendRunsTopology(Backend backend, const std::string& topology, bool
 // Whether `backend`'s own all-reduce (topology "native") takes `type`; point-to-point topologies
 // take every ElementType.
 bool nativeAllreduceSupports(Backend backend, ElementType type);
+
+// The largest message `backend` sends from one host to another without waiting for the receiver to
+// ask for it: mpi 2 MiB (the TCP eager limit dtbench sets, Note [Open MPI's eager limit between
+// nodes] in comm/backends/mpi_communicator.cpp), gloo 0 (every message waits for the receiver's
+// "ready"), nccl 0 (it runs no point-to-point topology). The predictor's network model reads it.
+int64_t eagerBytesBetweenHosts(Backend backend);
 
 }  // namespace dtbench::comm

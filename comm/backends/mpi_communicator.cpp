@@ -186,9 +186,9 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     // were posted: a 2 MiB limit, measured at 0.92-0.97 of the bound for every topology over 2
     // nodes (docs/benchmarks.md, "The link bound: why trees and stars ran at half of it"). Shared
     // memory within a node has limits of its own, untouched. A user's own setting wins.
-    const char* const eagerLimit = "2097152";
-    setenv("OMPI_MCA_btl_tcp_eager_limit", eagerLimit, /*overwrite=*/0);
-    setenv("OMPI_MCA_btl_tcp_max_send_size", eagerLimit, /*overwrite=*/0);
+    const std::string eagerLimit = std::to_string(eagerBytesBetweenHosts(Backend::kMpi));
+    setenv("OMPI_MCA_btl_tcp_eager_limit", eagerLimit.c_str(), /*overwrite=*/0);
+    setenv("OMPI_MCA_btl_tcp_max_send_size", eagerLimit.c_str(), /*overwrite=*/0);
 #endif
     mpiCheck(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
     impl_->initializedHere = true;

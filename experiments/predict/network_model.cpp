@@ -1,11 +1,14 @@
 #include "experiments/predict/network_model.h"
 
+#include "comm/topology/schedule_walk.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <queue>
 #include <stdexcept>
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -21,7 +24,9 @@ struct Message {
   int64_t bytes = 0;
   int links[2] = {0, 0};
   double latency = 0;
-  bool senderPosted = false;  // the sender has posted its item
+  const comm::Transfer* transfer = nullptr;
+  bool eager = false;         // leaves when the sender posts it, without the receiver's notice
+  bool senderPosted = false;  // the sender has posted its send
   bool notified = false;      // the receiver's "ready" has reached the sender
   double remaining = 0;
   double rate = 0;
@@ -43,18 +48,26 @@ struct Stream {
 struct ItemMessage {
   size_t id = 0;
   bool receives = false;
+  bool ahead = false;  // a receive posted when the run starts (comm/topology/schedule_walk.h)
 };
 
 // The items of one rank that have messages, in (step, segment) order, index step * G + segment; an
-// item without messages is done as soon as the items before it are (kept implicit, so a rank of a
-// large world holds only what it takes part in).
+// item without messages is done at once (kept implicit, so a rank of a large world holds only what
+// it takes part in). The rank walks its items as comm::ScheduleWalker orders them.
 struct RankItems {
   std::vector<std::pair<size_t, ItemMessage>> added;  // while the Schedule is read: (item, message)
   std::vector<size_t> items;                          // ascending
   std::vector<std::vector<ItemMessage>> messages;     // of items[k]
   std::vector<int> outstanding;                       // of items[k]
-  size_t next = 0;    // first of `items` not yet done
-  size_t posted = 0;  // first of `items` not yet posted
+  std::optional<comm::ScheduleWalker> walker;
+  size_t waiting = kNone;  // the position in `items` of the item the rank waits for, if any
+
+  static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  // The position in `items` of item `item`, or kNone.
+  size_t find(size_t item) const {
+    const auto it = std::lower_bound(items.begin(), items.end(), item);
+    return it != items.end() && *it == item ? static_cast<size_t>(it - items.begin()) : kNone;
+  }
 };
 
 void checkClass(const LinkClass& c, const char* which) {
@@ -71,7 +84,8 @@ class Simulation {
       : net_(network),
         world_(network.worldSize),
         period_(schedule.slicePeriod > 0 ? schedule.slicePeriod : network.worldSize),
-        periodNodes_(period_ / network.ranksPerNode) {
+        periodNodes_(period_ / network.ranksPerNode),
+        walk_(comm::walkForHosts(network.nodes())) {
     segments_ = comm::segmentCount(schedule, numel, elementBytes, segmentBytes);
     steps_ = schedule.steps.size();
     result_.bytesSent.assign(period_, 0);
@@ -99,7 +113,9 @@ class Simulation {
         ++r.outstanding.back();
       }
       r.added = {};
+      r.walker.emplace(steps_, segments_, walk_);
     }
+    if (walk_ == comm::ScheduleWalk::kBothDirections) markReceivesAhead(schedule, numel);
   }
 
   SimulatedCollective run() {
@@ -163,6 +179,7 @@ class Simulation {
     m.segment = g;
     m.bytes = elements * elementBytes;
     m.remaining = static_cast<double>(m.bytes);
+    m.transfer = &t;
     // Links of the slice's own ranks and nodes: a receiver outside it has the links of the one it
     // stands for (dst mod the period).
     const int a = net_.nodeOf(t.src), b = net_.nodeOf(t.dst);
@@ -170,10 +187,12 @@ class Simulation {
       m.links[0] = 2 * m.srcItem;
       m.links[1] = 2 * m.dstItem + 1;
       m.latency = net_.intra.latencyS;
+      m.eager = m.bytes <= net_.intra.eagerBytes;
     } else {
       m.links[0] = 2 * period_ + 2 * (a % periodNodes_);
       m.links[1] = 2 * period_ + 2 * (b % periodNodes_) + 1;
       m.latency = net_.inter.latencyS;
+      m.eager = m.bytes <= net_.inter.eagerBytes;
       result_.nodeUp[a % periodNodes_] += m.bytes;
       result_.nodeDown[b % periodNodes_] += m.bytes;
     }
@@ -186,26 +205,29 @@ class Simulation {
     ranks_[m.dstItem].added.push_back({item, {id, true}});
   }
 
-  // Posting an item: for every message it receives, the rank sends the sender a "ready" notice; for
-  // every message it sends, the data may go once the receiver's notice has arrived (match). Notices
-  // and data from one rank to another share one connection, in the order they were emitted: a notice
-  // waits behind the data queued before it (so a receive posted while the same peer is still
-  // sending to this rank is noticed only when that data is through).
-  void post(int rank, size_t position) {
+  // Posting receives: the rank sends each sender a "ready" notice (none for an eager message);
+  // posting sends: the data may go once the receiver's notice has arrived (match). Notices and data
+  // from one rank to another share one connection, in the order they were emitted: a notice waits
+  // behind the data queued before it (so a receive posted while the same peer is still sending to
+  // this rank is noticed only when that data is through).
+  void postReceives(int rank, size_t position, bool ahead) {
     for (const ItemMessage& item : ranks_[rank].messages[position]) {
-      Message& m = messages_[item.id];
-      if (item.receives) {
-        push(connection(m.dst, m.src), {item.id, true});
-      } else {
-        m.senderPosted = true;
-        match(item.id);
-      }
+      if (!item.receives || item.ahead != ahead) continue;
+      const Message& m = messages_[item.id];
+      if (!m.eager) push(connection(m.dst, m.src), {item.id, true});
+    }
+  }
+  void postSends(int rank, size_t position) {
+    for (const ItemMessage& item : ranks_[rank].messages[position]) {
+      if (item.receives) continue;
+      messages_[item.id].senderPosted = true;
+      match(item.id);
     }
   }
 
   void match(size_t id) {
     Message& m = messages_[id];
-    if (m.senderPosted && m.notified) push(pairKey(m), {id, false});
+    if (m.senderPosted && (m.notified || m.eager)) push(pairKey(m), {id, false});
   }
 
   // The connection from a to b (key a·N + b) sends its queue in order: a notice leaves at once and
@@ -239,18 +261,97 @@ class Simulation {
   }
   int64_t pairKey(const Message& m) const { return connection(m.src, m.dst); }
 
-  // Completes the rank's items in order while they have nothing outstanding, and posts every item
-  // (step, segment) whose predecessor (step - 1, segment) is now done: all items up to the first
-  // one still outstanding are (those without messages at once).
+  // Takes the rank's walk (comm::ScheduleWalker) as far as it goes: up to an item whose messages are
+  // not all done, or the end.
   void advance(int rank) {
     RankItems& r = ranks_[rank];
-    while (r.next < r.items.size() && r.outstanding[r.next] == 0) {
-      ++r.next;
+    if (r.waiting != RankItems::kNone) {
+      if (r.outstanding[r.waiting] > 0) return;
+      r.waiting = RankItems::kNone;
       end_ = std::max(end_, now_);
     }
-    const size_t doneBelow = r.next < r.items.size() ? r.items[r.next] : std::numeric_limits<size_t>::max();
-    const size_t g = static_cast<size_t>(segments_);
-    while (r.posted < r.items.size() && (r.items[r.posted] < g || r.items[r.posted] - g < doneBelow)) post(rank, r.posted++);
+    comm::WalkAction action;
+    while (r.walker->next(action)) {
+      const size_t position = r.find(action.step * static_cast<size_t>(segments_) + action.segment);
+      if (position == RankItems::kNone) continue;  // an item without messages
+      switch (action.kind) {
+        case comm::WalkAction::Kind::kPostReceivesAhead: postReceives(rank, position, true); break;
+        case comm::WalkAction::Kind::kPostReceives: postReceives(rank, position, false); break;
+        case comm::WalkAction::Kind::kPostSends: postSends(rank, position); break;
+        case comm::WalkAction::Kind::kComplete:
+          if (r.outstanding[position] > 0) {
+            r.waiting = position;
+            return;
+          }
+          end_ = std::max(end_, now_);
+          break;
+      }
+    }
+  }
+
+  // Which receives each rank posts ahead: the executor's own plan of the rank decides
+  // (comm::makeSchedulePlan), one rank at a time.
+  void markReceivesAhead(const comm::Schedule& schedule, int64_t numel) {
+    // Under a slice, a transfer to dst beyond the period is received by dst mod the period, which
+    // sees it, shifted by the whole periods between them, as coming from src shifted alike: the
+    // rank's own view of the world. The plan reads a copy of the Schedule that adds those shifted
+    // transfers after each step's own (incoming[s][i]: where transfer i of step s is received).
+    comm::Schedule local;
+    const comm::Schedule* planned = &schedule;
+    std::vector<std::vector<size_t>> incoming(steps_);
+    for (size_t s = 0; s < steps_; ++s) {
+      incoming[s].resize(schedule.steps[s].transfers.size());
+      for (size_t i = 0; i < incoming[s].size(); ++i) incoming[s][i] = i;
+    }
+    if (period_ != world_) {
+      local = schedule;
+      for (size_t s = 0; s < steps_; ++s)
+        for (size_t i = 0; i < schedule.steps[s].transfers.size(); ++i) {
+          comm::Transfer t = schedule.steps[s].transfers[i];
+          if (t.dst < period_) continue;
+          const int shift = t.dst - t.dst % period_;
+          t.dst -= shift;
+          t.src = ((t.src - shift) % world_ + world_) % world_;
+          // The chunks turn with the ranks: a sliceable Schedule's chunks are spread evenly over
+          // them (ring and clique one per rank, hierarchical one per host).
+          const int chunks = schedule.chunks, width = t.endChunk - t.firstChunk;
+          if (width < chunks) {
+            const int turn = static_cast<int>(static_cast<int64_t>(shift) * chunks / world_);
+            t.firstChunk = ((t.firstChunk - turn) % chunks + chunks) % chunks;
+            t.endChunk = t.firstChunk + width;
+            if (t.endChunk > chunks)
+              throw std::logic_error("a slice of '" + schedule.topology + "' has a transfer whose chunks wrap when turned");
+          }
+          incoming[s][i] = local.steps[s].transfers.size();
+          local.steps[s].transfers.push_back(t);
+        }
+      planned = &local;
+    }
+    std::vector<std::vector<std::vector<const comm::Transfer*>>> mine(
+        period_, std::vector<std::vector<const comm::Transfer*>>(steps_));
+    for (size_t s = 0; s < steps_; ++s)
+      for (const comm::Transfer& t : planned->steps[s].transfers) {
+        if (t.src < period_) mine[t.src][s].push_back(&t);
+        if (t.dst < period_ && t.dst != t.src) mine[t.dst][s].push_back(&t);
+      }
+    for (int rank = 0; rank < period_; ++rank) {
+      RankItems& r = ranks_[rank];
+      if (r.items.empty()) continue;
+      const comm::SchedulePlan plan = comm::makeSchedulePlan(*planned, mine[rank], rank, numel, segments_, walk_);
+      mine[rank] = {};
+      const size_t G = static_cast<size_t>(segments_);
+      for (size_t k = 0; k < r.items.size(); ++k) {
+        const size_t s = r.items[k] / G;
+        const comm::PlannedItem& item = plan.items[s][r.items[k] % G];
+        for (ItemMessage& message : r.messages[k]) {
+          if (!message.receives) continue;
+          const size_t i = static_cast<size_t>(messages_[message.id].transfer - schedule.steps[s].transfers.data());
+          const comm::Transfer* t = &planned->steps[s].transfers[incoming[s][i]];
+          message.ahead = std::any_of(item.incoming.begin(), item.incoming.end(),
+                                      [&](const comm::PlannedMessage& in) { return in.transfer == t && in.ahead; });
+        }
+      }
+    }
   }
 
   void progress(double to) {
@@ -280,8 +381,7 @@ class Simulation {
     const size_t item = m.step * segments_ + m.segment;
     for (int rank : {m.srcItem, m.dstItem}) {
       RankItems& r = ranks_[rank];
-      const size_t k = static_cast<size_t>(std::lower_bound(r.items.begin(), r.items.end(), item) - r.items.begin());
-      --r.outstanding[k];
+      --r.outstanding[r.find(item)];
     }
     advance(m.srcItem);
     advance(m.dstItem);
@@ -299,6 +399,7 @@ class Simulation {
   int world_;
   int period_;       // ranks simulated: the world, or a slice's period
   int periodNodes_;  // their nodes
+  comm::ScheduleWalk walk_;
   std::unordered_map<int64_t, Stream> streams_;
   int segments_ = 1;
   size_t steps_ = 0;

@@ -37,6 +37,7 @@ namespace dtbench::predict {
 struct LinkClass {
   double bytesPerSecond = 0;  // payload a single message gets on an idle link
   double latencyS = 0;        // from the later post of a message to its first byte
+  int64_t eagerBytes = 0;     // messages up to this size leave when sent, without the receiver's notice
 };
 
 struct Network {

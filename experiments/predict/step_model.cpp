@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 
+#include "comm/backends/backend.h"
 #include "comm/bucket_layout.h"
 #include "comm/topology/link_bound.h"
 #include "comm/topology/native_models.h"
@@ -156,6 +157,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
 
   if (world > 1) {
     Network network{world, rpn, hw.intra, hw.inter, {}};
+    network.inter.eagerBytes = comm::eagerBytesBetweenHosts(p.backend);
     const double backwardStart = p.h2dS + p.forwardS;
     const double backwardEnd = backwardStart + p.backwardS;
     double free = backwardStart;  // when the communication thread is next idle

@@ -57,11 +57,21 @@ TEST_CASE("A tree whose root link is slow: its children share it, then the broad
 }
 
 TEST_CASE("Latency: the receiver's notice, then the data, each alpha", "[predict][network]") {
-  // Two ranks, ring: 2 steps of one chunk each: 2 (2 alpha + (S/2) / beta).
+  // Two ranks, ring: 2 steps of one chunk each (S/2 = 2000 bytes). Across hosts the all-gather's
+  // receive is posted ahead (comm/topology/schedule_walk.h): its notice left at the start, so step 1
+  // costs alpha + (S/2) / beta after step 0's 2 alpha + (S/2) / beta.
   const Network net = oneRankPerNode(2, 1e9, 5e-5);
   const auto ring = dtbench::comm::makeSchedule("ring", dtbench::comm::hostsFromRanksPerHost(2, 1));
-  CHECK(simulateSchedule(ring, net, 1000, 4, 0).seconds == Approx(2 * (1e-4 + 2000 / 1e9)).epsilon(1e-12));
+  CHECK(simulateSchedule(ring, net, 1000, 4, 0).seconds == Approx(3e-4 / 2 + 2 * 2000 / 1e9).epsilon(1e-12));
   CHECK(simulateSchedule(ring, net, 0, 4, 0).seconds == 0);
+  // Within one host the walk is step by step: each step's notice, then its data: 2 (2 alpha + (S/2) / beta).
+  Network host = net;
+  host.ranksPerNode = 2;
+  CHECK(simulateSchedule(ring, host, 1000, 4, 0).seconds == Approx(2 * (1e-4 + 2000 / 1e9)).epsilon(1e-12));
+  // An eager message leaves without the notice: alpha + (S/2) / beta per step.
+  Network eager = net;
+  eager.inter.eagerBytes = 2000;
+  CHECK(simulateSchedule(ring, eager, 1000, 4, 0).seconds == Approx(2 * (5e-5 + 2000 / 1e9)).epsilon(1e-12));
 }
 
 TEST_CASE("Predicted bytes per rank and per node link equal the Schedule's, segments included", "[predict][network]") {
@@ -89,20 +99,41 @@ TEST_CASE("Predicted bytes per rank and per node link equal the Schedule's, segm
   }
 }
 
-TEST_CASE("A notice waits behind data on its connection: a tree's two phases do not overlap", "[predict][network]") {
-  // Tree of 2 (rank 1 -> root 0, then back), S = 8 MB in two 4 MB segments, no latency. Rank 1 sends
-  // both segments up: done at S/2b and S/b. Its receive of the first segment down is posted at S/2b,
-  // but its notice queues behind the second segment up: it reaches the root at S/b. Down: S/2b
-  // each, one after the other: 2 S/b in all (1.5 S/b if the notice could pass the data).
+TEST_CASE("A notice waits behind data on its connection unless posted ahead: a tree's two phases", "[predict][network]") {
+  // Tree of 2 (rank 1 -> root 0, then back), S = 8 MB in two 4 MB segments, no latency.
   const auto tree = dtbench::comm::makeSchedule("tree", dtbench::comm::hostsFromRanksPerHost(2, 1));
+  // Across hosts rank 1 posts its broadcast receives ahead, before its first send: the root sends
+  // segment 0 down (S/2b to S/b) while segment 1 goes up: 1.5 S/b.
   const Network net = oneRankPerNode(2, 1e8, 0);
-  CHECK(simulateSchedule(tree, net, 2000000, 4, 4000000).seconds == Approx(2 * 8e6 / 1e8).epsilon(1e-12));
+  CHECK(simulateSchedule(tree, net, 2000000, 4, 4000000).seconds == Approx(1.5 * 8e6 / 1e8).epsilon(1e-12));
+  // Whole chunks: nothing to overlap, 2 S/b.
   CHECK(simulateSchedule(tree, net, 2000000, 4, 0).seconds == Approx(2 * 8e6 / 1e8).epsilon(1e-12));
+  // Within one host (step by step) rank 1 sends both segments up (done at S/2b and S/b) and posts its
+  // receive of the first segment down at S/2b, but its notice queues behind the second segment up:
+  // it reaches the root at S/b. Down: S/2b each, one after the other: 2 S/b in all.
+  Network host = net;
+  host.ranksPerNode = 2;
+  CHECK(simulateSchedule(tree, host, 2000000, 4, 4000000).seconds == Approx(2 * 8e6 / 1e8).epsilon(1e-12));
   // A star of 3 with whole chunks: both leaves share the hub's downlink (2 x 4 MiB at b/2), then its
   // uplink: 16 MiB / b.
   const auto star = dtbench::comm::makeSchedule("star", dtbench::comm::hostsFromRanksPerHost(3, 1));
   CHECK(simulateSchedule(star, oneRankPerNode(3, 1e8, 0), 1 << 20, 4, 0).seconds ==
         Approx(2 * 8388608 / 1e8).epsilon(1e-12));
+}
+
+TEST_CASE("A star's hub sends segment k down while segment k + 1 comes up", "[predict][network]") {
+  // Star of 3 nodes: leaves 1 and 2 send to hub 0, which sends the sums back. S = 12 MB in G = 4
+  // segments of 3 MB, beta per link, no latency. Both leaves' segments share the hub's downlink
+  // (2 x 3 MB at b/2: 0.06 s a segment), and the hub's sums of segment k share its uplink while
+  // segment k + 1 comes up: (G + 1) x 0.06 s = 0.30 s, against 2 G x 0.06 s = 0.48 s for one phase
+  // after the other.
+  const auto star = dtbench::comm::makeSchedule("star", dtbench::comm::hostsFromRanksPerHost(3, 1));
+  const Network net = oneRankPerNode(3, 1e8, 0);
+  CHECK(simulateSchedule(star, net, 3000000, 4, 3000000).seconds == Approx(5 * 2 * 3e6 / 1e8).epsilon(1e-12));
+  // Within one host, step by step, the same star takes the two phases in turn.
+  Network host = net;
+  host.ranksPerNode = 3;
+  CHECK(simulateSchedule(star, host, 3000000, 4, 3000000).seconds > 0.4);
 }
 
 TEST_CASE("Bad networks are refused", "[predict][network]") {

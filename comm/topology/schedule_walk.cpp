@@ -1,0 +1,208 @@
+#include "comm/topology/schedule_walk.h"
+
+#include <algorithm>
+#include <map>
+
+namespace dtbench::comm {
+namespace {
+
+void appendMessages(std::vector<PlannedMessage>& out, const Transfer& t, int64_t numel, int chunks, int g, int segments) {
+  bool open = false;  // the last message belongs to this transfer and may grow
+  for (int c = t.firstChunk; c < t.endChunk; ++c) {
+    const ElementRange r = segmentRange(numel, chunks, c, g, segments);
+    if (r.size() == 0) continue;  // both sides skip empty pieces
+    if (open && out.back().range.end == r.begin) {
+      out.back().range.end = r.end;
+    } else {
+      out.push_back(PlannedMessage{&t, r});
+      open = true;
+    }
+  }
+}
+
+bool overlaps(const ElementRange& a, const ElementRange& b) { return a.begin < b.end && b.begin < a.end; }
+
+// Whether incoming message `in` of item (s, g) may be received in place from the start of the run
+// (Note [Walking a Schedule] in comm/schedule_executor.h); `last` is one past the last step before s
+// in which this rank sends to the message's source in segment g (0: none).
+bool mayReceiveAhead(const SchedulePlan& plan, size_t s, int g, const PlannedMessage& in, size_t last) {
+  if (in.transfer->reduce || in.inWorkspace || s > static_cast<size_t>(kWalkMaxTag)) return false;
+  if (last == 0) return false;
+  const int peer = in.transfer->src;
+  for (size_t t = last - 1; t < s; ++t) {
+    const PlannedItem& earlier = plan.items[t][g];
+    for (const PlannedMessage& out : earlier.outgoing)
+      if (overlaps(out.range, in.range) && out.transfer->dst != peer) return false;
+    for (const PlannedMessage& other : earlier.incoming)
+      if (overlaps(other.range, in.range)) return false;
+  }
+  return true;
+}
+
+// Marks the receives posted ahead: per step and source, all of its messages or none, so that the
+// messages of one (source, tag) are posted in the order the source sends them. One pass over the
+// steps, keeping per segment the last step that sent to each peer.
+void markReceivesAhead(SchedulePlan& plan) {
+  std::vector<std::map<int, size_t>> lastSendTo(plan.segments);  // [segment]: peer -> one past the step
+  for (size_t s = 0; s < plan.items.size(); ++s) {
+    std::map<int, bool> ahead;  // source rank -> every message from it in step s may be posted ahead
+    for (int g = 0; g < plan.segments; ++g)
+      for (const PlannedMessage& in : plan.items[s][g].incoming) {
+        const auto found = lastSendTo[g].find(in.transfer->src);
+        const size_t last = found == lastSendTo[g].end() ? 0 : found->second;
+        const auto [it, inserted] = ahead.emplace(in.transfer->src, true);
+        it->second = it->second && mayReceiveAhead(plan, s, g, in, last);
+      }
+    for (int g = 0; g < plan.segments; ++g) {
+      for (PlannedMessage& in : plan.items[s][g].incoming) in.ahead = ahead.at(in.transfer->src);
+      for (const PlannedMessage& out : plan.items[s][g].outgoing) lastSendTo[g][out.transfer->dst] = s + 1;
+    }
+  }
+}
+
+}  // namespace
+
+SchedulePlan makeSchedulePlan(const Schedule& schedule, const std::vector<std::vector<const Transfer*>>& mine, int self,
+                              int64_t numel, int segments, ScheduleWalk walk) {
+  SchedulePlan plan;
+  plan.segments = segments;
+  plan.items.resize(schedule.steps.size());
+  std::vector<int64_t> region(segments, 0);
+  for (size_t s = 0; s < schedule.steps.size(); ++s) {
+    plan.items[s].resize(segments);
+    for (int g = 0; g < segments; ++g) {
+      PlannedItem& item = plan.items[s][g];
+      for (const Transfer* t : mine[s]) {
+        if (t->dst == self) appendMessages(item.incoming, *t, numel, schedule.chunks, g, segments);
+        if (t->src == self) appendMessages(item.outgoing, *t, numel, schedule.chunks, g, segments);
+      }
+      int64_t itemWorkspace = 0;
+      for (PlannedMessage& in : item.incoming) {
+        in.inWorkspace = in.transfer->reduce || std::any_of(item.outgoing.begin(), item.outgoing.end(), [&](const PlannedMessage& out) {
+                           return overlaps(in.range, out.range);
+                         });
+        if (!in.inWorkspace) continue;
+        in.workspaceOffset = itemWorkspace;
+        itemWorkspace += in.range.size();
+      }
+      region[g] = std::max(region[g], itemWorkspace);
+    }
+  }
+  for (int g = 0; g < segments; ++g) {
+    plan.segmentBase.push_back(plan.workspace);
+    plan.workspace += region[g];
+  }
+  if (walk == ScheduleWalk::kBothDirections) markReceivesAhead(plan);
+  return plan;
+}
+
+SchedulePlan makeSchedulePlan(const Schedule& schedule, int self, int64_t numel, int segments, ScheduleWalk walk) {
+  std::vector<std::vector<const Transfer*>> mine(schedule.steps.size());
+  for (size_t s = 0; s < schedule.steps.size(); ++s)
+    for (const Transfer& t : schedule.steps[s].transfers)
+      if (t.src == self || t.dst == self) mine[s].push_back(&t);
+  return makeSchedulePlan(schedule, mine, self, numel, segments, walk);
+}
+
+ScheduleWalker::ScheduleWalker(size_t steps, int segments, ScheduleWalk walk)
+    : steps_(steps),
+      segments_(segments),
+      bothDirections_(walk == ScheduleWalk::kBothDirections),
+      window_(bothDirections_ ? kFirstStepWindow : segments),
+      phase_(steps == 0 || segments < 1 ? Phase::kDone : bothDirections_ ? Phase::kAhead : Phase::kFirstReceives) {}
+
+bool ScheduleWalker::emit(WalkAction& action, WalkAction::Kind kind, size_t step, int segment) {
+  action.kind = kind;
+  action.step = step;
+  action.segment = segment;
+  return true;
+}
+
+void ScheduleWalker::advanceItem() {
+  followUp_ = 0;
+  if (!bothDirections_) {
+    if (++g_ == segments_) {
+      g_ = 0;
+      ++s_;
+    }
+    phase_ = s_ < steps_ ? Phase::kComplete : Phase::kDone;
+    return;
+  }
+  // Diagonal d = s + g, s rising within it.
+  const size_t G = static_cast<size_t>(segments_);
+  if (s_ + 1 < steps_ && s_ + 1 <= diagonal_) {
+    ++s_;
+  } else {
+    ++diagonal_;
+    if (diagonal_ + 1 >= steps_ + G) {
+      phase_ = Phase::kDone;
+      return;
+    }
+    s_ = diagonal_ >= G ? diagonal_ - G + 1 : 0;
+  }
+  g_ = static_cast<int>(diagonal_ - s_);
+  phase_ = Phase::kComplete;
+}
+
+bool ScheduleWalker::next(WalkAction& action) {
+  using Kind = WalkAction::Kind;
+  for (;;) switch (phase_) {
+      case Phase::kAhead:  // (s_, g_) row-major over every item
+        if (s_ < steps_) {
+          const size_t s = s_;
+          const int g = g_;
+          if (++g_ == segments_) {
+            g_ = 0;
+            ++s_;
+          }
+          return emit(action, Kind::kPostReceivesAhead, s, g);
+        }
+        phase_ = Phase::kFirstReceives;
+        s_ = 0;
+        g_ = 0;
+        break;
+      case Phase::kFirstReceives:  // g_ over the first step; step by step, each followed by its sends
+        if (g_ < segments_) {
+          if (!bothDirections_ && followUp_ == 1) {
+            followUp_ = 0;
+            return emit(action, Kind::kPostSends, 0, g_++);
+          }
+          if (!bothDirections_) {
+            followUp_ = 1;
+            return emit(action, Kind::kPostReceives, 0, g_);
+          }
+          return emit(action, Kind::kPostReceives, 0, g_++);
+        }
+        phase_ = bothDirections_ ? Phase::kFirstSends : Phase::kComplete;
+        g_ = 0;
+        break;
+      case Phase::kFirstSends:
+        if (g_ < std::min(segments_, window_)) return emit(action, Kind::kPostSends, 0, g_++);
+        phase_ = Phase::kComplete;
+        g_ = 0;
+        break;
+      case Phase::kComplete:
+        phase_ = Phase::kAfterComplete;
+        followUp_ = 0;
+        return emit(action, Kind::kComplete, s_, g_);
+      case Phase::kAfterComplete:
+        if (followUp_ == 0) {
+          followUp_ = 1;
+          if (s_ == 0 && g_ + window_ < segments_) return emit(action, Kind::kPostSends, 0, g_ + window_);
+        }
+        if (followUp_ == 1) {
+          followUp_ = 2;
+          if (s_ + 1 < steps_) return emit(action, Kind::kPostReceives, s_ + 1, g_);
+        }
+        if (followUp_ == 2) {
+          followUp_ = 3;
+          if (s_ + 1 < steps_) return emit(action, Kind::kPostSends, s_ + 1, g_);
+        }
+        advanceItem();
+        break;
+      case Phase::kDone:
+        return false;
+    }
+}
+
+}  // namespace dtbench::comm

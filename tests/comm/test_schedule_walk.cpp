@@ -1,0 +1,101 @@
+// The walk a rank takes over a Schedule (comm/topology/schedule_walk.h): the order of its actions, and
+// the plan's receives ahead. The executor's order on a real transport: test_schedule_executor.cpp [order].
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "comm/topology/hosts.h"
+#include "comm/topology/registry.h"
+#include "comm/topology/schedule_walk.h"
+
+using dtbench::comm::ScheduleWalk;
+using dtbench::comm::ScheduleWalker;
+using dtbench::comm::WalkAction;
+
+namespace {
+
+// "R0.1" posts the receives of item (0, 1), "A" the receives ahead, "S" the sends, "C" completes.
+std::vector<std::string> actions(size_t steps, int segments, ScheduleWalk walk) {
+  std::vector<std::string> out;
+  ScheduleWalker walker(steps, segments, walk);
+  WalkAction a;
+  while (walker.next(a)) {
+    const char* kind = a.kind == WalkAction::Kind::kPostReceivesAhead ? "A"
+                       : a.kind == WalkAction::Kind::kPostReceives    ? "R"
+                       : a.kind == WalkAction::Kind::kPostSends       ? "S"
+                                                                      : "C";
+    out.push_back(kind + std::to_string(a.step) + "." + std::to_string(a.segment));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Step by step: the first step posted at once, then items in (step, segment) order", "[walk]") {
+  CHECK(actions(2, 2, ScheduleWalk::kStepByStep) ==
+        std::vector<std::string>{"R0.0", "S0.0", "R0.1", "S0.1", "C0.0", "R1.0", "S1.0", "C0.1", "R1.1", "S1.1",
+                                 "C1.0", "C1.1"});
+}
+
+TEST_CASE("Both directions: receives ahead, a window of two first-step segments, diagonal order", "[walk]") {
+  CHECK(actions(2, 3, ScheduleWalk::kBothDirections) ==
+        std::vector<std::string>{"A0.0", "A0.1", "A0.2", "A1.0", "A1.1", "A1.2",  // every item's receives ahead
+                                 "R0.0", "R0.1", "R0.2", "S0.0", "S0.1",          // the first step, window 2
+                                 "C0.0", "S0.2", "R1.0", "S1.0",                  // diagonal 0
+                                 "C0.1", "R1.1", "S1.1", "C1.0",                  // diagonal 1
+                                 "C0.2", "R1.2", "S1.2", "C1.1",                  // diagonal 2
+                                 "C1.2"});
+  CHECK(actions(0, 3, ScheduleWalk::kBothDirections).empty());
+}
+
+TEST_CASE("Every walk completes each item once, after posting it, and a segment's steps in order", "[walk]") {
+  for (const ScheduleWalk walk : {ScheduleWalk::kBothDirections, ScheduleWalk::kStepByStep})
+    for (size_t steps : {1, 2, 5})
+      for (int segments : {1, 2, 3, 7}) {
+        INFO("steps " << steps << ", segments " << segments << ", walk " << static_cast<int>(walk));
+        std::map<std::pair<size_t, int>, std::map<char, int>> seen;  // item -> kind -> position
+        int position = 0;
+        for (const std::string& a : actions(steps, segments, walk)) {
+          const size_t dot = a.find('.');
+          const std::pair<size_t, int> item{std::stoul(a.substr(1, dot - 1)), std::stoi(a.substr(dot + 1))};
+          CHECK(seen[item].count(a[0]) == 0);  // once each
+          seen[item][a[0]] = position++;
+        }
+        REQUIRE(seen.size() == steps * static_cast<size_t>(segments));
+        for (const auto& [item, kinds] : seen) {
+          REQUIRE(kinds.count('R'));
+          REQUIRE(kinds.count('S'));
+          REQUIRE(kinds.count('C'));
+          CHECK(kinds.at('R') < kinds.at('C'));
+          CHECK(kinds.at('S') < kinds.at('C'));
+          CHECK(kinds.count('A') == (walk == ScheduleWalk::kBothDirections ? 1u : 0u));
+          if (item.first > 0) CHECK(seen.at({item.first - 1, item.second}).at('C') < kinds.at('R'));
+        }
+      }
+}
+
+TEST_CASE("The plan posts a tree's broadcast ahead across hosts only", "[walk]") {
+  const auto tree = dtbench::comm::makeSchedule("tree", dtbench::comm::hostsFromRanksPerHost(2, 1));
+  // Rank 1 (the leaf) reduces up in step 0 and receives the broadcast in place in step 1.
+  const auto across = dtbench::comm::makeSchedulePlan(tree, 1, 1000, 4, ScheduleWalk::kBothDirections);
+  const auto within = dtbench::comm::makeSchedulePlan(tree, 1, 1000, 4, ScheduleWalk::kStepByStep);
+  REQUIRE(across.items.size() == 2);
+  for (int g = 0; g < 4; ++g) {
+    REQUIRE(across.items[1][g].incoming.size() == 1);
+    CHECK(across.items[1][g].incoming[0].ahead);
+    CHECK_FALSE(across.items[1][g].incoming[0].inWorkspace);
+    CHECK_FALSE(within.items[1][g].incoming[0].ahead);
+    CHECK(across.items[0][g].outgoing.size() == 1);
+  }
+  // The root adds the leaf's segments in the workspace: never ahead.
+  const auto root = dtbench::comm::makeSchedulePlan(tree, 0, 1000, 4, ScheduleWalk::kBothDirections);
+  for (int g = 0; g < 4; ++g) {
+    REQUIRE(root.items[0][g].incoming.size() == 1);
+    CHECK(root.items[0][g].incoming[0].inWorkspace);
+    CHECK_FALSE(root.items[0][g].incoming[0].ahead);
+  }
+  CHECK(root.workspace == 1000);  // four regions of 250 elements
+}
