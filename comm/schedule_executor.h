@@ -45,8 +45,11 @@
 //    the rank touches the range, except sends to that same peer. A tree's
 //    broadcast, and a two-rank ring's or clique's second step, qualify; per step and source all
 //    messages or none, so a source's messages of one tag are posted in the order it sends them.
-//    Every other receive of the first step is posted at the start as well (before any send), and
-//    the rest when their item is posted.
+//    A receive into the workspace is posted at the start too when it is its segment's first use of
+//    the workspace (the region is then the item's alone until it is applied): a tree's root, whose
+//    children's sums come after the first step, asks for them before it sends anything, so those
+//    "ready" notices do not queue behind its own broadcast. Every other receive of the first step
+//    is posted at the start as well (before any send), and the rest when their item is posted.
 //  - A window on the first step. Only the first kFirstStepWindow (2) segments of the first step
 //    send at once; segment g + 2 sends when segment g's item was applied. A transport that shares
 //    the link among all outstanding messages to one peer (Open MPI) would otherwise deliver every

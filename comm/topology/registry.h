@@ -13,13 +13,15 @@
 // arrives; within one host whole chunks (0) for ring and clique, whose steps already move a different
 // chunk each and where, measured over Open MPI's shared memory at 2 ranks, segments only added
 // messages (docs/benchmarks.md, "Pipelined point-to-point schedules"); 0 for native. Across hosts
-// every point-to-point topology is cut into 256 KiB segments (at most kMaxSegments per chunk): a pair
+// every point-to-point topology is cut into 128 KiB segments (at most kMaxSegments per chunk): a pair
 // of hosts exchanging whole chunks of several MiB both ways over Open MPI's TCP runs one direction at
 // a time (its rendezvous control messages queue behind the data flowing the other way), while
 // segments travel eagerly (comm/backends/mpi_communicator.cpp, Note [Open MPI's eager limit between
 // nodes]); and a tree's pipeline fills sooner with small segments: 0.81-0.97 of the link bound from
-// 4 MB at 3 and 4 nodes, against 0.66-0.90 with 1 MiB (docs/benchmarks.md, "The link bound: why trees
-// and stars ran at half of it").
+// 4 MB at 3 and 4 nodes with 256 KiB, against 0.66-0.90 with 1 MiB; at 4 MB over 4 nodes a tree two
+// levels deep fills its pipeline in about three segments of sixteen at 256 KiB (0.88 modelled,
+// 0.87-0.91 measured), of thirty-two at 128 KiB (0.93 modelled, 0.87-0.96 measured; docs/benchmarks.md,
+// "The link bound: why trees and stars ran at half of it").
 
 #include <cstdint>
 #include <string>
@@ -33,7 +35,7 @@ namespace dtbench::comm {
 struct TopologyRow;
 
 // The executor's default segment for a Schedule that crosses hosts (see above).
-constexpr int64_t kCrossHostSegmentBytes = int64_t{256} << 10;
+constexpr int64_t kCrossHostSegmentBytes = int64_t{128} << 10;
 
 // One topology of the table: what a configuration holds for --topology. Copyable; compares equal
 // when it is the same row.

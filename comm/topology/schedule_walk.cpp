@@ -25,8 +25,10 @@ bool overlaps(const ElementRange& a, const ElementRange& b) { return a.begin < b
 // Whether incoming message `in` of item (s, g) may be received in place from the start of the run
 // (Note [Walking a Schedule] in comm/schedule_executor.h); `last` is one past the last step before s
 // in which this rank sends to the message's source in segment g (0: none).
-bool mayReceiveAhead(const SchedulePlan& plan, size_t s, int g, const PlannedMessage& in, size_t last) {
-  if (in.transfer->reduce || in.inWorkspace || s > static_cast<size_t>(kWalkMaxTag)) return false;
+// `workspaceUsed`: whether an item of segment g before step s receives into the workspace.
+bool mayReceiveAhead(const SchedulePlan& plan, size_t s, int g, const PlannedMessage& in, size_t last, bool workspaceUsed) {
+  if (s > static_cast<size_t>(kWalkMaxTag)) return false;
+  if (in.inWorkspace) return !workspaceUsed;  // the segment's region is this item's until it is applied
   if (last == 0) return false;
   const int peer = in.transfer->src;
   for (size_t t = last - 1; t < s; ++t) {
@@ -44,6 +46,7 @@ bool mayReceiveAhead(const SchedulePlan& plan, size_t s, int g, const PlannedMes
 // steps, keeping per segment the last step that sent to each peer.
 void markReceivesAhead(SchedulePlan& plan) {
   std::vector<std::map<int, size_t>> lastSendTo(plan.segments);  // [segment]: peer -> one past the step
+  std::vector<bool> workspaceUsed(plan.segments, false);         // [segment]: by an earlier step
   for (size_t s = 0; s < plan.items.size(); ++s) {
     std::map<int, bool> ahead;  // source rank -> every message from it in step s may be posted ahead
     for (int g = 0; g < plan.segments; ++g)
@@ -51,10 +54,13 @@ void markReceivesAhead(SchedulePlan& plan) {
         const auto found = lastSendTo[g].find(in.transfer->src);
         const size_t last = found == lastSendTo[g].end() ? 0 : found->second;
         const auto [it, inserted] = ahead.emplace(in.transfer->src, true);
-        it->second = it->second && mayReceiveAhead(plan, s, g, in, last);
+        it->second = it->second && mayReceiveAhead(plan, s, g, in, last, workspaceUsed[g]);
       }
     for (int g = 0; g < plan.segments; ++g) {
-      for (PlannedMessage& in : plan.items[s][g].incoming) in.ahead = ahead.at(in.transfer->src);
+      for (PlannedMessage& in : plan.items[s][g].incoming) {
+        in.ahead = ahead.at(in.transfer->src);
+        if (in.inWorkspace) workspaceUsed[g] = true;
+      }
       for (const PlannedMessage& out : plan.items[s][g].outgoing) lastSendTo[g][out.transfer->dst] = s + 1;
     }
   }

@@ -346,11 +346,11 @@ TEST_CASE("segments per chunk follow the segment size, within bounds", "[executo
   for (const char* t : {"tree", "star", "binary-tree-star", "hierarchical"})
     CHECK(Topology::parse(t).defaultSegmentBytes() == 1 << 20);
   for (const char* t : {"native", "ring", "clique"}) CHECK(Topology::parse(t).defaultSegmentBytes() == 0);
-  // Over one host the same; over several every point-to-point topology is cut into 256 KiB segments.
+  // Over one host the same; over several every point-to-point topology is cut into 128 KiB segments.
   for (const Topology& t : Topology::all()) {
     INFO(t.name());
     CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 4)) == t.defaultSegmentBytes());
-    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2)) == (t.native() ? 0 : 256 << 10));
+    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2)) == (t.native() ? 0 : 128 << 10));
   }
   CHECK_THROWS_WITH(Topology::parse("torus"), Catch::Contains("ring"));
 }

@@ -77,7 +77,7 @@ TEST_CASE("Every walk completes each item once, after posting it, and a segment'
       }
 }
 
-TEST_CASE("The plan posts a tree's broadcast ahead across hosts only", "[walk]") {
+TEST_CASE("The plan posts a tree's broadcast and the root's first adds ahead, across hosts only", "[walk]") {
   const auto tree = dtbench::comm::makeSchedule("tree", dtbench::comm::hostsFromRanksPerHost(2, 1));
   // Rank 1 (the leaf) reduces up in step 0 and receives the broadcast in place in step 1.
   const auto across = dtbench::comm::makeSchedulePlan(tree, 1, 1000, 4, ScheduleWalk::kBothDirections);
@@ -90,12 +90,35 @@ TEST_CASE("The plan posts a tree's broadcast ahead across hosts only", "[walk]")
     CHECK_FALSE(within.items[1][g].incoming[0].ahead);
     CHECK(across.items[0][g].outgoing.size() == 1);
   }
-  // The root adds the leaf's segments in the workspace: never ahead.
+  // The root adds the leaf's segments in its workspace: the first use of each segment's region, so
+  // posted ahead as well (the region is the item's until it is applied).
   const auto root = dtbench::comm::makeSchedulePlan(tree, 0, 1000, 4, ScheduleWalk::kBothDirections);
   for (int g = 0; g < 4; ++g) {
     REQUIRE(root.items[0][g].incoming.size() == 1);
     CHECK(root.items[0][g].incoming[0].inWorkspace);
-    CHECK_FALSE(root.items[0][g].incoming[0].ahead);
+    CHECK(root.items[0][g].incoming[0].ahead);
   }
   CHECK(root.workspace == 1000);  // four regions of 250 elements
+}
+
+TEST_CASE("A receive into the workspace is ahead only as its segment's first use of it", "[walk]") {
+  // Ring of 3: the reduce-scatter's two steps both add into the workspace: only the first is ahead;
+  // the all-gather lands in place, from the peer this rank sent nothing to: not ahead.
+  const auto ring = dtbench::comm::makeSchedule("ring", dtbench::comm::hostsFromRanksPerHost(3, 1));
+  const auto plan = dtbench::comm::makeSchedulePlan(ring, 1, 3000, 2, ScheduleWalk::kBothDirections);
+  REQUIRE(plan.items.size() == 4);
+  for (int g = 0; g < 2; ++g) {
+    CHECK(plan.items[0][g].incoming.at(0).ahead);
+    CHECK_FALSE(plan.items[1][g].incoming.at(0).ahead);
+    CHECK_FALSE(plan.items[2][g].incoming.at(0).ahead);
+    CHECK_FALSE(plan.items[3][g].incoming.at(0).ahead);
+  }
+  // Tree of 4 (parent(r) = (r - 1) / 2): the root's first receives come at a later step than the
+  // first, and are still its segments' first use of the workspace.
+  const auto tree = dtbench::comm::makeSchedule("tree", dtbench::comm::hostsFromRanksPerHost(4, 1));
+  const auto root = dtbench::comm::makeSchedulePlan(tree, 0, 4000, 2, ScheduleWalk::kBothDirections);
+  int aheadAddsAfterFirstStep = 0;
+  for (size_t s = 1; s < root.items.size(); ++s)
+    for (const auto& in : root.items[s][0].incoming) aheadAddsAfterFirstStep += in.inWorkspace && in.ahead;
+  CHECK(aheadAddsAfterFirstStep == 2);  // from ranks 1 and 2
 }

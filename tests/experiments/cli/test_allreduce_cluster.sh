@@ -59,7 +59,7 @@ grep -q "^# cluster $tmp/cluster.json: links node1 1 Gbit/s, node2 100 Mbit/s; b
 import csv, json, sys
 P = 1e8 / 8 * 1448 / 1514 / 1e9  # GB/s
 want = {"native": P, "ring": P, "star": 6400 / 4800 * P, "hierarchical": 6400 / 4800 * P}
-segment = {"native": None, "ring": 256 << 10, "star": 256 << 10, "hierarchical": 256 << 10}  # the defaults across hosts
+segment = {"native": None, "ring": 128 << 10, "star": 128 << 10, "hierarchical": 128 << 10}  # the defaults across hosts
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert sorted(r["topology"] for r in rows) == sorted(want), rows
 for r in rows:
