@@ -1,6 +1,7 @@
 #include "comm/topology/schedule_walk.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace dtbench::comm {
@@ -20,23 +21,80 @@ void appendMessages(std::vector<PlannedMessage>& out, const Transfer& t, int64_t
   }
 }
 
-bool overlaps(const ElementRange& a, const ElementRange& b) { return a.begin < b.end && b.begin < a.end; }
+// Which of an item's messages overlap a range: sorted by where they begin, with, for every prefix,
+// the largest end and the largest end among messages to another peer than that one's. Answers in
+// O(log n), so that a clique of thousands of ranks (thousands of messages per item) plans in
+// O(n log n), not O(n²).
+class RangeIndex {
+ public:
+  explicit RangeIndex(const std::vector<PlannedMessage>& messages) {
+    std::vector<const PlannedMessage*> sorted;
+    sorted.reserve(messages.size());
+    for (const PlannedMessage& m : messages)
+      if (m.range.size() > 0) sorted.push_back(&m);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const PlannedMessage* a, const PlannedMessage* b) { return a->range.begin < b->range.begin; });
+    Best best;
+    for (const PlannedMessage* m : sorted) {
+      const int64_t end = m->range.end;
+      const int peer = m->transfer->dst;
+      if (end > best.end) {
+        if (peer != best.peer) best.otherEnd = best.end;
+        best.end = end;
+        best.peer = peer;
+      } else if (peer != best.peer) {
+        best.otherEnd = std::max(best.otherEnd, end);
+      }
+      begins_.push_back(m->range.begin);
+      prefix_.push_back(best);
+    }
+  }
+  // Whether a message overlaps `range`.
+  bool overlaps(const ElementRange& range) const {
+    const size_t k = before(range.end);
+    return k > 0 && prefix_[k - 1].end > range.begin;
+  }
+  // Whether a message to another peer than `peer` overlaps `range`.
+  bool overlapsExcept(const ElementRange& range, int peer) const {
+    const size_t k = before(range.end);
+    if (k == 0) return false;
+    const Best& b = prefix_[k - 1];
+    return (b.peer != peer ? b.end : b.otherEnd) > range.begin;
+  }
+
+ private:
+  struct Best {
+    int64_t end = std::numeric_limits<int64_t>::min();       // the largest end
+    int peer = -1;                                           // its message's destination
+    int64_t otherEnd = std::numeric_limits<int64_t>::min();  // the largest end of a message to another
+  };
+  // How many messages begin before `end`.
+  size_t before(int64_t end) const {
+    return static_cast<size_t>(std::lower_bound(begins_.begin(), begins_.end(), end) - begins_.begin());
+  }
+  std::vector<int64_t> begins_;
+  std::vector<Best> prefix_;
+};
+
+// An item's indexes: its outgoing messages (with their destinations) and its incoming ones.
+struct ItemIndex {
+  RangeIndex outgoing, incoming;
+  explicit ItemIndex(const PlannedItem& item) : outgoing(item.outgoing), incoming(item.incoming) {}
+};
 
 // Whether incoming message `in` of item (s, g) may be received in place from the start of the run
 // (Note [Walking a Schedule] in comm/schedule_executor.h); `last` is one past the last step before s
 // in which this rank sends to the message's source in segment g (0: none).
 // `workspaceUsed`: whether an item of segment g before step s receives into the workspace.
-bool mayReceiveAhead(const SchedulePlan& plan, size_t s, int g, const PlannedMessage& in, size_t last, bool workspaceUsed) {
+bool mayReceiveAhead(const std::vector<std::vector<ItemIndex>>& index, size_t s, int g, const PlannedMessage& in,
+                     size_t last, bool workspaceUsed) {
   if (s > static_cast<size_t>(kWalkMaxTag)) return false;
   if (in.inWorkspace) return !workspaceUsed;  // the segment's region is this item's until it is applied
   if (last == 0) return false;
   const int peer = in.transfer->src;
   for (size_t t = last - 1; t < s; ++t) {
-    const PlannedItem& earlier = plan.items[t][g];
-    for (const PlannedMessage& out : earlier.outgoing)
-      if (overlaps(out.range, in.range) && out.transfer->dst != peer) return false;
-    for (const PlannedMessage& other : earlier.incoming)
-      if (overlaps(other.range, in.range)) return false;
+    const ItemIndex& earlier = index[t][g];
+    if (earlier.outgoing.overlapsExcept(in.range, peer) || earlier.incoming.overlaps(in.range)) return false;
   }
   return true;
 }
@@ -45,6 +103,9 @@ bool mayReceiveAhead(const SchedulePlan& plan, size_t s, int g, const PlannedMes
 // messages of one (source, tag) are posted in the order the source sends them. One pass over the
 // steps, keeping per segment the last step that sent to each peer.
 void markReceivesAhead(SchedulePlan& plan) {
+  std::vector<std::vector<ItemIndex>> index(plan.items.size());
+  for (size_t s = 0; s < plan.items.size(); ++s)
+    for (const PlannedItem& item : plan.items[s]) index[s].emplace_back(item);
   std::vector<std::map<int, size_t>> lastSendTo(plan.segments);  // [segment]: peer -> one past the step
   std::vector<bool> workspaceUsed(plan.segments, false);         // [segment]: by an earlier step
   for (size_t s = 0; s < plan.items.size(); ++s) {
@@ -54,7 +115,7 @@ void markReceivesAhead(SchedulePlan& plan) {
         const auto found = lastSendTo[g].find(in.transfer->src);
         const size_t last = found == lastSendTo[g].end() ? 0 : found->second;
         const auto [it, inserted] = ahead.emplace(in.transfer->src, true);
-        it->second = it->second && mayReceiveAhead(plan, s, g, in, last, workspaceUsed[g]);
+        it->second = it->second && mayReceiveAhead(index, s, g, in, last, workspaceUsed[g]);
       }
     for (int g = 0; g < plan.segments; ++g) {
       for (PlannedMessage& in : plan.items[s][g].incoming) {
@@ -83,10 +144,9 @@ SchedulePlan makeSchedulePlan(const Schedule& schedule, const std::vector<std::v
         if (t->src == self) appendMessages(item.outgoing, *t, numel, schedule.chunks, g, segments);
       }
       int64_t itemWorkspace = 0;
+      const RangeIndex sends(item.outgoing);
       for (PlannedMessage& in : item.incoming) {
-        in.inWorkspace = in.transfer->reduce || std::any_of(item.outgoing.begin(), item.outgoing.end(), [&](const PlannedMessage& out) {
-                           return overlaps(in.range, out.range);
-                         });
+        in.inWorkspace = in.transfer->reduce || sends.overlaps(in.range);
         if (!in.inWorkspace) continue;
         in.workspaceOffset = itemWorkspace;
         itemWorkspace += in.range.size();

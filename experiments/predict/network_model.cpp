@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace dtbench::predict {
@@ -340,15 +341,17 @@ class Simulation {
       const comm::SchedulePlan plan = comm::makeSchedulePlan(*planned, mine[rank], rank, numel, segments_, walk_);
       mine[rank] = {};
       const size_t G = static_cast<size_t>(segments_);
+      std::unordered_set<const comm::Transfer*> ahead;  // of the item at hand: transfers received ahead
       for (size_t k = 0; k < r.items.size(); ++k) {
         const size_t s = r.items[k] / G;
-        const comm::PlannedItem& item = plan.items[s][r.items[k] % G];
+        ahead.clear();
+        for (const comm::PlannedMessage& in : plan.items[s][r.items[k] % G].incoming)
+          if (in.ahead) ahead.insert(in.transfer);
+        if (ahead.empty()) continue;
         for (ItemMessage& message : r.messages[k]) {
           if (!message.receives) continue;
           const size_t i = static_cast<size_t>(messages_[message.id].transfer - schedule.steps[s].transfers.data());
-          const comm::Transfer* t = &planned->steps[s].transfers[incoming[s][i]];
-          message.ahead = std::any_of(item.incoming.begin(), item.incoming.end(),
-                                      [&](const comm::PlannedMessage& in) { return in.transfer == t && in.ahead; });
+          message.ahead = ahead.count(&planned->steps[s].transfers[incoming[s][i]]) > 0;
         }
       }
     }

@@ -122,3 +122,63 @@ TEST_CASE("A receive into the workspace is ahead only as its segment's first use
     for (const auto& in : root.items[s][0].incoming) aheadAddsAfterFirstStep += in.inWorkspace && in.ahead;
   CHECK(aheadAddsAfterFirstStep == 2);  // from ranks 1 and 2
 }
+
+namespace {
+
+bool overlap(const dtbench::comm::ElementRange& a, const dtbench::comm::ElementRange& b) {
+  return a.begin < b.end && b.begin < a.end;
+}
+
+// The rule of Note [Walking a Schedule] written out message by message, O(n²): the plan's indexed
+// answers must equal it.
+void checkAgainstBruteForce(const dtbench::comm::SchedulePlan& plan) {
+  using dtbench::comm::PlannedMessage;
+  std::vector<std::map<int, size_t>> lastSendTo(plan.segments);
+  std::vector<bool> workspaceUsed(plan.segments, false);
+  for (size_t s = 0; s < plan.items.size(); ++s) {
+    std::map<int, bool> ahead;
+    for (int g = 0; g < plan.segments; ++g) {
+      const auto& item = plan.items[s][g];
+      for (const PlannedMessage& in : item.incoming) {
+        bool inWorkspace = in.transfer->reduce;
+        for (const PlannedMessage& out : item.outgoing) inWorkspace = inWorkspace || overlap(in.range, out.range);
+        CHECK(in.inWorkspace == inWorkspace);
+        const int peer = in.transfer->src;
+        const auto found = lastSendTo[g].find(peer);
+        const size_t last = found == lastSendTo[g].end() ? 0 : found->second;
+        bool may = inWorkspace ? !workspaceUsed[g] : last > 0;
+        for (size_t t = last == 0 ? s : last - 1; may && !inWorkspace && t < s; ++t) {
+          for (const PlannedMessage& out : plan.items[t][g].outgoing)
+            if (overlap(out.range, in.range) && out.transfer->dst != peer) may = false;
+          for (const PlannedMessage& other : plan.items[t][g].incoming)
+            if (overlap(other.range, in.range)) may = false;
+        }
+        const auto [it, inserted] = ahead.emplace(peer, true);
+        it->second = it->second && may;
+      }
+    }
+    for (int g = 0; g < plan.segments; ++g) {
+      for (const PlannedMessage& in : plan.items[s][g].incoming) {
+        CHECK(in.ahead == ahead.at(in.transfer->src));
+        if (in.inWorkspace) workspaceUsed[g] = true;
+      }
+      for (const PlannedMessage& out : plan.items[s][g].outgoing) lastSendTo[g][out.transfer->dst] = s + 1;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("The plan's receives ahead and workspace flags are the rule's, for every topology", "[walk]") {
+  for (const std::string& name : dtbench::comm::topologyNames()) {
+    if (name == "native") continue;
+    for (const auto& [world, perHost] : std::vector<std::pair<int, int>>{{2, 1}, {4, 1}, {5, 1}, {6, 2}, {8, 4}, {9, 3}})
+      for (int segments : {1, 3}) {
+        INFO(name << " over " << world << " ranks, " << perHost << " per host, " << segments << " segments");
+        const auto schedule = dtbench::comm::makeSchedule(name, dtbench::comm::hostsFromRanksPerHost(world, perHost));
+        for (int rank = 0; rank < world; ++rank)
+          checkAgainstBruteForce(
+              dtbench::comm::makeSchedulePlan(schedule, rank, 1009, segments, ScheduleWalk::kBothDirections));
+      }
+  }
+}
