@@ -24,10 +24,15 @@ void appendMessages(std::vector<PlannedMessage>& out, const Transfer& t, int64_t
 // Which of an item's messages overlap a range: sorted by where they begin, with, for every prefix,
 // the largest end and the largest end among messages to another peer than that one's. Answers in
 // O(log n), so that a clique of thousands of ranks (thousands of messages per item) plans in
-// O(n log n), not O(n²).
+// O(n log n), not O(n²). An item of a few messages (most items: the executor plans every all-reduce)
+// is scanned in place, with nothing allocated.
 class RangeIndex {
  public:
   explicit RangeIndex(const std::vector<PlannedMessage>& messages) {
+    if (messages.size() <= kScanned) {
+      few_ = &messages;
+      return;
+    }
     std::vector<const PlannedMessage*> sorted;
     sorted.reserve(messages.size());
     for (const PlannedMessage& m : messages)
@@ -51,11 +56,15 @@ class RangeIndex {
   }
   // Whether a message overlaps `range`.
   bool overlaps(const ElementRange& range) const {
+    if (few_) return std::any_of(few_->begin(), few_->end(), [&](const PlannedMessage& m) { return meets(m, range); });
     const size_t k = before(range.end);
     return k > 0 && prefix_[k - 1].end > range.begin;
   }
   // Whether a message to another peer than `peer` overlaps `range`.
   bool overlapsExcept(const ElementRange& range, int peer) const {
+    if (few_)
+      return std::any_of(few_->begin(), few_->end(),
+                         [&](const PlannedMessage& m) { return m.transfer->dst != peer && meets(m, range); });
     const size_t k = before(range.end);
     if (k == 0) return false;
     const Best& b = prefix_[k - 1];
@@ -72,6 +81,9 @@ class RangeIndex {
   size_t before(int64_t end) const {
     return static_cast<size_t>(std::lower_bound(begins_.begin(), begins_.end(), end) - begins_.begin());
   }
+  static bool meets(const PlannedMessage& m, const ElementRange& r) { return m.range.begin < r.end && r.begin < m.range.end; }
+  static constexpr size_t kScanned = 8;
+  const std::vector<PlannedMessage>* few_ = nullptr;  // the messages, when there are at most kScanned
   std::vector<int64_t> begins_;
   std::vector<Best> prefix_;
 };

@@ -1,7 +1,5 @@
 #include "experiments/predict/network_model.h"
 
-#include "comm/topology/schedule_walk.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,6 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+
+#include "comm/topology/schedule_walk.h"
 
 namespace dtbench::predict {
 namespace {
@@ -299,15 +299,13 @@ class Simulation {
     // transfers after each step's own (incoming[s][i]: where transfer i of step s is received).
     comm::Schedule local;
     const comm::Schedule* planned = &schedule;
-    std::vector<std::vector<size_t>> incoming(steps_);
-    for (size_t s = 0; s < steps_; ++s) {
-      incoming[s].resize(schedule.steps[s].transfers.size());
-      for (size_t i = 0; i < incoming[s].size(); ++i) incoming[s][i] = i;
-    }
+    std::vector<std::vector<size_t>> incoming;  // under a slice only; else transfer i itself
     if (period_ != world_) {
       local = schedule;
+      incoming.resize(steps_);
       for (size_t s = 0; s < steps_; ++s)
         for (size_t i = 0; i < schedule.steps[s].transfers.size(); ++i) {
+          incoming[s].push_back(i);
           comm::Transfer t = schedule.steps[s].transfers[i];
           if (t.dst < period_) continue;
           const int shift = t.dst - t.dst % period_;
@@ -351,7 +349,7 @@ class Simulation {
         for (ItemMessage& message : r.messages[k]) {
           if (!message.receives) continue;
           const size_t i = static_cast<size_t>(messages_[message.id].transfer - schedule.steps[s].transfers.data());
-          message.ahead = ahead.count(&planned->steps[s].transfers[incoming[s][i]]) > 0;
+          message.ahead = ahead.count(&planned->steps[s].transfers[incoming.empty() ? i : incoming[s][i]]) > 0;
         }
       }
     }

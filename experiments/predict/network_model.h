@@ -8,15 +8,17 @@
 // receiver's port down; a transfer between nodes uses the sending node's link up and the receiving
 // node's link down. Each class has a latency α and a bandwidth β (payload bytes per second).
 //
-// Execution, per rank, as the executor runs it (Note [Pipelined schedules] in
-// comm/schedule_executor.h): every chunk is cut into the same G segments (comm::segmentCount); the
-// rank posts the items (step 0, segment g) of every g at once, then takes its items in (step,
-// segment) order: an item is done when all of its messages are and every earlier item of the rank
-// is; then the item (step + 1, same segment) is posted. A message (one per transfer and segment,
-// empty pieces skipped as the executor skips them) moves only once its receiver is ready: posting a
-// receive sends the sender a notice, and the data leaves when the sender has posted too and the
+// Execution, per rank, as the executor runs it (Note [Pipelined schedules] and Note [Walking a
+// Schedule] in comm/schedule_executor.h): every chunk is cut into the same G segments
+// (comm::segmentCount), and each rank replays the executor's own walk, action by action
+// (comm::ScheduleWalker, with the receives ahead of comm::makeSchedulePlan): step by step within one
+// node, both directions at once across nodes. An item completes when all of its messages are done.
+// A message (one per transfer and segment, empty pieces skipped as the executor skips them) moves
+// only once its receiver is ready: posting a receive sends the sender a notice, and the data leaves
+// when the sender has posted too and the
 // notice has arrived (a rendezvous, the protocol of Gloo's unbound buffers and of Open MPI's TCP path
-// above its eager limit). Everything one rank sends another, notices and data, shares one
+// above its eager limit); a message of at most its class's eagerBytes leaves when it is sent, and its
+// receive sends no notice. Everything one rank sends another, notices and data, shares one
 // connection in the order it was emitted: data moves one message after another, a latency after it
 // was queued on an idle connection or right behind its predecessor, and a notice arrives a latency
 // after the data queued before it is through. So a receive posted while its peer is still sending
