@@ -105,8 +105,8 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     ("threads", "Intra-op threads per rank (at most the cores this process may run on)",
      cxxopts::value<int>()->default_value("1"))
     ("segment-bytes", "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks; "
-     "auto: each topology's default, 1M for tree, star, binary-tree-star, hierarchical, whole chunks for ring, "
-     "clique)", cxxopts::value<std::string>()->default_value("auto"));
+     "auto: each topology's default, within one host 1M for tree, star, binary-tree-star, hierarchical, whole "
+     "chunks for ring, clique; across hosts 128K for every one)", cxxopts::value<std::string>()->default_value("auto"));
   options.add_options("Output")
     ("csv", "Write the rows as CSV to FILE", cxxopts::value<std::string>())
     ("json", "Write the rows as JSON to FILE", cxxopts::value<std::string>())
