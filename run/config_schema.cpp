@@ -279,8 +279,8 @@ std::vector<Setting> makeSettings() {
       gpu);
   // A captured step issues its collectives from the graph: every rank must replay the same one.
   add(toggle("cuda_graph", "--cuda-graph", true, A::kAllRanks,
-             "Capture the whole training step in a CUDA graph after warm-up and replay it (--device cuda, one "
-             "process per GPU, nccl; refused with the reason elsewhere)",
+             "Capture the whole training step (forward, loss, backward, SGD) in a CUDA graph after three eager "
+             "steps and replay it (--device cuda, one rank, --optimizer sgd; refused with the reason elsewhere)",
              [](auto& c) -> auto& { return c.gpu.cudaGraph; }),
       gpu);
 

@@ -76,7 +76,8 @@ void validate(const RunConfig& config) {
         "build dtbench against a CUDA LibTorch, or use one process per rank (dtbench launch)");
   if (config.mode == ParallelMode::kDp && !cuda)
     throw UsageError("--mode dp (single-process DataParallel) needs --device cuda and a CUDA build of LibTorch");
-  if (config.gpu.cudaGraph) throw UsageError(stepCaptureRefusal(config));
+  if (config.gpu.cudaGraph)
+    if (const std::string why = stepCaptureRefusal(config); !why.empty()) throw UsageError(why);
 }
 
 }  // namespace dtbench::trainer

@@ -77,13 +77,34 @@ Tensor MultiTensorSGD::step(LossClosure closure) {
         state_[p.unsafeGetTensorImpl()] = std::move(state);
       }
     }
+    const size_t index = static_cast<size_t>(&group - param_groups_.data());
     for (auto* lists : {&later, &first}) {
       if (lists->params.empty()) continue;
-      at::_fused_sgd_(lists->params, lists->grads, lists->first, o.weight_decay(), o.momentum(), o.lr(), o.dampening(),
-                      o.nesterov(), /*maximize=*/false, /*is_first_step=*/lists == &first);
+      if (lrDevice_) {
+        TORCH_CHECK(index < lrTensors_.size(), "MultiTensorSGD: refreshLearningRates() before the first step");
+        at::_fused_sgd_(lists->params, lists->grads, lists->first, o.weight_decay(), o.momentum(), lrTensors_[index],
+                        o.dampening(), o.nesterov(), /*maximize=*/false, /*is_first_step=*/lists == &first);
+      } else {
+        at::_fused_sgd_(lists->params, lists->grads, lists->first, o.weight_decay(), o.momentum(), o.lr(),
+                        o.dampening(), o.nesterov(), /*maximize=*/false, /*is_first_step=*/lists == &first);
+      }
     }
   }
   return loss;
+}
+
+void MultiTensorSGD::keepLearningRatesInTensors(c10::Device device) {
+  lrDevice_ = device;
+  lrTensors_.clear();
+  refreshLearningRates();
+}
+
+void MultiTensorSGD::refreshLearningRates() {
+  if (!lrDevice_) return;
+  while (lrTensors_.size() < param_groups_.size())
+    lrTensors_.push_back(at::empty({}, at::TensorOptions().dtype(at::kFloat).device(*lrDevice_)));
+  for (size_t k = 0; k < param_groups_.size(); ++k)
+    lrTensors_[k].fill_(static_cast<const torch::optim::SGDOptions&>(param_groups_[k].options()).lr());
 }
 
 Tensor MultiTensorAdam::step(LossClosure closure) {

@@ -21,6 +21,7 @@
 // The tensors of a group may differ in device and dtype: the _foreach_ ops then take their
 // per-tensor path, with the same results.
 
+#include <optional>
 #include <vector>
 
 #include <torch/optim/adam.h>
@@ -33,6 +34,19 @@ class MultiTensorSGD : public torch::optim::SGD {
  public:
   using torch::optim::SGD::SGD;
   torch::Tensor step(LossClosure closure = nullptr) override;
+
+  // --cuda-graph (trainer/captured_step.h): from now on step() reads each group's learning rate from
+  // a one-element float32 tensor on `device` (at::_fused_sgd_'s tensor overload), so that a step
+  // recorded once uses the rate of each replay; refreshLearningRates() copies every group's lr()
+  // into its tensor and must run before each replay, outside the capture. Groups added later get
+  // theirs at the next refresh.
+  void keepLearningRatesInTensors(c10::Device device);
+  void refreshLearningRates();
+  bool learningRatesInTensors() const { return lrDevice_.has_value(); }
+
+ private:
+  std::optional<c10::Device> lrDevice_;
+  std::vector<torch::Tensor> lrTensors_;  // [group]
 };
 
 class MultiTensorAdam : public torch::optim::Adam {

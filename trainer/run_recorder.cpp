@@ -45,7 +45,8 @@ void RunRecorder::begin(const nlohmann::json& configJson) {
 
 void RunRecorder::addStep(const StepRecord& r, int64_t globalStep, const std::vector<double>* readyS) {
   epochRecords_.push_back(r);
-  if (profile_) profile_->add(r.backwardS, readyS ? *readyS : readyProbe_->readyS());
+  // No ready times given (a step replayed from a CUDA graph): nothing for the profile.
+  if (profile_ && !(readyS && readyS->empty())) profile_->add(r.backwardS, readyS ? *readyS : readyProbe_->readyS());
   if (!dir_) return;
   const int world = world_ ? world_->size() : 1;
   dir_->appendHistory(

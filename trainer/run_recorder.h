@@ -56,7 +56,8 @@ class RunRecorder {
   void begin(const nlohmann::json& configJson);
 
   // `readyS`: the step's gradient-ready times, when the step was taken before this call (its phase
-  // columns came later: trainer/pending_steps.h); null: the probe's latest, this step's.
+  // columns came later: trainer/pending_steps.h); null: the probe's latest, this step's; empty: the
+  // step took none (replayed from a CUDA graph, where no hook runs), and adds nothing to the profile.
   void addStep(const StepRecord& record, int64_t globalStep, const std::vector<double>* readyS = nullptr);
   EpochStats gatherEpoch(int64_t epoch, int64_t fullSteps);
   // `stats` from gatherEpoch, with the test accuracy when evaluated.

@@ -1,5 +1,7 @@
 #include "trainer/step_capture.h"
 
+#include <string>
+
 #include "comm/backends/backend.h"
 #include "dtbench/build_config.h"
 
@@ -20,12 +22,19 @@ std::string stepCaptureRefusal(const RunConfig& config) {
   if (!config.comm.topology.native())
     return no + "--topology " + config.comm.topology.name() +
            " sends point to point from the host; use --topology native (NCCL's own all-reduce)";
+  if (config.worldSize() > 1)
+    return no + std::to_string(config.worldSize()) +
+           " ranks: recording NCCL's all-reduce of the gradient buckets in the graph is not built yet; run one "
+           "rank with --cuda-graph, or several without it";
   if (config.precision.amp == Amp::kFp16)
     return no + "--amp fp16's loss scaler checks for inf/NaN on the host and skips steps; use --amp bf16 or off";
   if (config.gpu.phaseTiming == run::PhaseTiming::kSync)
     return no + "--phase-timing sync waits for the device inside the step; use events or none";
-  return "--cuda-graph: this build does not capture and replay the training step yet (docs/gpu.md, \"CUDA graphs\"); "
-         "run without --cuda-graph";
+  if (config.optimizer.kind != OptimizerKind::kSgd)
+    return no + "--optimizer " + optimizerNames().name(config.optimizer.kind) +
+           " bakes its learning rate into the kernels it launches; only --optimizer sgd (the fused SGD, its rate in "
+           "a device tensor) is captured";
+  return "";
 }
 
 }  // namespace dtbench::trainer

@@ -13,10 +13,14 @@
 //   --sync pairavg            each step's partner comes from a seeded draw on the host
 //   --topology other than native  dtbench's own schedules send point to point from the host
 //   --amp fp16                the loss scaler reads the inf/NaN check on the host and skips steps
-//   --phase-timing sync       waits for the device at every phase boundary, inside the step
+//   --phase-timing sync       waits for the device inside the step
+//   --optimizer adam, rmsprop their _foreach_ kernels take the learning rate as a host number, which a
+//                             capture would freeze; the fused SGD reads it from a device tensor
+//   several ranks (nccl)      recording NCCL's all-reduce of the buckets, issued from the capturing
+//                             thread instead of the communication thread, is not built yet
 //
-// Where none of these holds, the capture itself is still refused: this build does not implement the
-// capture and replay of the step (docs/gpu.md, "CUDA graphs"), and says so instead of pretending.
+// Where none of these holds (one rank, --device cuda, sgd), trainer/captured_step.h captures the
+// step after its warm-up and replays it.
 
 #include <string>
 

@@ -2,9 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <optional>
+#include <stdexcept>
 #include <memory>
 #include <ratio>
 
+#include <c10/core/Event.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/nn/functional/loss.h>
 
 #include "comm/traffic/traffic_recorder.h"
@@ -15,7 +21,26 @@
 
 namespace dtbench::trainer {
 
+TrainStep::TrainStep(StepParts parts) : p_(std::move(parts)) {
+  if (!p_.config.gpu.cudaGraph) return;
+  auto* sgd = dynamic_cast<MultiTensorSGD*>(&p_.optimizer);
+  if (!sgd) throw std::invalid_argument("--cuda-graph captures the fused SGD step only: use --optimizer sgd");
+  captured_ = std::make_unique<CapturedStep>(
+      CapturedStepParts{p_.model, *sgd, p_.ampDtype, p_.config.precision.channelsLast, p_.device},
+      cudaStepGraph(p_.device));
+}
+
 StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std::vector<TraceEvent>* trace) {
+  // --cuda-graph: on the capture's stream, once what was queued before on the current one is done.
+  std::optional<c10::StreamGuard> onCaptureStream;
+  if (captured_) {
+    const c10::impl::VirtualGuardImpl guard(p_.device.type());
+    const c10::Device device = p_.device.has_index() ? p_.device : guard.getDevice();
+    c10::Event before(device.type());
+    before.record(guard.getStream(device));
+    before.block(captured_->stream());
+    onCaptureStream.emplace(captured_->stream());
+  }
   StepOutcome outcome;
   StepRecord& r = outcome.record;
   r.rank = p_.world ? p_.world->rank() : 0;
@@ -28,6 +53,16 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
 
   const Batch host = nextBatch(epoch, step);
   timer.end("data", &StepRecord::dataS);
+  if (captured_ && eagerSteps_ >= CapturedStep::kWarmupSteps && captured_->accepts(host.images, host.labels)) {
+    runCaptured(host, outcome, timer);
+    timer.finish();
+    outcome.deferredPhases = timer.deferredPhases();
+    return outcome;
+  }
+  if (captured_) {
+    captured_->refreshLearningRates();  // the eager step's fused SGD reads them too
+    ++eagerSteps_;
+  }
   const Batch batch = copyToDevice(host);
   timer.end("h2d", &StepRecord::h2dS);
   const Forward out = forward(batch);
@@ -49,6 +84,24 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
   timer.finish();
   outcome.deferredPhases = timer.deferredPhases();
   return outcome;
+}
+
+void TrainStep::runCaptured(const Batch& host, StepOutcome& outcome, StepTimer& timer) {
+  StepRecord& r = outcome.record;
+  captured_->load(host.images, host.labels);
+  timer.end("h2d", &StepRecord::h2dS);
+  const bool stopRequested = p_.stopSignal.requested();
+  if (!captured_->captured()) captured_->capture();
+  captured_->replay();
+  timer.end("graph");
+  const at::Tensor out = captured_->outputs().to(at::kCPU);  // the step's one synchronization
+  const double unmeasured = std::numeric_limits<double>::quiet_NaN();
+  r.forwardS = r.backwardS = r.optimizerS = unmeasured;
+  r.samples = host.labels.size(0);
+  r.loss = out[0].item<double>();
+  r.accuracy = out[1].item<double>() / static_cast<double>(r.samples);
+  outcome.stop = stopRequested;
+  outcome.replayed = true;
 }
 
 TrainStep::Batch TrainStep::nextBatch(int64_t epoch, int64_t step) {

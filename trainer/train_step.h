@@ -18,6 +18,13 @@
 // offsets count from the call of backward (after GradientSync::beforeBackward), not from the start
 // of the backward phase.
 //
+// --cuda-graph (trainer/captured_step.h): every step runs on the capture's stream, after the work
+// queued before it on the previous current stream. The first CapturedStep::kWarmupSteps steps, and
+// any batch whose shape differs from the captured one, are eager as above; the others load the batch
+// into the static inputs (the h2d phase) and replay one graph of forward, loss, backward and the
+// optimizer (a phase named "graph" in the trace, with no column of its own), then read the loss
+// and the right answers back in one copy.
+//
 // Preemption: the step reads the stop flag before backward and carries it into the step's
 // collectives (trainer/sync/gradient_sync.h); the outcome says whether some rank asked to stop,
 // so every rank stops after the same step.
@@ -32,6 +39,7 @@
 
 #include "data/prefetch_loader.h"
 #include "models/classifier.h"
+#include "trainer/captured_step.h"
 #include "trainer/chrome_trace.h"
 #include "trainer/config.h"
 #include "trainer/grad_scaler.h"
@@ -69,11 +77,15 @@ struct StepOutcome {
   // --phase-timing events: the step's marks and the columns of `record` still to fill from them.
   std::unique_ptr<PhaseEvents> events;
   std::vector<DeferredPhase> deferredPhases;
+  // --cuda-graph: the step was a replay of the captured step (trainer/captured_step.h): its
+  // forward, backward and optimizer columns are empty and no gradient-ready times were taken.
+  bool replayed = false;
 };
 
 class TrainStep {
  public:
-  explicit TrainStep(StepParts parts) : p_(std::move(parts)) {}
+  // With --cuda-graph, makes the CapturedStep (a CUDA graph on the run's device).
+  explicit TrainStep(StepParts parts);
 
   // Step `step` (1-based) of `epoch`; `globalStep` counts this step over the whole run (1-based).
   // Trace events go to `trace` when it is not null (--timeline).
@@ -96,8 +108,13 @@ class TrainStep {
   bool synchronize(StepRecord& record, StepTimer& timer, int64_t globalStep, bool stopRequested,
                    std::vector<TraceEvent>* trace);
   void update();
+  // --cuda-graph, after CapturedStep::kWarmupSteps eager steps: the batch into the static inputs,
+  // then the captured step (captured at the first call), its loss and right answers read back.
+  void runCaptured(const Batch& host, StepOutcome& outcome, StepTimer& timer);
 
   StepParts p_;
+  std::unique_ptr<CapturedStep> captured_;  // --cuda-graph only
+  int64_t eagerSteps_ = 0;
 };
 
 }  // namespace dtbench::trainer

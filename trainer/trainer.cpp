@@ -266,7 +266,8 @@ bool Trainer::State::trainEpochs() {
       ++position.globalStep;
       position.stepsDone = s;
       position.elapsedS += r.stepS;
-      pending->add({r, position.globalStep, readyProbe ? readyProbe->readyS() : std::vector<double>{},
+      // A replayed step (--cuda-graph) ran no hook: no ready times.
+      pending->add({r, position.globalStep, readyProbe && !outcome.replayed ? readyProbe->readyS() : std::vector<double>{},
                     std::move(outcome.events), std::move(outcome.deferredPhases)});
       recordPassedSteps();
       if (root()) {

@@ -3,6 +3,7 @@
 #include "common/usage_error.h"
 
 #include "run/config_schema.h"
+#include "dtbench/build_config.h"
 #include "trainer/config.h"
 #include "trainer/config_json.h"
 
@@ -245,6 +246,17 @@ TEST_CASE("a CUDA graph of the step is refused where it cannot be captured, nami
   CHECK_THAT(refusal(c, [](RunConfig& r) { r.precision.amp = Amp::kFp16; }), Catch::Contains("--amp fp16"));
   CHECK_THAT(refusal(c, [](RunConfig& r) { r.gpu.phaseTiming = dtbench::run::PhaseTiming::kSync; }),
              Catch::Contains("--phase-timing sync"));
-  // Where nothing above holds: this build does not capture the step, and says so.
-  CHECK_THAT(errorOf(c), Catch::Contains("does not capture") && Catch::Contains("without --cuda-graph"));
+  CHECK_THAT(refusal(c,
+                     [](RunConfig& r) {
+                       r.comm.connection.worldSize = 2;
+                       r.comm.connection.backend = dtbench::comm::Backend::kNccl;
+                     }),
+             Catch::Contains("2 ranks") && Catch::Contains("not built"));
+  CHECK_THAT(refusal(c, [](RunConfig& r) { r.optimizer.kind = dtbench::run::OptimizerKind::kAdam; }),
+             Catch::Contains("--optimizer adam") && Catch::Contains("--optimizer sgd"));
+  // Where nothing above holds, one rank's step is captured: accepted by a CUDA build.
+  if (DTBENCH_TORCH_HAS_CUDA)
+    CHECK(errorOf(c).empty());
+  else
+    CHECK_THAT(errorOf(c), Catch::Contains("no CUDA"));
 }

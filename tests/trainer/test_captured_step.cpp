@@ -1,0 +1,170 @@
+// trainer/captured_step.h on the CPU, through a StepGraph that records the step's host code and runs
+// it again at each replay (a CUDA graph records the kernels instead; the gpu label checks that one,
+// tests/trainer/test_gpu_training.cpp): the captured step reads the batch from its static inputs and
+// the learning rate from the optimizer's tensors, so replays over new batches train exactly as eager
+// steps do; a capture runs nothing; the learning rate set between replays is the one used; a batch
+// of another shape is refused.
+
+#include "catch_torch.h"
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/sgd.h>
+
+#include "compat/torch_compat.h"
+#include "models/registry.h"
+#include "trainer/captured_step.h"
+#include "trainer/multi_tensor_optimizers.h"
+#include "trainer/step_graph.h"
+
+using dtbench::trainer::CapturedStep;
+using dtbench::trainer::CapturedStepParts;
+using dtbench::trainer::MultiTensorSGD;
+using dtbench::trainer::StepGraph;
+
+namespace {
+
+// Keeps the body at capture, runs it at each replay.
+class RerunGraph final : public StepGraph {
+ public:
+  explicit RerunGraph(int* replays) : replays_(replays) {}
+  void capture(const std::function<void()>& body) override { body_ = body; }
+  void replay() override {
+    body_();
+    ++*replays_;
+  }
+  c10::Stream stream() const override { return c10::Stream(c10::Stream::DEFAULT, c10::Device(c10::kCPU)); }
+
+ private:
+  std::function<void()> body_;
+  int* replays_;
+};
+
+struct Batch {
+  at::Tensor images, labels;
+};
+
+std::vector<Batch> batches(int count, int64_t size) {
+  torch::manual_seed(11);
+  std::vector<Batch> out;
+  for (int k = 0; k < count; ++k) out.push_back({at::randn({size, 3, 32, 32}), at::randint(0, 10, {size})});
+  return out;
+}
+
+struct Trained {
+  dtbench::models::ClassifierPtr model;
+  std::unique_ptr<MultiTensorSGD> optimizer;
+};
+
+Trained fresh() {
+  torch::manual_seed(3);
+  Trained t;
+  t.model = dtbench::models::makeModel("lenet");
+  t.model->module().train();
+  t.optimizer = std::make_unique<MultiTensorSGD>(
+      t.model->module().parameters(), torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(5e-4));
+  t.optimizer->keepLearningRatesInTensors(c10::Device(c10::kCPU));
+  return t;
+}
+
+// The eager step of trainer/train_step.cpp (no autocast, one rank); returns the loss.
+double eagerStep(Trained& t, const Batch& b) {
+  t.optimizer->refreshLearningRates();
+  const at::Tensor loss = torch::nn::functional::cross_entropy(t.model->forward(b.images), b.labels);
+  loss.backward();
+  t.optimizer->step();
+  dtbench::compat::zeroGradInPlace(*t.optimizer);
+  return loss.item<double>();
+}
+
+CapturedStep captured(Trained& t, int* replays) {
+  return CapturedStep(CapturedStepParts{t.model, *t.optimizer, std::nullopt, false, c10::Device(c10::kCPU)},
+                      std::make_unique<RerunGraph>(replays));
+}
+
+void checkSameParameters(Trained& a, Trained& b) {
+  const auto pa = a.model->module().parameters();
+  const auto pb = b.model->module().parameters();
+  REQUIRE(pa.size() == pb.size());
+  for (size_t k = 0; k < pa.size(); ++k) CHECK(torch::equal(pa[k], pb[k]));
+}
+
+}  // namespace
+
+TEST_CASE("replays of the captured step over new batches train as eager steps do, bit for bit", "[captured_step]") {
+  const std::vector<Batch> data = batches(6, 8);
+  Trained eager = fresh();
+  Trained graphed = fresh();
+  int replays = 0;
+  CapturedStep step = captured(graphed, &replays);
+  for (size_t k = 0; k < data.size(); ++k) {
+    const double expected = eagerStep(eager, data[k]);
+    if (k < 2) {  // the warm-up: eager steps on the same model and optimizer
+      CHECK(eagerStep(graphed, data[k]) == expected);
+      continue;
+    }
+    REQUIRE(step.accepts(data[k].images, data[k].labels));
+    step.load(data[k].images, data[k].labels);
+    if (!step.captured()) {
+      step.capture();
+      CHECK(replays == 0);
+    }
+    step.replay();
+    const at::Tensor out = step.outputs();
+    REQUIRE(out.numel() == 2);
+    CHECK(out[0].item<double>() == Approx(expected).epsilon(1e-6));
+    CHECK(out[1].item<double>() >= 0);
+    CHECK(out[1].item<double>() <= 8);
+  }
+  CHECK(replays == 4);
+  checkSameParameters(eager, graphed);
+}
+
+TEST_CASE("the captured step uses the learning rate set before each replay", "[captured_step]") {
+  const std::vector<Batch> data = batches(3, 4);
+  Trained t = fresh();
+  int replays = 0;
+  CapturedStep step = captured(t, &replays);
+  eagerStep(t, data[0]);
+  step.load(data[1].images, data[1].labels);
+  step.capture();
+  step.replay();
+  std::vector<at::Tensor> before;
+  for (const auto& p : t.model->module().parameters()) before.push_back(p.detach().clone());
+  for (auto& group : t.optimizer->param_groups()) group.options().set_lr(0.0);
+  step.load(data[2].images, data[2].labels);
+  step.replay();
+  const auto after = t.model->module().parameters();
+  for (size_t k = 0; k < before.size(); ++k) CHECK(torch::equal(before[k], after[k]));
+  for (auto& group : t.optimizer->param_groups()) group.options().set_lr(0.05);
+  step.replay();
+  CHECK_FALSE(torch::equal(before[0], t.model->module().parameters()[0]));
+}
+
+TEST_CASE("a batch of another shape does not fit the captured step, and replay needs a capture", "[captured_step]") {
+  Trained t = fresh();
+  int replays = 0;
+  CapturedStep step = captured(t, &replays);
+  CHECK_THROWS_WITH(step.replay(), Catch::Contains("before capture"));
+  CHECK_THROWS_WITH(step.capture(), Catch::Contains("load()"));
+  const Batch full = batches(1, 8)[0];
+  const Batch last = batches(1, 5)[0];
+  CHECK(step.accepts(last.images, last.labels));  // nothing loaded yet
+  step.load(full.images, full.labels);
+  CHECK_FALSE(step.accepts(last.images, last.labels));
+  CHECK_FALSE(step.accepts(full.images.to(at::kDouble), full.labels));
+  CHECK_THROWS_WITH(step.load(last.images, last.labels), Catch::Contains("does not fit"));
+  step.capture();
+  CHECK_THROWS_WITH(step.capture(), Catch::Contains("captured already"));
+}
+
+TEST_CASE("a CUDA step graph needs a CUDA device", "[captured_step]") {
+  CHECK_THROWS_AS(dtbench::trainer::cudaStepGraph(c10::Device(c10::kCPU)), std::invalid_argument);
+}
