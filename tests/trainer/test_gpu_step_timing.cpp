@@ -16,6 +16,7 @@
 #include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
 
+#include "batches_csv.h"
 #include "gpu_skip.h"
 #include "optimizer_equivalence.h"
 #include "temp_dir.h"
@@ -25,32 +26,10 @@
 #include "trainer/trainer.h"
 
 using dtbench::testing::TempDir;
+using dtbench::testing::batchesColumn;
 using dtbench::trainer::RunConfig;
 
 namespace {
-
-// The cells of batches.csv's column `name`, row by row.
-std::vector<std::string> column(const std::string& runDir, const std::string& name) {
-  std::ifstream in(runDir + "/batches.csv");
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header;
-  std::stringstream h(line);
-  for (std::string cell; std::getline(h, cell, ',');) header.push_back(cell);
-  size_t index = 0;
-  while (index < header.size() && header[index] != name) ++index;
-  REQUIRE(index < header.size());
-  std::vector<std::string> out;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream row(line);
-    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-    if (line.back() == ',') cells.emplace_back();
-    REQUIRE(cells.size() == header.size());
-    out.push_back(cells[index]);
-  }
-  return out;
-}
 
 RunConfig smallGpuRun(const std::string& out, dtbench::run::PhaseTiming timing) {
   RunConfig c;
@@ -99,10 +78,10 @@ TEST_CASE("batches.csv on a GPU: every phase under events and sync, device phase
   for (PhaseTiming timing : {PhaseTiming::kEvents, PhaseTiming::kSync, PhaseTiming::kNone}) {
     const std::string out = tmp / dtbench::run::phaseTimingNames().name(timing);
     REQUIRE(dtbench::trainer::Trainer(smallGpuRun(out, timing)).run().at("status") == "completed");
-    const std::vector<std::string> steps = column(out, "step_s");
+    const std::vector<std::string> steps = batchesColumn(out, "step_s");
     REQUIRE(steps.size() == 6);  // every step of both epochs, the last of each included
     for (const char* phase : {"h2d_s", "forward_s", "backward_s", "optimizer_s"}) {
-      const std::vector<std::string> cells = column(out, phase);
+      const std::vector<std::string> cells = batchesColumn(out, phase);
       for (size_t i = 0; i < cells.size(); ++i) {
         INFO(dtbench::run::phaseTimingNames().name(timing) << " " << phase << " row " << i + 1);
         if (timing == PhaseTiming::kNone) {
@@ -114,7 +93,7 @@ TEST_CASE("batches.csv on a GPU: every phase under events and sync, device phase
         }
       }
     }
-    CHECK_FALSE(column(out, "data_s")[0].empty());
+    CHECK_FALSE(batchesColumn(out, "data_s")[0].empty());
   }
 }
 

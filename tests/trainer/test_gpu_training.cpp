@@ -16,6 +16,7 @@
 #include <ATen/Context.h>
 #include <torch/nn/functional/loss.h>
 
+#include "batches_csv.h"
 #include "gpu_skip.h"
 #include "models/classifier.h"
 #include "models/registry.h"
@@ -25,6 +26,7 @@
 #include "trainer/trainer.h"
 
 using dtbench::testing::TempDir;
+using dtbench::testing::batchesColumn;
 using dtbench::trainer::RunConfig;
 
 namespace {
@@ -211,30 +213,6 @@ TEST_CASE("the nccl backend trains at world 1 and records the version of NCCL", 
   CHECK(environment.at("gpus_visible").get<int>() >= 1);
   CHECK(readJson(config.outDir + "/config.json").at("backend") == "nccl");
 }
-
-namespace {
-
-// batches.csv's column `name`, one cell per row, as written.
-std::vector<std::string> batchesColumn(const std::string& out, const std::string& name) {
-  std::ifstream in(out + "/batches.csv");
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header;
-  std::istringstream names(line);
-  for (std::string cell; std::getline(names, cell, ',');) header.push_back(cell);
-  const size_t column = static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  REQUIRE(column < header.size());
-  std::vector<std::string> cells;
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    std::string cell;
-    for (size_t k = 0; k <= column; ++k) std::getline(row, cell, ',');
-    cells.push_back(cell);
-  }
-  return cells;
-}
-
-}  // namespace
 
 TEST_CASE("--cuda-graph: one rank's captured step trains as the eager step does", "[gpu][cuda_graph]") {
   DTBENCH_SKIP_WITHOUT_GPU();
