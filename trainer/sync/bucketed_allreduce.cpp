@@ -36,9 +36,13 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
     parameters_.push_back(item.value());
   }
   if (options.broadcastBuffers) buffers_ = floatingBuffers(model);
-  // Buckets live where the communicator works without a copy: the CPU (gloo, mpi), or the GPU (nccl).
+  if (!parameters_.empty()) side_ = SideStream::forDevice(parameters_.front().device());
+  // Buckets live where the communicator works without a copy: the CPU (gloo, mpi), or the GPU (nccl);
+  // on the CPU, for gradients on a GPU, in pinned memory (copied asynchronously).
   const c10::Device commDevice = communicator.device();
-  if (!buffers_.empty()) bufferFlat_ = at::empty({totalElements(buffers_)}, at::TensorOptions(at::kFloat).device(commDevice));
+  const bool pinned = side_.has_value() && commDevice.is_cpu();
+  if (!buffers_.empty())
+    bufferFlat_ = at::empty({totalElements(buffers_)}, at::TensorOptions(at::kFloat).device(commDevice).pinned_memory(pinned));
   if (options.overlap) {
     buckets_ = assignBuckets(parameters_, options.limits);
   } else {
@@ -61,7 +65,7 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
     }
     const bool last = b + 1 == buckets_.size();
     const at::Tensor& first = parameters_[bucket.parameters.front()];
-    bucket.flat = at::zeros({offset + (last ? 1 : 0)}, first.options().device(commDevice));
+    bucket.flat = at::zeros({offset + (last ? 1 : 0)}, first.options().device(commDevice).pinned_memory(pinned));
     state_.push_back(std::move(bucket));
   }
   if (options.overlap) {
@@ -100,7 +104,20 @@ void BucketedAllreduce::beforeBackward(int64_t /*globalStep*/, bool stopRequeste
   ready_.assign(parameters_.size(), 0);
   nextLaunch_ = 0;
   armed_ = true;
-  if (!buffers_.empty()) worker_.submit("buffers", [this] { broadcastBuffers(); });
+  if (!buffers_.empty()) submit("buffers", [this] { broadcastBuffers(); });
+}
+
+void BucketedAllreduce::submit(std::string name, std::function<void()> task) {
+  if (!side_) {
+    worker_.submit(std::move(name), std::move(task));
+    return;
+  }
+  std::shared_ptr<c10::Event> after = side_->markCurrent();
+  worker_.submit(std::move(name), [this, after = std::move(after), task = std::move(task)] {
+    const SideStream::Scope onSide(*side_, *after);
+    task();
+    side_->markDone();
+  });
 }
 
 void BucketedAllreduce::gradientReady(size_t parameter) {
@@ -114,18 +131,22 @@ void BucketedAllreduce::gradientReady(size_t parameter) {
 void BucketedAllreduce::launch(size_t index) {
   Bucket& bucket = state_[index];
   const bool last = index + 1 == state_.size();
-  worker_.submit(describeBucket(index, bucket.flat), [this, &bucket, last] { reduceBucket(bucket, last); });
+  submit(describeBucket(index, bucket.flat), [this, &bucket, last] { reduceBucket(bucket, last); });
 }
 
 void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
   at::NoGradGuard noGrad;
+  // On the side stream (gradients on a GPU), the copies are queued without waiting; a bucket on the
+  // host is read only once they are done.
+  const bool async = side_.has_value();
   for (size_t k = 0; k < bucket.parameters.size(); ++k) {
     const at::Tensor& p = parameters_[bucket.parameters[k]];
     at::Tensor slot = bucket.flat.narrow(0, bucket.offsets[k], p.numel());
     const at::Tensor& grad = p.grad();
-    if (grad.defined()) slot.copy_(grad.reshape({-1}));
+    if (grad.defined()) slot.copy_(grad.reshape({-1}), async);
     else slot.zero_();
   }
+  if (async && bucket.flat.is_cpu()) side_->synchronize();
   const int64_t gradients = bucket.flat.numel() - (carriesFlag ? 1 : 0);
   if (carriesFlag) bucket.flat[gradients].fill_(stopFlag_);
   {
@@ -137,7 +158,7 @@ void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
   for (size_t k = 0; k < bucket.parameters.size(); ++k) {
     at::Tensor p = parameters_[bucket.parameters[k]];
     at::Tensor slot = bucket.flat.narrow(0, bucket.offsets[k], p.numel()).view(p.sizes());
-    if (p.grad().defined()) p.mutable_grad().copy_(slot);
+    if (p.grad().defined()) p.mutable_grad().copy_(slot, async);
     else p.mutable_grad() = slot.to(p.device(), /*non_blocking=*/false, /*copy=*/true);
   }
 }
@@ -169,6 +190,7 @@ SyncResult BucketedAllreduce::afterBackward() {
   }
   SyncResult result;
   result.intervals = worker_.drain();
+  if (side_) side_->joinCurrent();  // the averaged gradients and the broadcast buffers are written there
   result.stopAgreed = stopAgreed_;
   // Rank 0's statistics, written only now that backward no longer needs this rank's.
   if (!buffers_.empty()) unpackFrom(bufferFlat_, buffers_);

@@ -25,10 +25,20 @@
 // that did not is reported by name, as DDP's find_unused_parameters error does. Gradients must be
 // float32, float16 or bfloat16 (the topologies' types); gradients stay in .grad (copied in and out
 // of the bucket buffers), so zero_grad may drop or zero them.
+//
+// Gradients on a GPU: the worker's copies and collectives run on a side stream of that GPU, each
+// task after an event recorded when it was queued (a bucket's: the moment its last gradient was
+// accumulated), and the training thread's stream waits for the side stream once, in afterBackward(),
+// before anything reads the averaged gradients or the broadcast buffers (trainer/sync/side_stream.h).
+// Buckets that live on the CPU (gloo, mpi) are then in pinned memory: the gradients are copied in
+// asynchronously, the worker waits for the side stream once per bucket before the collective, and
+// the averages are copied back asynchronously.
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +49,7 @@
 #include "trainer/sync/bucket_assignment.h"
 #include "trainer/sync/comm_worker.h"
 #include "trainer/sync/gradient_sync.h"
+#include "trainer/sync/side_stream.h"
 
 namespace torch::autograd {
 struct Node;
@@ -82,6 +93,9 @@ class BucketedAllreduce final : public GradientSync {
   void launch(size_t bucket);
   void reduceBucket(Bucket& bucket, bool carriesFlag);
   void broadcastBuffers();  // worker thread, during backward: buffers are only read
+  // Queues `task` on the worker; with gradients on a GPU, it runs on side_, after the work the
+  // calling thread has queued so far on its current stream.
+  void submit(std::string name, std::function<void()> task);
 
   comm::Communicator& communicator_;
   comm::TopologyAllreduce& allreduce_;
@@ -101,6 +115,7 @@ class BucketedAllreduce final : public GradientSync {
   bool armed_ = false;
   float stopFlag_ = 0;
   bool stopAgreed_ = false;
+  std::optional<SideStream> side_;  // gradients on a GPU: the worker's stream (trainer/sync/side_stream.h)
 };
 
 }  // namespace dtbench::trainer
