@@ -27,13 +27,14 @@ TrainStep::TrainStep(StepParts parts) : p_(std::move(parts)) {
   if (!sgd) throw std::invalid_argument("--cuda-graph captures the fused SGD step only: use --optimizer sgd");
   captured_ = std::make_unique<CapturedStep>(
       CapturedStepParts{p_.model, *sgd, p_.ampDtype, p_.config.precision.channelsLast, p_.device},
-      cudaStepGraph(p_.device));
+      p_.makeStepGraph ? p_.makeStepGraph(p_.device) : cudaStepGraph(p_.device));
 }
 
 StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std::vector<TraceEvent>* trace) {
-  // --cuda-graph: on the capture's stream, once what was queued before on the current one is done.
+  // --cuda-graph on a GPU: on the capture's stream, once what was queued before on the current one is
+  // done (the CPU, where tests capture through another StepGraph, has no streams).
   std::optional<c10::StreamGuard> onCaptureStream;
-  if (captured_) {
+  if (captured_ && p_.device.is_cuda()) {
     const c10::impl::VirtualGuardImpl guard(p_.device.type());
     const c10::Device device = p_.device.has_index() ? p_.device : guard.getDevice();
     c10::Event before(device.type());

@@ -30,6 +30,7 @@
 // so every rank stops after the same step.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -69,6 +70,8 @@ struct StepParts {
   StopSignalHandler& stopSignal;
   const TraceClock& traceClock;
   PhaseEventSource* phaseEvents;  // --phase-timing events only; null otherwise
+  // --cuda-graph: the graph the step is captured into; null: cudaStepGraph (tests pass another).
+  std::function<std::unique_ptr<StepGraph>(c10::Device)> makeStepGraph = nullptr;
 };
 
 struct StepOutcome {

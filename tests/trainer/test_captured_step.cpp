@@ -3,16 +3,19 @@
 // tests/trainer/test_gpu_training.cpp): the captured step reads the batch from its static inputs and
 // the learning rate from the optimizer's tensors, so replays over new batches train exactly as eager
 // steps do; a capture runs nothing; the learning rate set between replays is the one used; a batch
-// of another shape is refused.
+// of another shape is refused. And TrainStep's use of it: three eager steps, then replays, an
+// epoch's smaller last batch eager, the replayed steps' device phases not timed.
 
 #include "catch_torch.h"
 
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/randint.h>
 #include <ATen/ops/randn.h>
 #include <torch/nn/functional/loss.h>
@@ -22,7 +25,9 @@
 #include "models/registry.h"
 #include "trainer/captured_step.h"
 #include "trainer/multi_tensor_optimizers.h"
+#include "trainer/phase_events.h"
 #include "trainer/step_graph.h"
+#include "trainer/train_step.h"
 
 using dtbench::trainer::CapturedStep;
 using dtbench::trainer::CapturedStepParts;
@@ -167,4 +172,75 @@ TEST_CASE("a batch of another shape does not fit the captured step, and replay n
 
 TEST_CASE("a CUDA step graph needs a CUDA device", "[captured_step]") {
   CHECK_THROWS_AS(dtbench::trainer::cudaStepGraph(c10::Device(c10::kCPU)), std::invalid_argument);
+}
+
+namespace {
+
+// A synthetic epoch of 7 batches: six of 8 images, the last of 5, the same for every run.
+dtbench::data::Batch syntheticBatch(int64_t epoch, int64_t index) {
+  const at::Generator g = at::detail::createCPUGenerator(static_cast<uint64_t>(epoch * 1000 + index));
+  const int64_t size = index == 6 ? 5 : 8;
+  return {at::randn({size, 3, 32, 32}, g), at::randint(0, 10, {size}, g), {}};
+}
+
+struct StepRun {
+  std::vector<double> losses;
+  std::vector<bool> replayed;
+  std::vector<size_t> deferred;  // columns left to fill from the phase marks
+  std::vector<double> forward;
+};
+
+// Two epochs through TrainStep on the CPU, with --cuda-graph through RerunGraph or without it.
+StepRun trainSteps(bool cudaGraph, Trained& t, int* replays) {
+  dtbench::trainer::RunConfig config;
+  config.gpu.cudaGraph = cudaGraph;
+  config.gpu.phaseTiming = dtbench::run::PhaseTiming::kEvents;
+  dtbench::data::PrefetchLoader loader(syntheticBatch, 7, dtbench::data::PrefetchOptions{0, 0, false});
+  dtbench::trainer::StopSignalHandler stop;
+  const dtbench::trainer::TraceClock clock;
+  const std::unique_ptr<dtbench::trainer::PhaseEventSource> events = dtbench::trainer::hostClockEvents();
+  dtbench::trainer::TrainStep step(dtbench::trainer::StepParts{
+      config, c10::Device(c10::kCPU), loader, t.model, *t.optimizer, std::nullopt, nullptr, nullptr, nullptr, nullptr,
+      stop, clock, events.get(), [replays](c10::Device) { return std::make_unique<RerunGraph>(replays); }});
+  StepRun run;
+  int64_t global = 0;
+  for (int64_t epoch = 1; epoch <= 2; ++epoch) {
+    loader.startEpoch(epoch);
+    for (int64_t s = 1; s <= 7; ++s) {
+      dtbench::trainer::StepOutcome o = step.run(epoch, s, ++global, nullptr);
+      run.losses.push_back(o.record.loss);
+      run.replayed.push_back(o.replayed);
+      run.deferred.push_back(o.deferredPhases.size());
+      CHECK(o.record.samples == (s == 7 ? 5 : 8));
+      REQUIRE(o.events);
+      dtbench::trainer::fillPhases(o.record, *o.events, o.deferredPhases);  // host marks: passed at once
+      events->release(std::move(o.events));
+      run.forward.push_back(o.record.forwardS);
+    }
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("TrainStep with --cuda-graph: three eager steps, then replays, a smaller batch eager, same training",
+          "[captured_step]") {
+  int replays = 0;
+  Trained eager = fresh();
+  Trained graphed = fresh();
+  const StepRun expected = trainSteps(false, eager, &replays);
+  const StepRun actual = trainSteps(true, graphed, &replays);
+  REQUIRE(actual.losses.size() == 14);
+  for (size_t k = 0; k < actual.losses.size(); ++k) {
+    INFO("step " << k + 1);
+    const bool replay = k >= 3 && k % 7 != 6;  // the 4th to 6th, then the 8th to 13th; the 7th and 14th are smaller
+    CHECK(expected.replayed[k] == false);
+    CHECK(actual.replayed[k] == replay);
+    CHECK(actual.losses[k] == expected.losses[k]);
+    CHECK(expected.deferred[k] == 4);                    // h2d, forward, backward, optimizer
+    CHECK(actual.deferred[k] == (replay ? 1u : 4u));     // a replay: the copy into the static inputs only
+    CHECK(std::isnan(actual.forward[k]) == replay);      // replayed: never timed; eager: filled from the marks
+  }
+  CHECK(replays == 9);
+  checkSameParameters(eager, graphed);
 }

@@ -214,7 +214,7 @@ TEST_CASE("the nccl backend trains at world 1 and records the version of NCCL", 
   CHECK(readJson(config.outDir + "/config.json").at("backend") == "nccl");
 }
 
-TEST_CASE("--cuda-graph: one rank's captured step trains as the eager step does", "[gpu][cuda_graph]") {
+TEST_CASE("one rank's step captured in a CUDA graph (--cuda-graph) trains as the eager step does", "[gpu][cuda_graph]") {
   DTBENCH_SKIP_WITHOUT_GPU();
   const ExactFloat32 exact;
   TempDir tmp;
