@@ -61,7 +61,6 @@ void CapturedStep::load(const at::Tensor& images, const at::Tensor& labels) {
 void CapturedStep::capture() {
   TORCH_CHECK(!captured_, "CapturedStep: captured already");
   TORCH_CHECK(images_.defined(), "CapturedStep: load() a batch before capture()");
-  p_.optimizer.refreshLearningRates();
   const AutocastCacheOff cacheOff;
   graph_->capture([this] { body(); });
   captured_ = true;

@@ -16,7 +16,7 @@
 // (MultiTensorSGD::keepLearningRatesInTensors, done here), and the in-place zeroing of the
 // gradients. Everything a replay reads is a tensor with a fixed address: the static inputs, the
 // parameters and buffers, the momentum buffers, the learning rates. The step must have run eagerly
-// on stream() before the capture (kWarmupSteps): the momentum buffers, the gradients, cuDNN's
+// on the capture's stream before the capture (kWarmupSteps): the momentum buffers, the gradients, cuDNN's
 // chosen algorithms and cuBLAS's workspace then exist, and the capture allocates none of them.
 //
 // A batch of another shape (an epoch's last, smaller batch) does not fit the static inputs:
@@ -28,7 +28,6 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
-#include <c10/core/Stream.h>
 
 #include "models/classifier.h"
 #include "trainer/multi_tensor_optimizers.h"
@@ -46,13 +45,10 @@ struct CapturedStepParts {
 
 class CapturedStep {
  public:
-  // Eager steps on stream() before the capture.
+  // Eager steps on the capture's stream before the capture.
   static constexpr int kWarmupSteps = 3;
 
   CapturedStep(CapturedStepParts parts, std::unique_ptr<StepGraph> graph);
-
-  // The stream every step of the run takes, eager or replayed: the capture's (StepGraph::stream()).
-  c10::Stream stream() const { return graph_->stream(); }
 
   // Whether a batch of these shapes and types fits the static inputs (any does before the first load).
   bool accepts(const at::Tensor& images, const at::Tensor& labels) const;

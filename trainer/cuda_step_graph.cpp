@@ -18,10 +18,7 @@ namespace {
 
 class CudaStepGraph final : public StepGraph {
  public:
-  explicit CudaStepGraph(c10::Device device)
-      : device_(device), stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index())) {}
-
-  c10::Stream stream() const override { return stream_.unwrap(); }
+  explicit CudaStepGraph(c10::Device device) : device_(device) {}
 
   void capture(const std::function<void()>& body) override {
     TORCH_CHECK(!captured_, "a step graph is captured once");
@@ -51,7 +48,6 @@ class CudaStepGraph final : public StepGraph {
 
  private:
   c10::Device device_;
-  c10::cuda::CUDAStream stream_;
   at::cuda::CUDAGraph graph_;
   bool captured_ = false;
 };

@@ -96,15 +96,23 @@ Tensor MultiTensorSGD::step(LossClosure closure) {
 void MultiTensorSGD::keepLearningRatesInTensors(c10::Device device) {
   lrDevice_ = device;
   lrTensors_.clear();
+  lrWritten_.clear();
   refreshLearningRates();
 }
 
 void MultiTensorSGD::refreshLearningRates() {
   if (!lrDevice_) return;
-  while (lrTensors_.size() < param_groups_.size())
-    lrTensors_.push_back(at::empty({}, at::TensorOptions().dtype(at::kFloat).device(*lrDevice_)));
-  for (size_t k = 0; k < param_groups_.size(); ++k)
-    lrTensors_[k].fill_(static_cast<const torch::optim::SGDOptions&>(param_groups_[k].options()).lr());
+  for (size_t k = 0; k < param_groups_.size(); ++k) {
+    const double lr = static_cast<const torch::optim::SGDOptions&>(param_groups_[k].options()).lr();
+    if (k == lrTensors_.size()) {
+      lrTensors_.push_back(at::empty({}, at::TensorOptions().dtype(at::kFloat).device(*lrDevice_)));
+      lrWritten_.push_back(lr);
+    } else if (lrWritten_[k] == lr) {
+      continue;
+    }
+    lrTensors_[k].fill_(lr);
+    lrWritten_[k] = lr;
+  }
 }
 
 Tensor MultiTensorAdam::step(LossClosure closure) {

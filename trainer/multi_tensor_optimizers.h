@@ -38,15 +38,15 @@ class MultiTensorSGD : public torch::optim::SGD {
   // --cuda-graph (trainer/captured_step.h): from now on step() reads each group's learning rate from
   // a one-element float32 tensor on `device` (at::_fused_sgd_'s tensor overload), so that a step
   // recorded once uses the rate of each replay; refreshLearningRates() copies every group's lr()
-  // into its tensor and must run before each replay, outside the capture. Groups added later get
-  // theirs at the next refresh.
+  // into its tensor (a kernel only where the value changed) and must run before each replay, outside
+  // the capture. Groups added later get theirs at the next refresh.
   void keepLearningRatesInTensors(c10::Device device);
   void refreshLearningRates();
-  bool learningRatesInTensors() const { return lrDevice_.has_value(); }
 
  private:
   std::optional<c10::Device> lrDevice_;
   std::vector<torch::Tensor> lrTensors_;  // [group]
+  std::vector<double> lrWritten_;         // [group]: the value in lrTensors_ (written only when it changes)
 };
 
 class MultiTensorAdam : public torch::optim::Adam {

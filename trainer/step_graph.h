@@ -17,7 +17,6 @@
 #include <memory>
 
 #include <c10/core/Device.h>
-#include <c10/core/Stream.h>
 
 namespace dtbench::trainer {
 
@@ -29,14 +28,10 @@ class StepGraph {
   virtual void capture(const std::function<void()>& body) = 0;
   // Queues the recorded work on the current stream.
   virtual void replay() = 0;
-  // The stream to capture on, and to run the eager steps before the capture on (a CUDA graph cannot
-  // be captured on the default stream, and the warm-up must prepare the capture's stream).
-  virtual c10::Stream stream() const = 0;
 };
 
-// A CUDA graph on `device` (trainer/cuda_step_graph.cpp: at::cuda::CUDAGraph), whose stream() is
-// one of the device's pool streams. The capture runs on the current stream, which must not be the
-// default (legacy) stream, in thread-local mode: the
+// A CUDA graph on `device` (trainer/cuda_step_graph.cpp: at::cuda::CUDAGraph). The capture runs on
+// the current stream, which must not be the default (legacy) stream, in thread-local mode: the
 // loader's threads may allocate pinned memory meanwhile. Throws std::invalid_argument in a build
 // whose LibTorch has no CUDA or for a device that is not CUDA.
 std::unique_ptr<StepGraph> cudaStepGraph(c10::Device device);

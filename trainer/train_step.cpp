@@ -8,9 +8,6 @@
 #include <memory>
 #include <ratio>
 
-#include <c10/core/Event.h>
-#include <c10/core/StreamGuard.h>
-#include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/nn/functional/loss.h>
 
 #include "comm/traffic/traffic_recorder.h"
@@ -28,20 +25,14 @@ TrainStep::TrainStep(StepParts parts) : p_(std::move(parts)) {
   captured_ = std::make_unique<CapturedStep>(
       CapturedStepParts{p_.model, *sgd, p_.ampDtype, p_.config.precision.channelsLast, p_.device},
       p_.makeStepGraph ? p_.makeStepGraph(p_.device) : cudaStepGraph(p_.device));
+  captureStream_ = SideStream::forDevice(p_.device);
 }
 
 StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std::vector<TraceEvent>* trace) {
   // --cuda-graph on a GPU: on the capture's stream, once what was queued before on the current one is
   // done (the CPU, where tests capture through another StepGraph, has no streams).
-  std::optional<c10::StreamGuard> onCaptureStream;
-  if (captured_ && p_.device.is_cuda()) {
-    const c10::impl::VirtualGuardImpl guard(p_.device.type());
-    const c10::Device device = p_.device.has_index() ? p_.device : guard.getDevice();
-    c10::Event before(device.type());
-    before.record(guard.getStream(device));
-    before.block(captured_->stream());
-    onCaptureStream.emplace(captured_->stream());
-  }
+  std::optional<SideStream::Scope> onCaptureStream;
+  if (captureStream_) onCaptureStream.emplace(*captureStream_, *captureStream_->markCurrent());
   StepOutcome outcome;
   StepRecord& r = outcome.record;
   r.rank = p_.world ? p_.world->rank() : 0;

@@ -41,6 +41,7 @@
 #include "data/prefetch_loader.h"
 #include "models/classifier.h"
 #include "trainer/captured_step.h"
+#include "trainer/side_stream.h"
 #include "trainer/chrome_trace.h"
 #include "trainer/config.h"
 #include "trainer/grad_scaler.h"
@@ -117,6 +118,7 @@ class TrainStep {
 
   StepParts p_;
   std::unique_ptr<CapturedStep> captured_;  // --cuda-graph only
+  std::optional<SideStream> captureStream_;  // --cuda-graph on a GPU: every step's stream
   int64_t eagerSteps_ = 0;
 };
 

@@ -45,7 +45,6 @@ class RerunGraph final : public StepGraph {
     body_();
     ++*replays_;
   }
-  c10::Stream stream() const override { return c10::Stream(c10::Stream::DEFAULT, c10::Device(c10::kCPU)); }
 
  private:
   std::function<void()> body_;

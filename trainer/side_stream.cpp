@@ -1,4 +1,4 @@
-#include "trainer/sync/side_stream.h"
+#include "trainer/side_stream.h"
 
 #include <c10/core/impl/VirtualGuardImpl.h>
 

@@ -1,22 +1,22 @@
 #pragma once
-// SideStream: the communication thread's own stream on the gradients' GPU (docs/gpu.md,
-// "Communication off the compute stream").
-//
-// Without it, the communication thread queues a bucket's copies on the device's default stream,
-// the one backward runs on: they start only once every backward kernel queued before them is done,
-// so a bucket made ready early in backward waits for most of the rest of it. On a side stream,
-// ordered by an event recorded the moment the bucket's last gradient was accumulated, the copies and
-// the collective (NCCL orders its own stream after the current one) wait for exactly the work they
-// need; the compute stream waits for the side stream once, after backward, before the optimizer
-// reads the averaged gradients.
+// SideStream: a pool stream of a GPU that work is moved onto, ordered by events after the work it
+// depends on. Two users:
+//  - the communication thread (trainer/sync/bucketed_allreduce.h; docs/gpu.md, "Communication off
+//    the compute stream"). On the device's default stream, the one backward runs on, a bucket's
+//    copies would start only once every backward kernel queued before them is done; on a side stream,
+//    ordered by an event recorded the moment the bucket's last gradient was accumulated, the copies
+//    and the collective (NCCL orders its own stream after the current one) wait for exactly the work
+//    they need, and the compute stream waits for the side stream once, after backward;
+//  - --cuda-graph's steps (trainer/train_step.h): every step, eager or replayed, on one stream that
+//    is not the default one (a CUDA graph cannot be captured there), after what was queued before.
 //
 //   std::optional<SideStream> side = SideStream::forDevice(device);   // none on the CPU
-//   auto ready = side->markCurrent();                // autograd's thread: the gradients so far
-//   ... on the communication thread:
+//   auto ready = side->markCurrent();                // this thread's current stream: the work so far
+//   ... on any thread:
 //   SideStream::Scope scope(*side, *ready);          // current stream = side, after `ready`
-//   ... copies, the collective, the copies back ...
+//   ... queue work ...
 //   side->markDone();                                // the work queued so far on the side stream
-//   ... on the training thread, after the communication thread drained:
+//   ... later, on another thread:
 //   side->joinCurrent();                             // its current stream waits for that mark
 //
 // Only the device's own generic stream and event interfaces are used (c10::Stream, c10::Event), so
