@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "comm/allgather_values.h"
+#include "common/cluster_file.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "run/config_schema.h"
@@ -83,14 +84,29 @@ std::string describeDisagreement(const std::vector<nlohmann::json>& ranks) {
   return "the ranks disagree on " + common::joinList(differences) + "; every rank must run with the same flags";
 }
 
-void checkRanksAgree(comm::Communicator& communicator, const RunConfig& config) {
+void checkRanksAgree(comm::Communicator& communicator, const RunConfig& config, std::optional<double> slowestLinkBps) {
   std::vector<nlohmann::json> ranks;
   nlohmann::json mine = sharedSettingsJson(config);
   mine["world_size"] = communicator.size();  // the world's own, as the communicator formed it
+  mine["link_rate_bps"] = slowestLinkBps ? nlohmann::json(*slowestLinkBps) : nlohmann::json();
   for (const std::string& text : comm::allgatherBytes(communicator, mine.dump()))
     ranks.push_back(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false));
   // Every rank holds the same list, so every rank reaches the same verdict and none waits for another.
   if (const std::string message = describeDisagreement(ranks); !message.empty()) throw common::UsageError(message);
+  std::vector<std::string> rates;
+  bool differ = false;
+  nlohmann::json first;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const nlohmann::json rate = ranks[r].is_object() ? ranks[r].value("link_rate_bps", nlohmann::json()) : nlohmann::json();
+    if (r == 0) first = rate;
+    differ = differ || rate != first;
+    rates.push_back("rank " + std::to_string(r) + ": " + (rate.is_number() ? std::to_string(rate.get<long long>()) + " bit/s" : "none"));
+  }
+  if (differ)
+    throw common::UsageError("the ranks read different link rates from the emulated cluster's cluster.json (" +
+                             common::joinList(rates, "; ") +
+                             "), which set the pipeline segment across hosts; every rank must see the same " +
+                             common::kClusterVariable + " (or none)");
 }
 
 }  // namespace dtbench::trainer

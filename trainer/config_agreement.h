@@ -10,6 +10,7 @@
 // settings up front turns all of these into one usage error (exit 2) on every rank that names each
 // differing flag and the ranks holding each value.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,11 @@ nlohmann::json sharedSettingsJson(const RunConfig& config);
 std::string describeDisagreement(const std::vector<nlohmann::json>& ranks);
 
 // Collective (one exchange of every rank's settings): throws common::UsageError with
-// describeDisagreement's message, on every rank alike, when the ranks disagree.
-void checkRanksAgree(comm::Communicator& communicator, const RunConfig& config);
+// describeDisagreement's message, on every rank alike, when the ranks disagree. The exchange also
+// carries the slowest link rate each rank read from the emulated cluster's cluster.json
+// (trainer/world.h), which sets the pipeline segment across hosts: ranks that read different rates
+// (another DTBENCH_CLUSTER) would cut the same tensor differently, so that is refused too.
+void checkRanksAgree(comm::Communicator& communicator, const RunConfig& config,
+                     std::optional<double> slowestLinkBps = std::nullopt);
 
 }  // namespace dtbench::trainer

@@ -140,7 +140,7 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   if (config.worldSize() > 1 || config.comm.connection.backend != comm::Backend::kGloo) {
     world.emplace(joinWorld(config));
     // Before anything else communicates: a rank with other settings would issue other collectives.
-    checkRanksAgree(*world->communicator, config);
+    checkRanksAgree(*world->communicator, config, world->slowestLinkBps);
   }
   stopSignal.emplace();
 

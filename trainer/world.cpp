@@ -1,5 +1,6 @@
 #include "trainer/world.h"
 
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "comm/failure/peer_table.h"
 #include "comm/impairment/impairment.h"
 #include "comm/work.h"
+#include "common/cluster_file.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "trainer/config_agreement.h"
@@ -53,11 +55,16 @@ World joinWorld(const RunConfig& config) {
   world.hosts = config.comm.ranksPerHost > 0 ? comm::hostsFromRanksPerHost(world.size(), config.comm.ranksPerHost)
                                              : comm::hostsFromNames(world.hostNames);
   world.recorder = std::make_unique<comm::TrafficRecorder>(world.rank(), world.size());
+  // Read on every rank alike (checkRanksAgree compares them); config.json's writer warns about a host
+  // that is no node of the file.
+  if (config.comm.ranksPerHost == 0)
+    world.slowestLinkBps =
+        common::clusterLinksFromVariable(std::getenv(common::kClusterVariable), world.hostNames, nullptr).slowest();
   // Pair averaging moves its own bytes (trainer/sync/pair_averaging.h), impaired there.
-  world.allreduce =
-      std::make_unique<comm::TopologyAllreduce>(*world.communicator, config.comm.topology, world.hosts, *world.recorder,
-                                                config.sync.kind == Sync::kSsgd ? config.impairment
-                                                                                : comm::Impairment{});
+  world.allreduce = std::make_unique<comm::TopologyAllreduce>(
+      *world.communicator, config.comm.topology, world.hosts, *world.recorder,
+      config.sync.kind == Sync::kSsgd ? config.impairment : comm::Impairment{},
+      config.comm.topology.defaultSegmentBytes(world.hosts, world.slowestLinkBps));
   return world;
 }
 

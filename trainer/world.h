@@ -7,6 +7,7 @@
 // installed before anything else used it, and messageLog writes the rank's files at the end.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct World {
   std::unique_ptr<comm::TrafficRecorder> recorder;
   std::unique_ptr<comm::TopologyAllreduce> allreduce;
   std::vector<std::string> hostNames;  // of every rank
+  // The slowest link among the run's hosts, from the emulated cluster's cluster.json
+  // (common/cluster_file.h); none off the cluster, with --ranks-per-host, or when a link is not
+  // shaped. It sets the pipeline segment across hosts (comm::crossHostSegmentBytes).
+  std::optional<double> slowestLinkBps;
   std::unique_ptr<comm::MessageLogFiles> messageLog;  // --message-log only
 
   // Writes the message log's files (when on); on the failure path failure = true never throws.

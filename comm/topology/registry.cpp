@@ -1,6 +1,9 @@
 #include "comm/topology/registry.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "comm/topology/clique.h"
 #include "comm/topology/hierarchical.h"
@@ -70,9 +73,20 @@ const std::string& Topology::help() const { return row_->help; }
 bool Topology::native() const { return row_->generate == nullptr; }
 int64_t Topology::defaultSegmentBytes() const { return row_->defaultSegmentBytes; }
 
-int64_t Topology::defaultSegmentBytes(const HostLayout& hosts) const {
+int64_t Topology::defaultSegmentBytes(const HostLayout& hosts, std::optional<double> slowestLinkBps) const {
   if (native() || hosts.hosts.size() < 2) return row_->defaultSegmentBytes;
-  return kCrossHostSegmentBytes;
+  return crossHostSegmentBytes(slowestLinkBps);
+}
+
+int64_t crossHostSegmentBytes(std::optional<double> slowestLinkBps) {
+  if (!slowestLinkBps) return kCrossHostSegmentBytes;
+  if (!(*slowestLinkBps > 0))
+    throw std::invalid_argument("a link rate must be a positive number of bit/s, got " + std::to_string(*slowestLinkBps));
+  constexpr int kLeastLog2 = 14;  // 16 KiB
+  constexpr int kMostLog2 = 20;   // 1 MiB
+  const double bytesPerMillisecond = *slowestLinkBps / 8 / 1000;
+  const int log2 = static_cast<int>(std::lround(std::log2(bytesPerMillisecond)));
+  return int64_t{1} << std::clamp(log2, kLeastLog2, kMostLog2);
 }
 
 Schedule Topology::schedule(const HostLayout& hosts) const {

@@ -13,7 +13,8 @@
 // arrives; within one host whole chunks (0) for ring and clique, whose steps already move a different
 // chunk each and where, measured over Open MPI's shared memory at 2 ranks, segments only added
 // messages (docs/benchmarks.md, "Pipelined point-to-point schedules"); 0 for native. Across hosts
-// every point-to-point topology is cut into 128 KiB segments (at most kMaxSegments per chunk): a pair
+// every point-to-point topology is cut into segments of crossHostSegmentBytes() (below; 128 KiB when the
+// links' rate is not known; at most kMaxSegments per chunk): a pair
 // of hosts exchanging whole chunks of several MiB both ways over Open MPI's TCP runs one direction at
 // a time (its rendezvous control messages queue behind the data flowing the other way), while
 // segments travel eagerly (comm/backends/mpi_communicator.cpp, Note [Open MPI's eager limit between
@@ -24,6 +25,7 @@
 // "The link bound: why trees and stars ran at half of it").
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +36,20 @@ namespace dtbench::comm {
 
 struct TopologyRow;
 
-// The executor's default segment for a Schedule that crosses hosts (see above).
+// The executor's default segment for a Schedule that crosses hosts whose link rate is not known
+// (see above).
 constexpr int64_t kCrossHostSegmentBytes = int64_t{128} << 10;
+
+// The segment across hosts whose slowest link carries `slowestLinkBps` bit/s (the emulated cluster's
+// cluster.json says so: common/cluster_file.h): about one millisecond of the link, the power of two
+// nearest to rate / 8 / 1000 bytes, at least 16 KiB and at most 1 MiB; kCrossHostSegmentBytes when
+// the rate is not known. 32 KiB at 200 Mbit/s, 128 KiB at 1 Gbit/s, 1 MiB from 8 Gbit/s. A segment
+// costs each rank a message's fixed work and a tree's pipeline fills in a few segment times, so the
+// best segment grows with the rate: over 4 emulated nodes at 200 Mbit/s, 4 MB trees and stars ran at
+// 0.84-0.90 of their bound with 128 KiB and 0.91-0.97 with 32 KiB, while at 1 Gbit/s 128 KiB beat
+// both 64 KiB and 256 KiB (docs/benchmarks.md, "Segments sized by the link's rate"). Throws
+// std::invalid_argument for a rate that is not positive.
+int64_t crossHostSegmentBytes(std::optional<double> slowestLinkBps);
 
 // One topology of the table: what a configuration holds for --topology. Copyable; compares equal
 // when it is the same row.
@@ -61,10 +75,11 @@ class Topology {
   // The transfers that ranks [0, period) send; throws std::invalid_argument when the topology is
   // not sliceable or `period` does not fit it (see ring.h, clique.h, hierarchical.h).
   Schedule slice(const HostLayout& hosts, int period) const;
-  // The segment within one host; defaultSegmentBytes(hosts) is the one for a Schedule over `hosts`
-  // (kCrossHostSegmentBytes for every point-to-point topology when there are several hosts).
+  // The segment within one host; defaultSegmentBytes(hosts, rate) is the one for a Schedule over
+  // `hosts` (crossHostSegmentBytes(slowestLinkBps) for every point-to-point topology when there are
+  // several hosts; kCrossHostSegmentBytes when their links' rate is not known).
   int64_t defaultSegmentBytes() const;
-  int64_t defaultSegmentBytes(const HostLayout& hosts) const;
+  int64_t defaultSegmentBytes(const HostLayout& hosts, std::optional<double> slowestLinkBps = std::nullopt) const;
 
   bool operator==(const Topology& other) const { return row_ == other.row_; }
   bool operator!=(const Topology& other) const { return row_ != other.row_; }

@@ -88,6 +88,25 @@ std::string rateText(double bitsPerSecond) {
   return out.str();
 }
 
+// The slowest of the hosts' links, which sets the pipeline segment across hosts
+// (comm::crossHostSegmentBytes), or none (see linksOf). Collective: ranks that read different rates
+// (another DTBENCH_CLUSTER) would cut the same tensor differently, so that is refused on every rank.
+std::optional<double> agreedSlowestLink(comm::Communicator& c, const Links& links) {
+  std::optional<double> slowest;
+  if (links.rates) slowest = *std::min_element(links.rates->begin(), links.rates->end());
+  const std::vector<double> all = comm::allgatherDoubles(c, slowest.value_or(0));
+  if (std::any_of(all.begin(), all.end(), [&](double rate) { return rate != all.front(); })) {
+    std::vector<std::string> seen;
+    for (size_t r = 0; r < all.size(); ++r)
+      seen.push_back("rank " + std::to_string(r) + ": " + (all[r] > 0 ? rateText(all[r]) : "none"));
+    throw common::UsageError("the ranks read different link rates from the emulated cluster's cluster.json (" +
+                             common::joinList(seen, "; ") +
+                             "), which set the pipeline segment across hosts; every rank must see the same " +
+                             common::kClusterVariable + " (or none)");
+  }
+  return slowest;
+}
+
 void boundRow(Row& row, comm::Backend backend, const comm::HostLayout& hosts, const Links& links,
               int64_t elementBytes) {
   if (!links.rates || hosts.hosts.size() < 2) return;
@@ -296,6 +315,7 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
       ranksPerHost > 0 ? comm::hostsFromRanksPerHost(c.size(), ranksPerHost) : comm::hostsFromNames(hostnames);
   const int nodes = static_cast<int>(comm::hostsFromNames(hostnames).hosts.size());
   const Links links = linksOf(c, ranksPerHost, hostnames, hosts);
+  const std::optional<double> slowestLink = agreedSlowestLink(c, links);
   comm::TrafficRecorder recorder(c.rank(), c.size());
   const bool root = c.rank() == 0;
   const std::string backend = comm::name(c.backend());
@@ -332,7 +352,8 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
                       backend.c_str());
         continue;
       }
-      comm::TopologyAllreduce algorithm(c, topology, hosts, recorder, comm::Impairment{}, s.segmentBytes);
+      comm::TopologyAllreduce algorithm(c, topology, hosts, recorder, comm::Impairment{},
+                                        s.segmentBytes.value_or(topology.defaultSegmentBytes(hosts, slowestLink)));
       if (root) {
         if (algorithm.schedule())
           std::printf("# topology %s, %s, segments of %lld bytes (0: whole chunks)\n", topology.name().c_str(),

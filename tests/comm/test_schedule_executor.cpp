@@ -351,8 +351,26 @@ TEST_CASE("segments per chunk follow the segment size, within bounds", "[executo
     INFO(t.name());
     CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 4)) == t.defaultSegmentBytes());
     CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2)) == (t.native() ? 0 : 128 << 10));
+    // With the links' rate known: about a millisecond of the slowest link; one host crosses none.
+    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2), 200e6) == (t.native() ? 0 : 32 << 10));
+    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 4), 200e6) == t.defaultSegmentBytes());
   }
   CHECK_THROWS_WITH(Topology::parse("torus"), Catch::Contains("ring"));
+}
+
+TEST_CASE("the segment across hosts is about a millisecond of the slowest link", "[executor][pipeline]") {
+  CHECK(crossHostSegmentBytes(std::nullopt) == kCrossHostSegmentBytes);
+  CHECK(kCrossHostSegmentBytes == 128 << 10);
+  CHECK(crossHostSegmentBytes(200e6) == 32 << 10);   // 25,000 bytes per ms: 2^14.6
+  CHECK(crossHostSegmentBytes(1e9) == 128 << 10);    // 125,000: 2^16.9
+  CHECK(crossHostSegmentBytes(300e6) == 32 << 10);   // 37,500: 2^15.2
+  CHECK(crossHostSegmentBytes(400e6) == 64 << 10);   // 50,000: 2^15.6
+  CHECK(crossHostSegmentBytes(10e9) == 1 << 20);     // at most 1 MiB
+  CHECK(crossHostSegmentBytes(400e9) == 1 << 20);
+  CHECK(crossHostSegmentBytes(50e6) == 16 << 10);    // 6,250 bytes: at least 16 KiB
+  CHECK(crossHostSegmentBytes(1) == 16 << 10);
+  CHECK_THROWS_WITH(crossHostSegmentBytes(0.0), Catch::Contains("positive"));
+  CHECK_THROWS_WITH(crossHostSegmentBytes(-1e9), Catch::Contains("positive"));
 }
 
 TEST_CASE("counted traffic equals the schedule's bytes", "[executor][traffic]") {

@@ -1,10 +1,13 @@
 #include "catch_torch.h"
 
+#include "comm/gloo_fixture.h"
+#include "common/usage_error.h"
 #include "run/config_schema.h"
 #include "trainer/config.h"
 #include "trainer/config_agreement.h"
 #include "trainer/config_json.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -113,5 +116,33 @@ TEST_CASE("the shared settings are config.json's keys under their flags", "[conf
     // --resume alone is no field of config.json; the resume check reads only fields that are.
     CHECK((configJson.contains(setting.key) || std::string(setting.key) == "resume"));
     if (setting.unchangedOnResume) CHECK(configJson.contains(setting.key));
+  }
+}
+
+TEST_CASE("ranks that read different link rates from cluster.json are refused, alike on every rank",
+          "[config_agreement]") {
+  using dtbench::comm::Communicator;
+  const RunConfig config = valid();
+  // The same rate, or none on every rank: agreed.
+  const std::vector<int> agreed = dtbench::comm::testing::runGlooRanks<int>(2, [&](Communicator& c) {
+    checkRanksAgree(c, config, 200e6);
+    checkRanksAgree(c, config, std::nullopt);
+    return 1;
+  });
+  CHECK(agreed == std::vector<int>{1, 1});
+  // Rank 1 reads none (another DTBENCH_CLUSTER): both ranks refuse, naming each rank's rate.
+  const std::vector<std::string> refused = dtbench::comm::testing::runGlooRanks<std::string>(2, [&](Communicator& c) {
+    try {
+      checkRanksAgree(c, config, c.rank() == 0 ? std::optional<double>(200e6) : std::nullopt);
+    } catch (const dtbench::common::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("agreed");
+  });
+  for (const std::string& message : refused) {
+    CHECK_THAT(message, Catch::Contains("different link rates"));
+    CHECK_THAT(message, Catch::Contains("rank 0: 200000000 bit/s"));
+    CHECK_THAT(message, Catch::Contains("rank 1: none"));
+    CHECK_THAT(message, Catch::Contains("DTBENCH_CLUSTER"));
   }
 }

@@ -59,7 +59,9 @@ grep -q "^# cluster $tmp/cluster.json: links node1 1 Gbit/s, node2 100 Mbit/s; b
 import csv, json, sys
 P = 1e8 / 8 * 1448 / 1514 / 1e9  # GB/s
 want = {"native": P, "ring": P, "star": 6400 / 4800 * P, "hierarchical": 6400 / 4800 * P}
-segment = {"native": None, "ring": 128 << 10, "star": 128 << 10, "hierarchical": 128 << 10}  # the defaults across hosts
+# The defaults across hosts: about 1 ms of the slowest link, 12,500 bytes = 2^13.6 -> 16 KiB
+# (comm::crossHostSegmentBytes).
+segment = {"native": None, "ring": 16 << 10, "star": 16 << 10, "hierarchical": 16 << 10}
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert sorted(r["topology"] for r in rows) == sorted(want), rows
 for r in rows:
@@ -77,4 +79,23 @@ for r in json.load(open(sys.argv[2])):
     assert abs(r["of_bound"] - r["busbw_gbps"] / r["bound_busbw_gbps"]) < 1e-12, r
 print("bounds as worked by hand:", {t: round(b, 7) for t, b in want.items()})
 EOF
+
+# A rank that sees no DTBENCH_CLUSTER would cut the tensors into other segments: every rank refuses
+# to start, with exit 2 and a message naming each rank's rate.
+for rank in 0 1 2; do
+  cluster=$tmp/cluster.json
+  [[ $rank -eq 2 ]] && cluster=
+  DTBENCH_CLUSTER=$cluster timeout 60 "${uts[@]}" sh -c 'hostname "$1" && shift && exec "$@"' sh \
+    "${hosts[$rank]}" "$dtbench" allreduce --rank "$rank" --world-size 3 --store-path "$tmp/store2" --gloo-iface lo \
+    --topology ring --counts 1200 --iters 1 --warmup-iters 0 --timeout 30 >"$tmp/disagree$rank.log" 2>&1 &
+  pids+=($!)
+done
+for rank in 0 1 2; do
+  wait "${pids[$rank]}"
+  code=$?
+  [[ $code -eq 2 ]] || { echo "FAIL: rank $rank with another DTBENCH_CLUSTER exited with $code, not 2:"; cat "$tmp/disagree$rank.log"; failures=$((failures + 1)); }
+  grep -q "different link rates .*rank 0: 100 Mbit/s; rank 1: 100 Mbit/s; rank 2: none.*DTBENCH_CLUSTER" "$tmp/disagree$rank.log" ||
+    { echo "FAIL: rank $rank does not name the ranks' link rates:"; cat "$tmp/disagree$rank.log"; failures=$((failures + 1)); }
+done
+pids=()
 [[ $failures -eq 0 ]] && echo "ok: allreduce on the cluster" || exit 1
