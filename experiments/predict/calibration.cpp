@@ -165,6 +165,12 @@ std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path, cons
       if (m.world % m.nodes != 0) csv.fail(i, world, "is not a multiple of the row's nodes");
       const comm::Topology t = comm::Topology::parse(m.topology);
       m.segmentBytes = t.defaultSegmentBytes(comm::hostsFromRanksPerHost(m.world, m.world / m.nodes));
+      if (csv.hasColumn("link_rate_bps") && !csv.text(i, csv.column("link_rate_bps")).empty()) {
+        m.linkRateBps = csv.number(i, csv.column("link_rate_bps"));
+        if (!(*m.linkRateBps > 0)) csv.fail(i, csv.column("link_rate_bps"), "must be a positive rate in bit/s");
+        if (m.nodes > 1) m.segmentBytes = t.defaultSegmentBytes(comm::hostsFromRanksPerHost(m.world, m.world / m.nodes),
+                                                                m.linkRateBps);
+      }
       if (csv.hasColumn("segment_bytes") && !csv.text(i, csv.column("segment_bytes")).empty())
         m.segmentBytes = csv.integer(i, csv.column("segment_bytes"));
       rows.push_back(m);
@@ -244,6 +250,16 @@ Calibration calibrate(const std::vector<AllreduceMeasurement>& all) {
     for (double v : values) mean += v / static_cast<double>(values.size());
     h.nativeEfficiency[backend] = std::exp(mean);
   }
+  // The links' rate as dtbench read it, when every row over several nodes was measured at one rate:
+  // what-ifs on this hardware then take dtbench's segment for it (hardware.h).
+  std::set<double> rates;
+  bool everyRate = true;
+  for (const AllreduceMeasurement& r : all)
+    if (r.nodes > 1) {
+      if (r.linkRateBps) rates.insert(*r.linkRateBps);
+      else everyRate = false;
+    }
+  if (everyRate && rates.size() == 1) h.linkRateBps = *rates.begin();
   result.hardware = h;
   for (const auto& [rows, name] : {std::pair{&intra, "intra"}, std::pair{&inter, "inter"}, std::pair{&native, "native"}})
     for (const AllreduceMeasurement& r : *rows) result.rows.push_back({r, name, modelledSeconds(r, h)});

@@ -17,6 +17,7 @@
 // The nodes of a row are its `nodes` column, else the number of hosts in its `link_rate_bps`, else 1.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct AllreduceMeasurement {
   int world = 1, nodes = 1;
   int64_t bytes = 0, elementBytes = 4, segmentBytes = 0;
   double seconds = 0;
+  std::optional<double> linkRateBps;  // the CSV's link_rate_bps (the emulated cluster's slowest link)
 };
 
 // Throws common::UsageError naming `flag` (the option that named the file), the file, line and

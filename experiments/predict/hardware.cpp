@@ -32,7 +32,7 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   if (!json.is_object()) f.fail("the file must hold one JSON object");
   f.onlyKeys(json,
              {"description", "nodes", "ranks_per_node", "intra_node", "inter_node", "compute_scale",
-              "native_efficiency", "calibration"},
+              "native_efficiency", "link_rate_bps", "calibration"},
              "");
   Hardware h;
   if (json.contains("description")) h.description = f.text(json, "description", "");
@@ -41,6 +41,7 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   h.intra = linkClass(json, "intra_node", f);
   h.inter = linkClass(json, "inter_node", f);
   if (json.contains("compute_scale")) h.computeScale = f.number(json, "compute_scale", "", false);
+  if (json.contains("link_rate_bps")) h.linkRateBps = f.number(json, "link_rate_bps", "", false);
   if (json.contains("native_efficiency")) {
     const nlohmann::json& e = json.at("native_efficiency");
     if (!e.is_object()) f.fail("native_efficiency must be an object {backend: efficiency}");
@@ -66,6 +67,7 @@ nlohmann::json toJson(const Hardware& h) {
   json["compute_scale"] = h.computeScale;
   json["native_efficiency"] = nlohmann::json::object();
   for (const auto& [backend, e] : h.nativeEfficiency) json["native_efficiency"][backend] = e;
+  if (h.linkRateBps) json["link_rate_bps"] = *h.linkRateBps;
   return json;
 }
 

@@ -12,7 +12,10 @@
 // machine has; `compute_scale` (optional, default 1) multiplies the measured run's compute;
 // `native_efficiency` (optional, per backend: gloo, mpi, nccl; default the backend's model's,
 // comm/topology/native_models.h) divides the simulated time of the Schedule that models the
-// backend's own all-reduce, for `--topology native`. Any other key is refused (a misspelt key must not pass silently), except
+// backend's own all-reduce, for `--topology native`; `link_rate_bps` (optional) is the links' rate as
+// dtbench itself reads it on that machine (the emulated cluster's cluster.json): it sets the pipeline
+// segment across nodes as dtbench would there (comm::crossHostSegmentBytes), and without it the
+// segment is the one dtbench takes where the rate is unknown, 128 KiB. Any other key is refused (a misspelt key must not pass silently), except
 // `description` and `calibration` (what --calibrate wrote; not read back).
 
 #include <map>
@@ -32,6 +35,7 @@ struct Hardware {
   LinkClass intra, inter;
   double computeScale = 1;
   std::map<std::string, double> nativeEfficiency;
+  std::optional<double> linkRateBps;  // as dtbench reads it there; none: unknown to dtbench
 
   // The file's native_efficiency of `backend` (a backend's name), else its model's.
   double efficiencyOf(const std::string& backend) const;

@@ -141,7 +141,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.segmentBytes = topology.native() ? 0
                    : w.segmentBytes ? *w.segmentBytes
                    : (topology == measured.comm.topology && run.segmentBytes) ? *run.segmentBytes
-                                                                               : topology.defaultSegmentBytes(comm::hostsFromRanksPerHost(world, rpn));
+                                                                               : topology.defaultSegmentBytes(comm::hostsFromRanksPerHost(world, rpn), hw.linkRateBps);
 
   const double scale = hw.computeScale;
   p.h2dS = run.h2dS * scale;

@@ -45,7 +45,8 @@ struct WhatIf {
   std::optional<double> bucketMb;       // else the run's
   std::optional<bool> overlap;          // else the run's
   std::optional<int64_t> elementBytes;  // bytes per gradient element, else each parameter's own
-  std::optional<int64_t> segmentBytes;  // else the run's (same topology) or the topology's default
+  std::optional<int64_t> segmentBytes;  // else the run's (same topology) or dtbench's default on the
+                                        // hardware (its link_rate_bps across nodes: hardware.h)
 };
 
 struct PredictedCollective {

@@ -63,6 +63,22 @@ TEST_CASE("Calibration with one rank per node needs no intra-node rows", "[predi
   CHECK(fit.hardware.inter.latencyS == Approx(80e-6).epsilon(0.02));
 }
 
+TEST_CASE("Calibration keeps the links' rate dtbench read when every row across nodes has one", "[predict][calibration]") {
+  Hardware truth;
+  truth.inter = truth.intra = {6e7, 80e-6};
+  std::vector<AllreduceMeasurement> rows;
+  for (AllreduceMeasurement r : synthetic(truth, 1, 1.0))
+    if (r.nodes > 1) {
+      r.linkRateBps = 5e8;
+      rows.push_back(r);
+    }
+  CHECK(calibrate(rows).hardware.linkRateBps == 5e8);
+  rows.back().linkRateBps = 1e9;  // two rates: none is the hardware's
+  CHECK_FALSE(calibrate(rows).hardware.linkRateBps);
+  rows.back().linkRateBps.reset();  // a row off the cluster: none either
+  CHECK_FALSE(calibrate(rows).hardware.linkRateBps);
+}
+
 TEST_CASE("Calibration refuses what it cannot fit", "[predict][calibration]") {
   AllreduceMeasurement one;
   one.world = 1;

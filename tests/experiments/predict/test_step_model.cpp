@@ -131,6 +131,40 @@ TEST_CASE("The hardware file: units, defaults and refused keys", "[predict][hard
   CHECK(back.inter.bytesPerSecond == Approx(h.inter.bytesPerSecond));
 }
 
+TEST_CASE("The segment across nodes is the one dtbench would take on the hardware", "[predict][hardware]") {
+  // A what-if topology other than the run's (tree) over 2 nodes: the links' rate as dtbench reads it
+  // sets the segment (comm::crossHostSegmentBytes: 32 KiB at 200 Mbit/s); without it, 128 KiB.
+  WhatIf tree;
+  tree.topology = dtbench::comm::Topology::parse("tree");
+  Hardware h = oneRankPerNode(1e8);
+  CHECK(predictStep(twoParameters(), h, 2, tree).segmentBytes == 128 << 10);
+  h.linkRateBps = 200e6;
+  CHECK(predictStep(twoParameters(), h, 2, tree).segmentBytes == 32 << 10);
+  h.linkRateBps = 1e9;
+  CHECK(predictStep(twoParameters(), h, 2, tree).segmentBytes == 128 << 10);
+  // The run's own topology keeps the run's segment; --segment-bytes wins over both.
+  CHECK(predictStep(twoParameters(), h, 2, {}).segmentBytes == 0);
+  tree.segmentBytes = 4096;
+  CHECK(predictStep(twoParameters(), h, 2, tree).segmentBytes == 4096);
+  // Within one node no link is crossed: the topology's own default.
+  Hardware fourPerNode = h;
+  fourPerNode.ranksPerNode = 4;
+  tree.segmentBytes.reset();
+  CHECK(predictStep(twoParameters(), fourPerNode, 4, tree).segmentBytes == 1 << 20);
+  // In the file: read, written back, and refused when not positive.
+  const Hardware read = hardwareFromJson(nlohmann::json::parse(R"({"ranks_per_node": 1, "link_rate_bps": 2e8,
+      "intra_node": {"bandwidth_gbit_s": 1, "latency_us": 0}, "inter_node": {"bandwidth_gbit_s": 0.19, "latency_us": 0}})"),
+                                         "hw.json");
+  REQUIRE(read.linkRateBps);
+  CHECK(*read.linkRateBps == 200e6);
+  CHECK(*hardwareFromJson(toJson(read), "again").linkRateBps == 200e6);
+  CHECK_FALSE(hardwareFromJson(toJson(oneRankPerNode(1e8)), "again").linkRateBps);
+  CHECK_THROWS_WITH(hardwareFromJson(nlohmann::json::parse(R"({"ranks_per_node": 1, "link_rate_bps": 0,
+      "intra_node": {"bandwidth_gbit_s": 1, "latency_us": 0}, "inter_node": {"bandwidth_gbit_s": 1, "latency_us": 0}})"),
+                                     "hw.json"),
+                    Catch::Contains("link_rate_bps"));
+}
+
 TEST_CASE("Pair averaging swaps every parameter with one partner while backward runs", "[predict][step]") {
   // Two ranks on two nodes: one exchange of 786432 float32 each way at once, launched when backward
   // starts (20 ms): 3145728 / 1e8 = 0.03145728 s, hidden by backward (ends 60 ms); at 2e7 B/s it takes
