@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "comm/point_to_point.h"
+#include "common/exit_deadline.h"
 
 namespace dtbench::comm {
 namespace {
@@ -151,6 +152,16 @@ int launcherWorldSize() {
 }
 #endif
 
+// What a rank says when MPI's start-up did not return within --timeout (Note [A rank that dies while
+// MPI starts]).
+std::string startupStall(const char* call, std::chrono::milliseconds timeout) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(timeout.count()) / 1000);
+  return std::string("mpi: ") + call + " did not return within " + seconds +
+         " s (--timeout): a rank died or never started while the ranks were meeting; MPI cannot cancel it, so "
+         "this rank exits (check every rank's log, and that every rank was launched)";
+}
+
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std::make_shared<MpiState>()) {
@@ -190,7 +201,14 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     setenv("OMPI_MCA_btl_tcp_eager_limit", eagerLimit.c_str(), /*overwrite=*/0);
     setenv("OMPI_MCA_btl_tcp_max_send_size", eagerLimit.c_str(), /*overwrite=*/0);
 #endif
-    mpiCheck(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+    {
+      // Note [A rank that dies while MPI starts]: Open MPI's start-up exchange waits for every rank;
+      // when one died in it (measured: a rank killed 0.3 s after start), the others wait there
+      // forever, out of reach of the Work deadlines below. MPI cannot cancel MPI_Init_thread, so the
+      // process ends at --timeout with a message instead.
+      const common::ExitDeadline deadline(timeout, startupStall("MPI_Init_thread", timeout));
+      mpiCheck(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+    }
     impl_->initializedHere = true;
   } else {
     MPI_Query_thread(&provided);
@@ -198,7 +216,10 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
   if (provided < MPI_THREAD_SERIALIZED)
     throw CommError("this MPI provides thread level " + std::to_string(provided) +
                     ", dtbench needs MPI_THREAD_SERIALIZED; use an MPI built with thread support");
-  mpiCheck(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm), "MPI_Comm_dup");
+  {
+    const common::ExitDeadline deadline(timeout, startupStall("MPI_Comm_dup", timeout));  // collective too
+    mpiCheck(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm), "MPI_Comm_dup");
+  }
   MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(impl_->comm, &rank_);
   MPI_Comm_size(impl_->comm, &size_);
