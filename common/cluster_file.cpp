@@ -132,4 +132,28 @@ nlohmann::json rateJson(double bitsPerSecond) {
   return bitsPerSecond;
 }
 
+std::string rateText(double bitsPerSecond) {
+  std::ostringstream out;
+  if (bitsPerSecond >= 1e9)
+    out << bitsPerSecond / 1e9 << " Gbit/s";
+  else if (bitsPerSecond >= 1e6)
+    out << bitsPerSecond / 1e6 << " Mbit/s";
+  else
+    out << bitsPerSecond << " bit/s";
+  return out.str();
+}
+
+std::string describeLinkRateDisagreement(const std::vector<std::optional<double>>& slowestOfRank) {
+  if (std::all_of(slowestOfRank.begin(), slowestOfRank.end(),
+                  [&](const std::optional<double>& rate) { return rate == slowestOfRank.front(); }))
+    return "";
+  std::string seen;
+  for (size_t r = 0; r < slowestOfRank.size(); ++r)
+    seen += (r ? "; rank " : "rank ") + std::to_string(r) + ": " +
+            (slowestOfRank[r] ? rateText(*slowestOfRank[r]) : std::string("none"));
+  return "the ranks read different link rates from the emulated cluster's cluster.json (" + seen +
+         "), which set the pipeline segment across hosts; every rank must see the same " + kClusterVariable +
+         " (or none)";
+}
+
 }  // namespace dtbench::common

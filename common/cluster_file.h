@@ -76,4 +76,13 @@ ClusterLinks clusterLinksFromVariable(const char* variable, const std::vector<st
 // bits per second as an integer (1000000000, not 1e+09), any other as a number.
 nlohmann::json rateJson(double bitsPerSecond);
 
+// A link rate for people: "1 Gbit/s", "200 Mbit/s", "2.5 Gbit/s".
+std::string rateText(double bitsPerSecond);
+
+// The slowest link each rank read from cluster.json (none: off the cluster, or a link not shaped),
+// rank by rank. "" when every rank read the same; otherwise the usage error to give on every rank:
+// the rate sets the pipeline segment across hosts (comm::crossHostSegmentBytes), and ranks that read
+// different rates would cut a tensor differently.
+std::string describeLinkRateDisagreement(const std::vector<std::optional<double>>& slowestOfRank);
+
 }  // namespace dtbench::common

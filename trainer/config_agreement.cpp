@@ -93,20 +93,13 @@ void checkRanksAgree(comm::Communicator& communicator, const RunConfig& config, 
     ranks.push_back(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false));
   // Every rank holds the same list, so every rank reaches the same verdict and none waits for another.
   if (const std::string message = describeDisagreement(ranks); !message.empty()) throw common::UsageError(message);
-  std::vector<std::string> rates;
-  bool differ = false;
-  nlohmann::json first;
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    const nlohmann::json rate = ranks[r].is_object() ? ranks[r].value("link_rate_bps", nlohmann::json()) : nlohmann::json();
-    if (r == 0) first = rate;
-    differ = differ || rate != first;
-    rates.push_back("rank " + std::to_string(r) + ": " + (rate.is_number() ? std::to_string(rate.get<long long>()) + " bit/s" : "none"));
+  std::vector<std::optional<double>> rates;
+  for (const nlohmann::json& rank : ranks) {
+    const nlohmann::json rate = rank.is_object() ? rank.value("link_rate_bps", nlohmann::json()) : nlohmann::json();
+    rates.push_back(rate.is_number() ? std::optional<double>(rate.get<double>()) : std::nullopt);
   }
-  if (differ)
-    throw common::UsageError("the ranks read different link rates from the emulated cluster's cluster.json (" +
-                             common::joinList(rates, "; ") +
-                             "), which set the pipeline segment across hosts; every rank must see the same " +
-                             common::kClusterVariable + " (or none)");
+  if (const std::string message = common::describeLinkRateDisagreement(rates); !message.empty())
+    throw common::UsageError(message);
 }
 
 }  // namespace dtbench::trainer

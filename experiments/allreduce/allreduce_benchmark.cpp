@@ -76,34 +76,17 @@ Links linksOf(comm::Communicator& c, int ranksPerHost, const std::vector<std::st
   return links;
 }
 
-// "1 Gbit/s", "100 Mbit/s", "2.5 Gbit/s".
-std::string rateText(double bitsPerSecond) {
-  std::ostringstream out;
-  if (bitsPerSecond >= 1e9)
-    out << bitsPerSecond / 1e9 << " Gbit/s";
-  else if (bitsPerSecond >= 1e6)
-    out << bitsPerSecond / 1e6 << " Mbit/s";
-  else
-    out << bitsPerSecond << " bit/s";
-  return out.str();
-}
-
 // The slowest of the hosts' links, which sets the pipeline segment across hosts
 // (comm::crossHostSegmentBytes), or none (see linksOf). Collective: ranks that read different rates
 // (another DTBENCH_CLUSTER) would cut the same tensor differently, so that is refused on every rank.
 std::optional<double> agreedSlowestLink(comm::Communicator& c, const Links& links) {
   std::optional<double> slowest;
   if (links.rates) slowest = *std::min_element(links.rates->begin(), links.rates->end());
-  const std::vector<double> all = comm::allgatherDoubles(c, slowest.value_or(0));
-  if (std::any_of(all.begin(), all.end(), [&](double rate) { return rate != all.front(); })) {
-    std::vector<std::string> seen;
-    for (size_t r = 0; r < all.size(); ++r)
-      seen.push_back("rank " + std::to_string(r) + ": " + (all[r] > 0 ? rateText(all[r]) : "none"));
-    throw common::UsageError("the ranks read different link rates from the emulated cluster's cluster.json (" +
-                             common::joinList(seen, "; ") +
-                             "), which set the pipeline segment across hosts; every rank must see the same " +
-                             common::kClusterVariable + " (or none)");
-  }
+  std::vector<std::optional<double>> ofRank;
+  for (double rate : comm::allgatherDoubles(c, slowest.value_or(0)))
+    ofRank.push_back(rate > 0 ? std::optional<double>(rate) : std::nullopt);
+  if (const std::string message = common::describeLinkRateDisagreement(ofRank); !message.empty())
+    throw common::UsageError(message);
   return slowest;
 }
 
@@ -332,7 +315,7 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
   if (root && links.cluster.onCluster()) {
     std::vector<std::string> rates;
     for (const common::HostLink& link : links.cluster.hosts)
-      rates.push_back(link.host + " " + (link.linkRateBps ? rateText(*link.linkRateBps) : "not shaped"));
+      rates.push_back(link.host + " " + (link.linkRateBps ? common::rateText(*link.linkRateBps) : "not shaped"));
     std::printf("# cluster %s: links %s; %s\n", links.cluster.file->c_str(), common::joinList(rates).c_str(),
                 !links.rates             ? "a link is not shaped: no bound"
                 : hosts.hosts.size() < 2 ? "every rank on one host: no link is crossed, no bound"

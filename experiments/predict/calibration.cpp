@@ -164,13 +164,11 @@ std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path, cons
       m.nodes = nodesOf(csv, i);
       if (m.world % m.nodes != 0) csv.fail(i, world, "is not a multiple of the row's nodes");
       const comm::Topology t = comm::Topology::parse(m.topology);
-      m.segmentBytes = t.defaultSegmentBytes(comm::hostsFromRanksPerHost(m.world, m.world / m.nodes));
       if (csv.hasColumn("link_rate_bps") && !csv.text(i, csv.column("link_rate_bps")).empty()) {
         m.linkRateBps = csv.number(i, csv.column("link_rate_bps"));
         if (!(*m.linkRateBps > 0)) csv.fail(i, csv.column("link_rate_bps"), "must be a positive rate in bit/s");
-        if (m.nodes > 1) m.segmentBytes = t.defaultSegmentBytes(comm::hostsFromRanksPerHost(m.world, m.world / m.nodes),
-                                                                m.linkRateBps);
       }
+      m.segmentBytes = t.defaultSegmentBytes(comm::hostsFromRanksPerHost(m.world, m.world / m.nodes), m.linkRateBps);
       if (csv.hasColumn("segment_bytes") && !csv.text(i, csv.column("segment_bytes")).empty())
         m.segmentBytes = csv.integer(i, csv.column("segment_bytes"));
       rows.push_back(m);

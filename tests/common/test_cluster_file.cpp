@@ -166,3 +166,15 @@ TEST_CASE("DTBENCH_CLUSTER: a host that is no node is off the cluster with one w
   CHECK(clusterLinksFromVariable(path.c_str(), {"node1", "root-ns"}, nullptr).missingHost ==
         std::optional<std::string>("root-ns"));
 }
+
+TEST_CASE("ranks that read different link rates are told apart, each rank with its rate", "[cluster_file]") {
+  using dtbench::common::describeLinkRateDisagreement;
+  CHECK(describeLinkRateDisagreement({}).empty());
+  CHECK(describeLinkRateDisagreement({2e8, 2e8, 2e8}).empty());
+  CHECK(describeLinkRateDisagreement({std::nullopt, std::nullopt}).empty());
+  const std::string message = describeLinkRateDisagreement({2e8, 1e9, std::nullopt});
+  CHECK_THAT(message, Catch::Contains("(rank 0: 200 Mbit/s; rank 1: 1 Gbit/s; rank 2: none)"));
+  CHECK_THAT(message, Catch::Contains("every rank must see the same DTBENCH_CLUSTER"));
+  CHECK(dtbench::common::rateText(2.5e9) == "2.5 Gbit/s");
+  CHECK(dtbench::common::rateText(5e5) == "500000 bit/s");
+}
