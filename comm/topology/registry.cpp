@@ -8,6 +8,7 @@
 #include "comm/topology/clique.h"
 #include "comm/topology/hierarchical.h"
 #include "comm/topology/ring.h"
+#include "comm/topology/schedule_walk.h"
 #include "comm/topology/tree.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
@@ -75,17 +76,24 @@ int64_t Topology::defaultSegmentBytes() const { return row_->defaultSegmentBytes
 
 int64_t Topology::defaultSegmentBytes(const HostLayout& hosts, std::optional<double> slowestLinkBps) const {
   if (native() || hosts.hosts.size() < 2) return row_->defaultSegmentBytes;
-  return crossHostSegmentBytes(slowestLinkBps);
+  if (!slowestLinkBps) return crossHostSegmentBytes(std::nullopt);
+  return crossHostSegmentBytes(slowestLinkBps, crossHostPiecesInFlight(schedule(hosts), hosts));
 }
 
-int64_t crossHostSegmentBytes(std::optional<double> slowestLinkBps) {
+int64_t crossHostSegmentBytes(std::optional<double> slowestLinkBps, int64_t piecesInFlightPerLink) {
   if (!slowestLinkBps) return kCrossHostSegmentBytes;
   if (!(*slowestLinkBps > 0))
     throw std::invalid_argument("a link rate must be a positive number of bit/s, got " + std::to_string(*slowestLinkBps));
+  if (piecesInFlightPerLink < 0)
+    throw std::invalid_argument("pieces in flight must be >= 0, got " + std::to_string(piecesInFlightPerLink));
   constexpr int kLeastLog2 = 14;  // 16 KiB
   constexpr int kMostLog2 = 20;   // 1 MiB
-  const double bytesPerMillisecond = *slowestLinkBps / 8 / 1000;
-  const int log2 = static_cast<int>(std::lround(std::log2(bytesPerMillisecond)));
+  const double bytesPerSecond = *slowestLinkBps / 8;
+  int log2 = static_cast<int>(std::lround(std::log2(bytesPerSecond / 1000)));  // about a millisecond
+  if (piecesInFlightPerLink > 0) {  // and the pieces in flight within the queue
+    const double fits = bytesPerSecond * kLinkQueueSeconds / static_cast<double>(piecesInFlightPerLink);
+    log2 = std::min(log2, static_cast<int>(std::floor(std::log2(fits))));
+  }
   return int64_t{1} << std::clamp(log2, kLeastLog2, kMostLog2);
 }
 

@@ -40,16 +40,27 @@ struct TopologyRow;
 // (see above).
 constexpr int64_t kCrossHostSegmentBytes = int64_t{128} << 10;
 
+// The queue in front of a link, in seconds of its rate: the emulated cluster's switch port holds
+// 10 ms (docs/cluster.md). The only links whose rate dtbench knows are that cluster's.
+constexpr double kLinkQueueSeconds = 0.010;
+
 // The segment across hosts whose slowest link carries `slowestLinkBps` bit/s (the emulated cluster's
-// cluster.json says so: common/cluster_file.h): about one millisecond of the link, the power of two
-// nearest to rate / 8 / 1000 bytes, at least 16 KiB and at most 1 MiB; kCrossHostSegmentBytes when
-// the rate is not known. 32 KiB at 200 Mbit/s, 128 KiB at 1 Gbit/s, 1 MiB from 8 Gbit/s. A segment
-// costs each rank a message's fixed work and a tree's pipeline fills in a few segment times, so the
-// best segment grows with the rate: over 4 emulated nodes at 200 Mbit/s, 4 MB trees and stars ran at
-// 0.84-0.90 of their bound with 128 KiB and 0.91-0.97 with 32 KiB, while at 1 Gbit/s 128 KiB beat
-// both 64 KiB and 256 KiB (docs/benchmarks.md, "Segments sized by the link's rate"). Throws
-// std::invalid_argument for a rate that is not positive.
-int64_t crossHostSegmentBytes(std::optional<double> slowestLinkBps);
+// cluster.json says so: common/cluster_file.h), when the walk keeps `piecesInFlightPerLink` segment
+// pieces posted at once into the busiest link (comm::crossHostPiecesInFlight; 0: not known). Two
+// bounds, the smaller wins, at least 16 KiB and at most 1 MiB:
+//  - about one millisecond of the link, the power of two nearest to rate / 8 / 1000 bytes. A segment
+//    costs each rank a message's fixed work and a tree's pipeline fills in a few segment times, so the
+//    best segment grows with the rate: at 1 Gbit/s over 4 emulated nodes (four ranks on two cores)
+//    128 KiB beat both 64 KiB and 256 KiB;
+//  - the largest power of two with which the pieces in flight fit the link's queue
+//    (kLinkQueueSeconds): more than that and the flows that share the link overflow it, and each
+//    loss costs a flow its congestion window. A clique over 4 nodes keeps 12 pieces in flight per
+//    link: at 200 Mbit/s 32 KiB pieces dropped ~3,200 packets per launch at the queue and ran at
+//    0.84-0.86 of the bound at 4 MB, 16 KiB pieces ~350 and 0.92 (docs/benchmarks.md, "Segments that
+//    fit the link's queue").
+// kCrossHostSegmentBytes when the rate is not known. Throws std::invalid_argument for a rate that is
+// not positive or a negative count.
+int64_t crossHostSegmentBytes(std::optional<double> slowestLinkBps, int64_t piecesInFlightPerLink = 0);
 
 // One topology of the table: what a configuration holds for --topology. Copyable; compares equal
 // when it is the same row.
@@ -76,8 +87,9 @@ class Topology {
   // not sliceable or `period` does not fit it (see ring.h, clique.h, hierarchical.h).
   Schedule slice(const HostLayout& hosts, int period) const;
   // The segment within one host; defaultSegmentBytes(hosts, rate) is the one for a Schedule over
-  // `hosts` (crossHostSegmentBytes(slowestLinkBps) for every point-to-point topology when there are
-  // several hosts; kCrossHostSegmentBytes when their links' rate is not known).
+  // `hosts` (for every point-to-point topology over several hosts, crossHostSegmentBytes of the
+  // slowest link's rate and of the pieces the Schedule's walk keeps in flight per link;
+  // kCrossHostSegmentBytes when their rate is not known).
   int64_t defaultSegmentBytes() const;
   int64_t defaultSegmentBytes(const HostLayout& hosts, std::optional<double> slowestLinkBps = std::nullopt) const;
 

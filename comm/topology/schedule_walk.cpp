@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace dtbench::comm {
 namespace {
@@ -281,6 +285,54 @@ bool ScheduleWalker::next(WalkAction& action) {
       case Phase::kDone:
         return false;
     }
+}
+
+int64_t crossHostPiecesInFlight(const Schedule& schedule, const HostLayout& hosts) {
+  if (hosts.worldSize() != schedule.worldSize)
+    throw std::invalid_argument("the host layout has " + std::to_string(hosts.worldSize()) + " ranks but schedule '" +
+                                schedule.topology + "' is for " + std::to_string(schedule.worldSize));
+  if (schedule.slicePeriod != 0)
+    throw std::invalid_argument("pieces in flight need the whole schedule '" + schedule.topology + "', not a slice");
+  const size_t steps = schedule.steps.size();
+  const int hostCount = static_cast<int>(hosts.hosts.size());
+  // outgoing[r][s]: rank r's sends to other hosts in step s, as (destination host, pieces per segment).
+  std::vector<std::vector<std::vector<std::pair<int, int64_t>>>> outgoing(
+      schedule.worldSize, std::vector<std::vector<std::pair<int, int64_t>>>(steps));
+  for (size_t s = 0; s < steps; ++s)
+    for (const Transfer& t : schedule.steps[s].transfers)
+      if (hosts.hostOf[t.src] != hosts.hostOf[t.dst])
+        outgoing[t.src][s].emplace_back(hosts.hostOf[t.dst], std::max(1, t.endChunk - t.firstChunk));
+  // Enough segments for a diagonal that holds every step behind the first step's window, and never
+  // more than a chunk is cut into (kMaxSegments): the most of any walk that runs.
+  const int segments = static_cast<int>(std::min<size_t>(steps + kFirstStepWindow + 2, kMaxSegments));
+  std::vector<int64_t> uplink(hostCount, 0), downlink(hostCount, 0);
+  std::vector<int64_t> toHost(hostCount), mostToHost(hostCount);
+  for (int r = 0; r < schedule.worldSize; ++r) {
+    bool sends = false;
+    for (const auto& step : outgoing[r]) sends = sends || !step.empty();
+    if (!sends) continue;
+    std::fill(toHost.begin(), toHost.end(), 0);
+    std::fill(mostToHost.begin(), mostToHost.end(), 0);
+    int64_t total = 0, mostTotal = 0;
+    ScheduleWalker walker(steps, segments, ScheduleWalk::kBothDirections);
+    WalkAction action;
+    while (walker.next(action)) {
+      const bool post = action.kind == WalkAction::Kind::kPostSends;
+      if (!post && action.kind != WalkAction::Kind::kComplete) continue;
+      for (const auto& [host, pieces] : outgoing[r][action.step]) {
+        const int64_t delta = post ? pieces : -pieces;
+        toHost[host] += delta;
+        total += delta;
+        mostToHost[host] = std::max(mostToHost[host], toHost[host]);
+      }
+      mostTotal = std::max(mostTotal, total);
+    }
+    uplink[hosts.hostOf[r]] += mostTotal;
+    for (int h = 0; h < hostCount; ++h) downlink[h] += mostToHost[h];
+  }
+  int64_t most = 0;
+  for (int h = 0; h < hostCount; ++h) most = std::max({most, uplink[h], downlink[h]});
+  return most;
 }
 
 }  // namespace dtbench::comm

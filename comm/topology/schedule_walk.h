@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "comm/topology/hosts.h"
 #include "comm/topology/schedule.h"
 
 namespace dtbench::comm {
@@ -110,5 +111,16 @@ class ScheduleWalker {
   int followUp_ = 0;  // kAfterComplete: which of the item's follow-up actions comes next
   size_t diagonal_ = 0;
 };
+
+// The most segment pieces that the ranks' walks under kBothDirections keep posted at once into one
+// host's link, over every host and both directions: a host's uplink carries the sum over its ranks of
+// the most pieces each has posted to other hosts at once, its downlink the sum over all ranks of the
+// most each has posted to it at once. A piece is one chunk's share of a segment (a transfer of k chunks
+// is k pieces per segment). Each rank's walk is replayed with enough segments to reach its steady
+// state (one item per step on the diagonal behind the first step's window), so the figure does not
+// depend on the tensor. 0 when the Schedule stays within one host. comm::crossHostSegmentBytes sizes
+// the segment from it so that the pieces in flight fit the link's queue (comm/topology/registry.h).
+// Cost: every rank's transfers, times the steps and segments of one walk.
+int64_t crossHostPiecesInFlight(const Schedule& schedule, const HostLayout& hosts);
 
 }  // namespace dtbench::comm

@@ -106,8 +106,9 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
      cxxopts::value<int>()->default_value("1"))
     ("segment-bytes", "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks; "
      "auto: each topology's default, within one host 1M for tree, star, binary-tree-star, hierarchical, whole "
-     "chunks for ring, clique; across hosts, for every one, about 1 ms of the slowest link where the emulated "
-     "cluster's cluster.json gives its rate (32K at 200 Mbit/s, 128K at 1 Gbit/s), else 128K)", cxxopts::value<std::string>()->default_value("auto"));
+     "chunks for ring, clique; across hosts, for every one, about 1 ms of the slowest link or less, so that the "
+     "pieces in flight fit its 10 ms queue, where the emulated cluster's cluster.json gives its rate (16K-32K at "
+     "200 Mbit/s, 64K-128K at 1 Gbit/s), else 128K)", cxxopts::value<std::string>()->default_value("auto"));
   options.add_options("Output")
     ("csv", "Write the rows as CSV to FILE", cxxopts::value<std::string>())
     ("json", "Write the rows as JSON to FILE", cxxopts::value<std::string>())

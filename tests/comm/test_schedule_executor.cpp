@@ -24,7 +24,10 @@
 
 #include "comm/traffic/counting_point_to_point.h"
 #include "comm/schedule_executor.h"
+#include "comm/topology/clique.h"
 #include "comm/topology/registry.h"
+#include "comm/topology/ring.h"
+#include "comm/topology/schedule_walk.h"
 #include "in_process_fixture.h"
 
 using namespace dtbench::comm;
@@ -351,10 +354,20 @@ TEST_CASE("segments per chunk follow the segment size, within bounds", "[executo
     INFO(t.name());
     CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 4)) == t.defaultSegmentBytes());
     CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2)) == (t.native() ? 0 : 128 << 10));
-    // With the links' rate known: about a millisecond of the slowest link; one host crosses none.
-    CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 2), 200e6) == (t.native() ? 0 : 32 << 10));
+    // With the links' rate known: the rate and the pieces the walk keeps in flight per link set it;
+    // one host crosses none.
+    const HostLayout twoByTwo = hostsFromRanksPerHost(4, 2);
+    CHECK(t.defaultSegmentBytes(twoByTwo, 200e6) ==
+          (t.native() ? 0 : crossHostSegmentBytes(200e6, crossHostPiecesInFlight(t.schedule(twoByTwo), twoByTwo))));
     CHECK(t.defaultSegmentBytes(hostsFromRanksPerHost(4, 4), 200e6) == t.defaultSegmentBytes());
   }
+  // 4 nodes x 1 at 200 Mbit/s: the clique's 12 pieces in flight need 16 KiB; a tree's 4 fit 32 KiB
+  // (a millisecond); at 1 Gbit/s the tree takes a millisecond's 128 KiB, the clique 64 KiB.
+  const HostLayout fourNodes = hostsFromRanksPerHost(4, 1);
+  CHECK(Topology::parse("clique").defaultSegmentBytes(fourNodes, 200e6) == 16 << 10);
+  CHECK(Topology::parse("tree").defaultSegmentBytes(fourNodes, 200e6) == 32 << 10);
+  CHECK(Topology::parse("clique").defaultSegmentBytes(fourNodes, 1e9) == 64 << 10);
+  CHECK(Topology::parse("tree").defaultSegmentBytes(fourNodes, 1e9) == 128 << 10);
   CHECK_THROWS_WITH(Topology::parse("torus"), Catch::Contains("ring"));
 }
 
@@ -371,6 +384,44 @@ TEST_CASE("the segment across hosts is about a millisecond of the slowest link",
   CHECK(crossHostSegmentBytes(1) == 16 << 10);
   CHECK_THROWS_WITH(crossHostSegmentBytes(0.0), Catch::Contains("positive"));
   CHECK_THROWS_WITH(crossHostSegmentBytes(-1e9), Catch::Contains("positive"));
+}
+
+TEST_CASE("the segment across hosts keeps the pieces in flight within the link's queue", "[executor][pipeline]") {
+  // The queue holds 10 ms of the link: 250,000 bytes at 200 Mbit/s, 1,250,000 at 1 Gbit/s. The
+  // segment is the largest power of two with which the pieces fit, when that is under a millisecond.
+  CHECK(kLinkQueueSeconds == 0.010);
+  CHECK(crossHostSegmentBytes(200e6, 0) == 32 << 10);   // not known: a millisecond alone
+  CHECK(crossHostSegmentBytes(200e6, 4) == 32 << 10);   // 62,500 each: the millisecond is smaller
+  CHECK(crossHostSegmentBytes(200e6, 7) == 32 << 10);   // 35,714: 2^15.1
+  CHECK(crossHostSegmentBytes(200e6, 8) == 16 << 10);   // 31,250: 2^14.9, and 32 KiB would not fit
+  CHECK(crossHostSegmentBytes(200e6, 12) == 16 << 10);  // 20,833
+  CHECK(crossHostSegmentBytes(200e6, 60) == 16 << 10);  // 4,166: at least 16 KiB
+  CHECK(crossHostSegmentBytes(1e9, 8) == 128 << 10);    // 156,250
+  CHECK(crossHostSegmentBytes(1e9, 12) == 64 << 10);    // 104,166
+  CHECK(crossHostSegmentBytes(1e9, 28) == 32 << 10);    // 44,642
+  CHECK(crossHostSegmentBytes(std::nullopt, 12) == kCrossHostSegmentBytes);  // no rate: no queue either
+  CHECK_THROWS_WITH(crossHostSegmentBytes(1e9, -1), Catch::Contains(">= 0"));
+}
+
+TEST_CASE("pieces in flight per link follow the walk", "[executor][pipeline]") {
+  // A clique over N hosts x 1: each rank posts the first step's window (2 segments) to its N - 1 peers,
+  // and in the steady state two segments of the second step: 4 (N - 1) on its uplink; each peer keeps
+  // 4 on the way to it: 4 (N - 1) on its downlink too.
+  for (int n : {2, 3, 4, 8}) {
+    INFO(n);
+    const HostLayout hosts = hostsFromRanksPerHost(n, 1);
+    CHECK(crossHostPiecesInFlight(cliqueSchedule(n), hosts) == 4 * (n - 1));
+  }
+  // A ring over 2 hosts x 1: two steps of one piece each, the window of the first: 4.
+  CHECK(crossHostPiecesInFlight(ringSchedule(2), hostsFromRanksPerHost(2, 1)) == 4);
+  // Within one host nothing crosses a link; with two ranks per host, the uplink carries both ranks'.
+  CHECK(crossHostPiecesInFlight(cliqueSchedule(4), hostsFromRanksPerHost(4, 4)) == 0);
+  CHECK(crossHostPiecesInFlight(cliqueSchedule(4), hostsFromRanksPerHost(4, 2)) == 16);
+  // A transfer of several chunks is a piece per chunk in each segment.
+  Schedule wide{"wide", 2, 3, {Step{{Transfer{0, 1, 0, 3, true}}}}};
+  CHECK(crossHostPiecesInFlight(wide, hostsFromRanksPerHost(2, 1)) == 2 * 3);
+  CHECK_THROWS_WITH(crossHostPiecesInFlight(cliqueSchedule(4), hostsFromRanksPerHost(3, 1)),
+                    Catch::Contains("3 ranks") && Catch::Contains("for 4"));
 }
 
 TEST_CASE("counted traffic equals the schedule's bytes", "[executor][traffic]") {

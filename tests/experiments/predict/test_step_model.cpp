@@ -133,7 +133,7 @@ TEST_CASE("The hardware file: units, defaults and refused keys", "[predict][hard
 
 TEST_CASE("The segment across nodes is the one dtbench would take on the hardware", "[predict][hardware]") {
   // A what-if topology other than the run's (tree) over 2 nodes: the links' rate as dtbench reads it
-  // sets the segment (comm::crossHostSegmentBytes: 32 KiB at 200 Mbit/s); without it, 128 KiB.
+  // sets the segment (comm::crossHostSegmentBytes: 32 KiB for a tree at 200 Mbit/s); without it, 128 KiB.
   WhatIf tree;
   tree.topology = dtbench::comm::Topology::parse("tree");
   Hardware h = oneRankPerNode(1e8);
