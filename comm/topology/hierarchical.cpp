@@ -39,13 +39,8 @@ Schedule hierarchicalSchedule(const HostLayout& hosts) { return hierarchical(hos
 
 Schedule hierarchicalSlice(const HostLayout& hosts, int period) {
   const int world = hosts.worldSize();
-  const int perHost = hosts.hosts.empty() ? 0 : static_cast<int>(hosts.hosts.front().size());
-  bool regular = perHost > 0;
-  for (int h = 0; regular && h < static_cast<int>(hosts.hosts.size()); ++h) {
-    regular = static_cast<int>(hosts.hosts[h].size()) == perHost;
-    for (int k = 0; regular && k < perHost; ++k) regular = hosts.hosts[h][k] == h * perHost + k;
-  }
-  if (!regular || period < 1 || period % perHost != 0 || world % period != 0)
+  const int perHost = hosts.consecutiveHostSize();
+  if (perHost == 0 || period < 1 || period % perHost != 0 || world % period != 0)
     throw std::invalid_argument("a hierarchical slice needs hosts of equal size holding consecutive ranks and a period (" +
                                 std::to_string(period) + ") that is a multiple of the host size and divides the world (" +
                                 std::to_string(world) + ")");

@@ -12,6 +12,16 @@ std::vector<int> HostLayout::leaders() const {
   return result;
 }
 
+int HostLayout::consecutiveHostSize() const {
+  const int perHost = hosts.empty() ? 0 : static_cast<int>(hosts.front().size());
+  for (int h = 0; h < static_cast<int>(hosts.size()); ++h) {
+    if (static_cast<int>(hosts[h].size()) != perHost) return 0;
+    for (int k = 0; k < perHost; ++k)
+      if (hosts[h][k] != h * perHost + k) return 0;
+  }
+  return perHost;
+}
+
 HostLayout hostsFromNames(const std::vector<std::string>& hostnameOfRank) {
   HostLayout layout;
   std::map<std::string, int> index;

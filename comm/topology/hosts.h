@@ -17,6 +17,9 @@ struct HostLayout {
   int worldSize() const { return static_cast<int>(hostOf.size()); }
   int leaderOf(int host) const { return hosts[host].front(); }
   std::vector<int> leaders() const;
+  // K when every host holds K consecutive ranks (rank r on host r / K), else 0: the layouts over
+  // which a sliceable Schedule repeats every host (Topology::slice).
+  int consecutiveHostSize() const;
 };
 
 HostLayout hostsFromNames(const std::vector<std::string>& hostnameOfRank);

@@ -77,7 +77,10 @@ int64_t Topology::defaultSegmentBytes() const { return row_->defaultSegmentBytes
 int64_t Topology::defaultSegmentBytes(const HostLayout& hosts, std::optional<double> slowestLinkBps) const {
   if (native() || hosts.hosts.size() < 2) return row_->defaultSegmentBytes;
   if (!slowestLinkBps) return crossHostSegmentBytes(std::nullopt);
-  return crossHostSegmentBytes(slowestLinkBps, crossHostPiecesInFlight(schedule(hosts), hosts));
+  // A Schedule that repeats every host is counted on one host's slice: a large world stays cheap.
+  const int perHost = hosts.consecutiveHostSize();
+  const Schedule walked = sliceable() && perHost > 0 ? slice(hosts, perHost) : schedule(hosts);
+  return crossHostSegmentBytes(slowestLinkBps, crossHostPiecesInFlight(walked, hosts));
 }
 
 int64_t crossHostSegmentBytes(std::optional<double> slowestLinkBps, int64_t piecesInFlightPerLink) {

@@ -88,8 +88,9 @@ class Topology {
   Schedule slice(const HostLayout& hosts, int period) const;
   // The segment within one host; defaultSegmentBytes(hosts, rate) is the one for a Schedule over
   // `hosts` (for every point-to-point topology over several hosts, crossHostSegmentBytes of the
-  // slowest link's rate and of the pieces the Schedule's walk keeps in flight per link;
-  // kCrossHostSegmentBytes when their rate is not known).
+  // slowest link's rate and of the pieces the Schedule's walk keeps in flight per link, counted on
+  // one host's slice where the Schedule repeats every host; kCrossHostSegmentBytes when their rate is
+  // not known).
   int64_t defaultSegmentBytes() const;
   int64_t defaultSegmentBytes(const HostLayout& hosts, std::optional<double> slowestLinkBps = std::nullopt) const;
 

@@ -291,47 +291,62 @@ int64_t crossHostPiecesInFlight(const Schedule& schedule, const HostLayout& host
   if (hosts.worldSize() != schedule.worldSize)
     throw std::invalid_argument("the host layout has " + std::to_string(hosts.worldSize()) + " ranks but schedule '" +
                                 schedule.topology + "' is for " + std::to_string(schedule.worldSize));
-  if (schedule.slicePeriod != 0)
-    throw std::invalid_argument("pieces in flight need the whole schedule '" + schedule.topology + "', not a slice");
+  const int perHost = hosts.consecutiveHostSize();
+  const bool slice = schedule.slicePeriod > 0;
+  if (slice && (perHost == 0 || schedule.slicePeriod % perHost != 0))
+    throw std::invalid_argument("a slice of schedule '" + schedule.topology + "' (period " +
+                                std::to_string(schedule.slicePeriod) +
+                                ") counts pieces in flight only over hosts of equal size holding consecutive ranks, "
+                                "whole hosts to a period");
   const size_t steps = schedule.steps.size();
   const int hostCount = static_cast<int>(hosts.hosts.size());
-  // outgoing[r][s]: rank r's sends to other hosts in step s, as (destination host, pieces per segment).
-  std::vector<std::vector<std::vector<std::pair<int, int64_t>>>> outgoing(
-      schedule.worldSize, std::vector<std::vector<std::pair<int, int64_t>>>(steps));
+  // Each sending rank's messages to other hosts: (step, destination host, pieces per segment), in
+  // step order, so that a walk's action finds its step's with one search.
+  struct Outgoing {
+    size_t step;
+    int host;
+    int64_t pieces;
+  };
+  std::map<int, std::vector<Outgoing>> outgoing;
   for (size_t s = 0; s < steps; ++s)
     for (const Transfer& t : schedule.steps[s].transfers)
       if (hosts.hostOf[t.src] != hosts.hostOf[t.dst])
-        outgoing[t.src][s].emplace_back(hosts.hostOf[t.dst], std::max(1, t.endChunk - t.firstChunk));
+        outgoing[t.src].push_back(Outgoing{s, hosts.hostOf[t.dst], std::max(1, t.endChunk - t.firstChunk)});
   // Enough segments for a diagonal that holds every step behind the first step's window, and never
   // more than a chunk is cut into (kMaxSegments): the most of any walk that runs.
   const int segments = static_cast<int>(std::min<size_t>(steps + kFirstStepWindow + 2, kMaxSegments));
   std::vector<int64_t> uplink(hostCount, 0), downlink(hostCount, 0);
-  std::vector<int64_t> toHost(hostCount), mostToHost(hostCount);
-  for (int r = 0; r < schedule.worldSize; ++r) {
-    bool sends = false;
-    for (const auto& step : outgoing[r]) sends = sends || !step.empty();
-    if (!sends) continue;
-    std::fill(toHost.begin(), toHost.end(), 0);
-    std::fill(mostToHost.begin(), mostToHost.end(), 0);
+  for (const auto& [rank, messages] : outgoing) {
+    std::vector<int> destinations;  // the hosts this rank sends to, ascending; counted by index
+    for (const Outgoing& m : messages) destinations.push_back(m.host);
+    std::sort(destinations.begin(), destinations.end());
+    destinations.erase(std::unique(destinations.begin(), destinations.end()), destinations.end());
+    const auto indexOf = [&](int host) {
+      return std::lower_bound(destinations.begin(), destinations.end(), host) - destinations.begin();
+    };
+    std::vector<int64_t> toHost(destinations.size(), 0), mostToHost(destinations.size(), 0);
     int64_t total = 0, mostTotal = 0;
     ScheduleWalker walker(steps, segments, ScheduleWalk::kBothDirections);
     WalkAction action;
     while (walker.next(action)) {
       const bool post = action.kind == WalkAction::Kind::kPostSends;
       if (!post && action.kind != WalkAction::Kind::kComplete) continue;
-      for (const auto& [host, pieces] : outgoing[r][action.step]) {
-        const int64_t delta = post ? pieces : -pieces;
-        toHost[host] += delta;
+      auto m = std::lower_bound(messages.begin(), messages.end(), action.step,
+                                [](const Outgoing& o, size_t step) { return o.step < step; });
+      for (; m != messages.end() && m->step == action.step; ++m) {
+        const int64_t delta = post ? m->pieces : -m->pieces;
+        const auto i = indexOf(m->host);
+        toHost[i] += delta;
         total += delta;
-        mostToHost[host] = std::max(mostToHost[host], toHost[host]);
+        mostToHost[i] = std::max(mostToHost[i], toHost[i]);
       }
       mostTotal = std::max(mostTotal, total);
     }
-    uplink[hosts.hostOf[r]] += mostTotal;
-    for (int h = 0; h < hostCount; ++h) downlink[h] += mostToHost[h];
+    uplink[hosts.hostOf[rank]] += mostTotal;
+    for (size_t i = 0; i < destinations.size(); ++i) downlink[destinations[i]] += mostToHost[i];
   }
   int64_t most = 0;
-  for (int h = 0; h < hostCount; ++h) most = std::max({most, uplink[h], downlink[h]});
+  for (int h = 0; h < hostCount; ++h) most = std::max({most, uplink[h], slice ? 0 : downlink[h]});
   return most;
 }
 

@@ -120,7 +120,11 @@ class ScheduleWalker {
 // state (one item per step on the diagonal behind the first step's window), so the figure does not
 // depend on the tensor. 0 when the Schedule stays within one host. comm::crossHostSegmentBytes sizes
 // the segment from it so that the pieces in flight fit the link's queue (comm/topology/registry.h).
-// Cost: every rank's transfers, times the steps and segments of one walk.
+// A slice (Schedule::slicePeriod, whole hosts of consecutive ranks to a period) gives the uplinks of
+// its hosts: the Schedule repeats every period, so every host's uplink carries as much, and what
+// leaves the hosts arrives at as many, alike. Throws std::invalid_argument when `hosts` is not the
+// Schedule's world or a slice does not cover whole hosts. Cost: the sending ranks' transfers, times
+// the steps and segments of one walk (a slice: its period's ranks only).
 int64_t crossHostPiecesInFlight(const Schedule& schedule, const HostLayout& hosts);
 
 }  // namespace dtbench::comm

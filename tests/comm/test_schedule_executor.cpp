@@ -424,6 +424,26 @@ TEST_CASE("pieces in flight per link follow the walk", "[executor][pipeline]") {
                     Catch::Contains("3 ranks") && Catch::Contains("for 4"));
 }
 
+TEST_CASE("one host's slice counts the pieces in flight of a Schedule that repeats every host", "[executor][pipeline]") {
+  for (const char* name : {"ring", "clique", "hierarchical"})
+    for (const auto& [world, perHost] : {std::pair{4, 1}, {6, 2}, {8, 2}, {12, 3}, {16, 4}}) {
+      INFO(name << " over " << world << " ranks, " << perHost << " per host");
+      const Topology t = Topology::parse(name);
+      const HostLayout hosts = hostsFromRanksPerHost(world, perHost);
+      CHECK(crossHostPiecesInFlight(t.slice(hosts, perHost), hosts) == crossHostPiecesInFlight(t.schedule(hosts), hosts));
+    }
+  // A slice must cover whole hosts of consecutive ranks.
+  CHECK_THROWS_WITH(crossHostPiecesInFlight(ringSlice(8, 1), hostsFromRanksPerHost(8, 2)), Catch::Contains("whole hosts"));
+  // A large world's segment comes from the slice: 4096 ranks, 8 per host (the whole ring has 8190
+  // steps of 4096 transfers). Its last rank of a host keeps a piece per step on the diagonal in
+  // flight, up to kMaxSegments: more than fit the queue at 1 Gbit/s above 16 KiB.
+  const HostLayout large = hostsFromRanksPerHost(4096, 8);
+  CHECK(Topology::parse("ring").defaultSegmentBytes(large, 1e9) == 16 << 10);
+  CHECK(HostLayout(large).consecutiveHostSize() == 8);
+  CHECK(hostsFromRanksPerHost(10, 4).consecutiveHostSize() == 0);  // the last host holds 2
+  CHECK(hostsFromNames({"a", "b", "a", "b"}).consecutiveHostSize() == 0);
+}
+
 TEST_CASE("counted traffic equals the schedule's bytes", "[executor][traffic]") {
   const int world = 3;
   const int64_t numel = 1001;
