@@ -192,11 +192,12 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     // turns (a ring or clique over 2 nodes reached 0.50 of the link bound at 1 Gbit/s), and
     // several outstanding rendezvous to one peer share the link and finish together, which undoes
     // a pipeline of segments (a tree or star reached 0.50). The executor's segments across hosts
-    // (crossHostSegmentBytes, comm/topology/registry.h: 16 KiB to 1 MiB by the link's rate, 128 KiB
-    // when it is unknown, more for a chunk that would be cut into over kMaxSegments) therefore go
-    // eagerly, in the order they were posted: a 2 MiB limit, measured at 0.92-0.97 of the bound for every topology over 2
-    // nodes (docs/benchmarks.md, "The link bound: why trees and stars ran at half of it"). Shared
-    // memory within a node has limits of its own, untouched. A user's own setting wins.
+    // (crossHostSegmentBytes, comm/topology/registry.h: 16 KiB to 1 MiB by the link's rate and
+    // queue, 128 KiB when the rate is unknown, more for a chunk that would be cut into over
+    // kMaxSegments) therefore go eagerly, in the order they were posted: a 2 MiB limit, measured at
+    // 0.92-0.97 of the bound for every topology over 2 nodes (docs/benchmarks.md, "The link bound:
+    // why trees and stars ran at half of it"). Shared memory within a node has limits of its own,
+    // untouched. A user's own setting wins.
     const std::string eagerLimit = std::to_string(eagerBytesBetweenHosts(Backend::kMpi));
     setenv("OMPI_MCA_btl_tcp_eager_limit", eagerLimit.c_str(), /*overwrite=*/0);
     setenv("OMPI_MCA_btl_tcp_max_send_size", eagerLimit.c_str(), /*overwrite=*/0);

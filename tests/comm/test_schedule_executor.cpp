@@ -439,7 +439,7 @@ TEST_CASE("one host's slice counts the pieces in flight of a Schedule that repea
   // flight, up to kMaxSegments: more than fit the queue at 1 Gbit/s above 16 KiB.
   const HostLayout large = hostsFromRanksPerHost(4096, 8);
   CHECK(Topology::parse("ring").defaultSegmentBytes(large, 1e9) == 16 << 10);
-  CHECK(HostLayout(large).consecutiveHostSize() == 8);
+  CHECK(large.consecutiveHostSize() == 8);
   CHECK(hostsFromRanksPerHost(10, 4).consecutiveHostSize() == 0);  // the last host holds 2
   CHECK(hostsFromNames({"a", "b", "a", "b"}).consecutiveHostSize() == 0);
 }
