@@ -51,13 +51,14 @@ constexpr double kLinkQueueSeconds = 0.010;
 //  - about one millisecond of the link, the power of two nearest to rate / 8 / 1000 bytes. A segment
 //    costs each rank a message's fixed work and a tree's pipeline fills in a few segment times, so the
 //    best segment grows with the rate: at 1 Gbit/s over 4 emulated nodes (four ranks on two cores)
-//    128 KiB beat both 64 KiB and 256 KiB;
+//    128 KiB did as well as 64 KiB or better and beat 256 KiB at 4 MB;
 //  - the largest power of two with which the pieces in flight fit the link's queue
 //    (kLinkQueueSeconds): more than that and the flows that share the link overflow it, and each
 //    loss costs a flow its congestion window. A clique over 4 nodes keeps 12 pieces in flight per
 //    link: at 200 Mbit/s 32 KiB pieces dropped ~3,200 packets per launch at the queue and ran at
 //    0.84-0.86 of the bound at 4 MB, 16 KiB pieces ~350 and 0.92 (docs/benchmarks.md, "Segments that
-//    fit the link's queue").
+//    fit the link's queue"; measured again with the nodes on cubic, "The nodes' TCP congestion
+//    control": Open MPI's 4-node clique 0.98 at 16 KiB against 0.88-0.94 at 32 KiB).
 // kCrossHostSegmentBytes when the rate is not known. Throws std::invalid_argument for a rate that is
 // not positive or a negative count.
 int64_t crossHostSegmentBytes(std::optional<double> slowestLinkBps, int64_t piecesInFlightPerLink = 0);

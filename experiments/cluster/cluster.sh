@@ -5,9 +5,11 @@
 # cluster's own. docs/cluster.md says what it emulates and what it cannot.
 #
 #   cluster.sh up [--nodes K] [--rate RATE] [--cpus C] [--gpus G] [--slurmd-timeout S] [--accounting]
-#                 [--name N] [--subnet A.B.C]
+#                 [--congestion-control CC] [--name N] [--subnet A.B.C]
 #                                      --accounting: also a MariaDB and a slurmdbd of the cluster's own,
 #                                      so sacct shows its jobs (slurm/sacct_jobs.sh)
+#                                      --congestion-control: the nodes' TCP congestion control (default
+#                                      cubic, Linux's own default; never the host's, see below)
 #   cluster.sh env                     export lines: SLURM_CONF, DTBENCH_CLUSTER, Open MPI's TCP subnet
 #   cluster.sh status                  nodes, links (rate, tbf drops), Slurm's view
 #   cluster.sh rate RATE [NODE...]     reshape links (every node by default); cluster.json follows
@@ -43,6 +45,11 @@
 # port's buffer, shallow enough to keep queueing delay small (a star's or tree root's incast can
 # overflow it at low rates: docs/cluster.md). netem is not used (absent in some kernels):
 # added latency comes from dtbench's --inject-delay-ms, loss from experiments/impair.
+#
+# TCP congestion control: every node's namespace runs CC (cubic unless --congestion-control says
+# otherwise), the default of a Linux kernel and so of a cluster's nodes, never the host's setting,
+# which a new namespace would otherwise take: under bbr these links measured all-reduces below their
+# bound in every launch at 1 Gbit/s (docs/cluster.md). netns_world.sh sets it (NW_TCP_CC).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -131,6 +138,12 @@ write_cluster_json() {
     echo "  \"subnet\": \"$NW_SUBNET.0/24\","
     echo "  \"controller\": {\"address\": \"$(ctl_addr)\", \"port\": $(cat "$dir/etc/ctld_port")},"
     echo "  \"slurm_conf\": \"$dir/etc/slurm.conf\","
+    # null: an instance made before up set it (its nodes took the host's).
+    if [[ -f $dir/etc/congestion_control ]]; then
+      echo "  \"tcp_congestion_control\": \"$(cat "$dir/etc/congestion_control")\","
+    else
+      echo "  \"tcp_congestion_control\": null,"
+    fi
     if [[ -f $dir/etc/dbd_port ]]; then
       echo "  \"accounting\": {\"slurmdbd_port\": $(cat "$dir/etc/dbd_port"), \"mariadb_socket\": \"$dir/db/mariadb.sock\"},"
     else
@@ -375,7 +388,7 @@ setup_node() {
 }
 
 cluster_up() {
-  local k=4 rate=1gbit cpus=2 gpus=2 timeout=10 accounting=0
+  local k=4 rate=1gbit cpus=2 gpus=2 timeout=10 accounting=0 cc=cubic
   while (($#)); do
     case $1 in
       --nodes) k=${2:-}; shift ;;
@@ -384,6 +397,7 @@ cluster_up() {
       --gpus) gpus=${2:-}; shift ;;
       --slurmd-timeout) timeout=${2:-}; shift ;;
       --accounting) accounting=1 ;;
+      --congestion-control) cc=${2:-}; shift ;;
       *) usage_die "up: unknown option '$1'" ;;
     esac
     shift
@@ -392,6 +406,7 @@ cluster_up() {
   [[ $cpus =~ ^[0-9]+$ ]] && ((cpus >= 1)) || usage_die "up: --cpus must be a positive whole number, got '$cpus'"
   [[ $gpus =~ ^[0-9]+$ ]] && ((gpus <= 16)) || usage_die "up: --gpus must be a whole number in 0..16, got '$gpus'"
   [[ $timeout =~ ^[0-9]+$ ]] && ((timeout >= 3)) || usage_die "up: --slurmd-timeout must be a whole number of seconds >= 3, got '$timeout'"
+  [[ $cc =~ ^[a-z][a-z0-9_]{0,15}$ ]] || usage_die "up: --congestion-control must name a TCP congestion control (cubic, reno, bbr, ...), got '$cc'"
   local bps
   bps=$(rate_bps "$rate") || usage_die "up: --rate '$rate' is not a rate: give a number with bit, kbit, mbit or gbit (e.g. 1gbit, 200mbit; from 8kbit to 1000gbit), or 0 for unshaped links"
   require
@@ -429,9 +444,10 @@ cluster_up() {
   mkdir -p "$dir"/{etc,pids,log,state,spool,tmp,gpu,ns}
   mkdir -m 0755 "$dir/munge"
   echo "$cpus" >"$dir/etc/cpus"; echo "$gpus" >"$dir/etc/gpus"; echo "$NW_SUBNET" >"$dir/etc/subnet"
+  echo "$cc" >"$dir/etc/congestion_control"
 
   # Network: namespaces, veths, bridge (netns_world.sh), the controller's address on the bridge.
-  nw_up "$k" >/dev/null
+  NW_TCP_CC=$cc nw_up "$k" >/dev/null || die "up: the network could not be built (see above)"
   ip addr add "$(ctl_addr)/24" dev "$(nw_bridge)"
 
   # Node names for every node (and the controller), in a private /etc/hosts per node.
@@ -579,6 +595,7 @@ cluster_status() {
   else
     echo "accounting: none (up --accounting adds slurmdbd and MariaDB)"
   fi
+  echo "tcp congestion control: $(cat "$dir/etc/congestion_control" 2>/dev/null || echo "not set (the host's)") in every node (the host's own: $(sysctl -n net.ipv4.tcp_congestion_control))"
   for ((i = 0; i < k; i++)); do
     node=$(node_name "$i")
     local link slurmd up_drops down_drops

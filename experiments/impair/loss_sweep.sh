@@ -199,6 +199,7 @@ record() {
   for ((i = 0; i < ranks; i++)); do
     nw_ruleset "$i" >"$snap/nft-$i.txt" 2>&1 || true
     nw_exec "$i" tc -s qdisc show dev "$(nw_iface "$i")" >"$snap/tc-$i.txt" 2>&1 || true
+    nw_exec "$i" sysctl -n net.ipv4.tcp_congestion_control >"$snap/cc-$i.txt" 2>&1 || true
   done
   "$python" "$here/sweep_report.py" impairment "$dir" "${loss_list[$index]}" "$rate" "$wall" "$status" "$codes" "$snap" ||
     echo "loss_sweep: could not write $dir/impairment.json" >&2

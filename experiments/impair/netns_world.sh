@@ -22,6 +22,12 @@
 #                      local send error. Each direction of each link loses `percent` of its packets;
 #                      loopback traffic (a rank talking to itself) is never dropped.
 #     rate             tc tbf as the root qdisc of every PREFIXv<i> (each namespace's egress)
+#     TCP              every namespace's net.ipv4.tcp_congestion_control is NW_TCP_CC (default cubic,
+#                      Linux's default), never the host's: a new namespace would inherit the host's
+#                      setting (bbr on some machines), and what loss or a shaped link costs depends on
+#                      it. Where the kernel has NW_TCP_CC but does not let namespaces choose it, up adds
+#                      it to the host's net.ipv4.tcp_allowed_congestion_control; where the kernel lacks
+#                      it, up fails naming the ones it has
 #   Interface names stay within Linux's 15 characters (checked). netem is not used (not available on
 #   every kernel this runs on).
 #
@@ -47,6 +53,8 @@ NW_SUBNET=${NW_SUBNET:-10.77.0}
 # Segments per packet a veth accepts: 1 (the default) keeps packets wire-sized for the loss rule;
 # experiments/cluster raises it to the kernel's 65535 (GSO), which forwards several times faster.
 NW_GSO_MAX_SEGS=${NW_GSO_MAX_SEGS:-1}
+# Every namespace's TCP congestion control (see the contract above).
+NW_TCP_CC=${NW_TCP_CC:-cubic}
 
 nw_die() { echo "netns_world: $*" >&2; return 1; }
 
@@ -125,8 +133,23 @@ nw_up() {
     ip -n "$ns" addr add "$(nw_addr "$i")/24" dev "$veth"
     ip -n "$ns" link set lo up
     ip -n "$ns" link set "$veth" up
+    nw_congestion_control "$i" || return 1
   done
   nw_probe
+}
+
+# nw_congestion_control I: NW_TCP_CC in namespace I (new connections use it).
+nw_congestion_control() {
+  local i=$1 allowed
+  nw_exec "$i" sysctl -qw "net.ipv4.tcp_congestion_control=$NW_TCP_CC" 2>/dev/null && return 0
+  # A namespace may choose only what the host allows: allow it, if the kernel has it at all.
+  allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
+  if [[ " $allowed " != *" $NW_TCP_CC "* ]] &&
+    sysctl -qw "net.ipv4.tcp_allowed_congestion_control=$allowed $NW_TCP_CC" 2>/dev/null; then
+    echo "netns_world: added $NW_TCP_CC to the host's net.ipv4.tcp_allowed_congestion_control ($allowed), so that the namespaces may use it" >&2
+    nw_exec "$i" sysctl -qw "net.ipv4.tcp_congestion_control=$NW_TCP_CC" 2>/dev/null && return 0
+  fi
+  nw_die "up: cannot set TCP congestion control '$NW_TCP_CC' in $(nw_ns "$i"): this kernel has $(sysctl -n net.ipv4.tcp_available_congestion_control) (load its module, e.g. modprobe tcp_$NW_TCP_CC, or choose one of these: NW_TCP_CC, or cluster.sh up --congestion-control)"
 }
 
 # No IPv6 link-local chatter on root-side links (best effort; absent when IPv6 is off).
@@ -235,7 +258,7 @@ nw_down() {
 nw_status() {
   local i k
   k=$(nw_size)
-  echo "prefix $NW_PREFIX: $k namespace(s), bridge $(nw_links | grep -c 'br$' || true)"
+  echo "prefix $NW_PREFIX: $k namespace(s), bridge $(nw_links | grep -c 'br$' || true), TCP congestion control $( ((k > 0)) && nw_exec 0 sysctl -n net.ipv4.tcp_congestion_control)"
   for ((i = 0; i < k; i++)); do
     echo "$(nw_ns "$i") $(nw_iface "$i") $(nw_addr "$i") arrived=$(nw_arrived "$i") dropped=$(nw_dropped "$i") qdisc: $(nw_exec "$i" tc qdisc show dev "$(nw_iface "$i")" | head -n 1)"
   done

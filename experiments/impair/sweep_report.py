@@ -61,6 +61,7 @@ def impairment(run_dir, loss_pct, rate_mbit, wall_s, status, rank_rcs, ruleset_d
             "arrived_packets": sum(int(n) for line in arrived_lines for n in re.findall(r"counter packets (\d+)", line)),
             "nft_ruleset": ruleset,
             "tc_qdisc": read_text(os.path.join(ruleset_dir, f"tc-{rank}.txt")),
+            "tcp_congestion_control": read_text(os.path.join(ruleset_dir, f"cc-{rank}.txt")).strip() or None,
         })
     rate = float(rate_mbit)
     record = {

@@ -32,6 +32,13 @@ rate_rc=$?
   fail "up --rate 99999999999999999999gbit: exit $rate_rc: $rate_out"
 expect_clean "an up refused for its rate"
 
+info "a congestion control the kernel lacks is refused, naming the ones it has"
+cc_out=$(cluster --subnet "$CLUSTER_SUBNET" up --nodes 2 --congestion-control nosuchcc 2>&1)
+cc_rc=$?
+[[ $cc_rc == 1 && $cc_out == *"cannot set TCP congestion control 'nosuchcc'"*"this kernel has"* ]] ||
+  fail "up --congestion-control nosuchcc: exit $cc_rc: $cc_out"
+expect_clean "an up refused for its congestion control"
+
 info "up: 3 nodes at 200mbit, 2 gpus each"
 cluster_up --nodes 3 --rate 200mbit --gpus 2 --slurmd-timeout 5
 [[ $(sinfo -h -N -t idle -o '%N %G' | sort | tr '\n' ' ') == "node1 gpu:2 node2 gpu:2 node3 gpu:2 " ]] ||
@@ -54,7 +61,13 @@ for i, n in enumerate(c["nodes"]):
     assert n["link_rate_bps"] == 200_000_000, n
     assert n["tbf_burst_bytes"] == 25_000 and n["tbf_limit_bytes"] == 250_000, n  # 1 ms and 10 ms at 200 Mbit/s
     assert n["gpus"] == 2, n
+assert c["tcp_congestion_control"] == "cubic", c.get("tcp_congestion_control")  # Linux's default, not the host's
 PY
+# Every node runs the congestion control cluster.json names, whatever the host's default.
+for n in 1 2 3; do
+  cc=$(cluster exec node$n sysctl -n net.ipv4.tcp_congestion_control)
+  [[ $cc == cubic ]] || fail "node$n's TCP congestion control is '$cc', not cubic"
+done
 up_qdisc=$(cluster exec node2 tc qdisc show dev "${CLUSTER_NAME}v1")
 down_qdisc=$(tc qdisc show dev "${CLUSTER_NAME}h1")
 for q in "$up_qdisc" "$down_qdisc"; do

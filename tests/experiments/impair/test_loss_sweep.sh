@@ -99,6 +99,9 @@ if record["ranks"][0]["nft_ruleset"].count("< 500 ") != 1:
     failures.append("5 %: the drop rule should read 'numgen random mod 10000 < 500'")
 if dropped <= 0:
     failures.append(f"5 %: the drop rules' counters dropped {dropped} packets; the loss was not applied")
+if [r.get("tcp_congestion_control") for r in record["ranks"]] != ["cubic", "cubic"]:
+    failures.append("5 %: every namespace should run cubic (netns_world's default, not the host's), impairment.json "
+                    f"records {[r.get('tcp_congestion_control') for r in record['ranks']]}")
 if record["method"] != "nftables numgen drop on input, tc tbf" or record["loss_pct"] != 5:
     failures.append(f"5 %: impairment.json records {record['method']!r} at {record['loss_pct']} %")
 config = json.load(open(os.path.join(out, "loss-5pct", "config.json")))
