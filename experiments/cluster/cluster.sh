@@ -138,12 +138,7 @@ write_cluster_json() {
     echo "  \"subnet\": \"$NW_SUBNET.0/24\","
     echo "  \"controller\": {\"address\": \"$(ctl_addr)\", \"port\": $(cat "$dir/etc/ctld_port")},"
     echo "  \"slurm_conf\": \"$dir/etc/slurm.conf\","
-    # null: an instance made before up set it (its nodes took the host's).
-    if [[ -f $dir/etc/congestion_control ]]; then
-      echo "  \"tcp_congestion_control\": \"$(cat "$dir/etc/congestion_control")\","
-    else
-      echo "  \"tcp_congestion_control\": null,"
-    fi
+    echo "  \"tcp_congestion_control\": \"$(in_node 0 sysctl -n net.ipv4.tcp_congestion_control)\","
     if [[ -f $dir/etc/dbd_port ]]; then
       echo "  \"accounting\": {\"slurmdbd_port\": $(cat "$dir/etc/dbd_port"), \"mariadb_socket\": \"$dir/db/mariadb.sock\"},"
     else
@@ -444,7 +439,6 @@ cluster_up() {
   mkdir -p "$dir"/{etc,pids,log,state,spool,tmp,gpu,ns}
   mkdir -m 0755 "$dir/munge"
   echo "$cpus" >"$dir/etc/cpus"; echo "$gpus" >"$dir/etc/gpus"; echo "$NW_SUBNET" >"$dir/etc/subnet"
-  echo "$cc" >"$dir/etc/congestion_control"
 
   # Network: namespaces, veths, bridge (netns_world.sh), the controller's address on the bridge.
   NW_TCP_CC=$cc nw_up "$k" >/dev/null || die "up: the network could not be built (see above)"
@@ -595,7 +589,7 @@ cluster_status() {
   else
     echo "accounting: none (up --accounting adds slurmdbd and MariaDB)"
   fi
-  echo "tcp congestion control: $(cat "$dir/etc/congestion_control" 2>/dev/null || echo "not set (the host's)") in every node (the host's own: $(sysctl -n net.ipv4.tcp_congestion_control))"
+  echo "tcp congestion control: $(in_node 0 sysctl -n net.ipv4.tcp_congestion_control) in the nodes (the host's own: $(sysctl -n net.ipv4.tcp_congestion_control))"
   for ((i = 0; i < k; i++)); do
     node=$(node_name "$i")
     local link slurmd up_drops down_drops

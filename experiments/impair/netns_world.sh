@@ -149,7 +149,7 @@ nw_congestion_control() {
     echo "netns_world: added $NW_TCP_CC to the host's net.ipv4.tcp_allowed_congestion_control ($allowed), so that the namespaces may use it" >&2
     nw_exec "$i" sysctl -qw "net.ipv4.tcp_congestion_control=$NW_TCP_CC" 2>/dev/null && return 0
   fi
-  nw_die "up: cannot set TCP congestion control '$NW_TCP_CC' in $(nw_ns "$i"): this kernel has $(sysctl -n net.ipv4.tcp_available_congestion_control) (load its module, e.g. modprobe tcp_$NW_TCP_CC, or choose one of these: NW_TCP_CC, or cluster.sh up --congestion-control)"
+  nw_die "up: cannot set TCP congestion control '$NW_TCP_CC' in $(nw_ns "$i"): this kernel has $(sysctl -n net.ipv4.tcp_available_congestion_control) (load its module, e.g. modprobe tcp_$NW_TCP_CC, or choose one of those with NW_TCP_CC or cluster.sh up --congestion-control)"
 }
 
 # No IPv6 link-local chatter on root-side links (best effort; absent when IPv6 is off).
