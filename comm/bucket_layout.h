@@ -39,11 +39,39 @@
 // order differs from reverse parameter order (it does in torchvision's VGG, for one) DDP's buckets
 // differ slightly from these. assignBucketsBySize always assumes reverse parameter order.
 
+//
+// assignBucketsByFusion(tensors, thresholdBytes) is the other rule a step model can lay buckets out
+// by: Horovod's Tensor Fusion, for predicting a run of Horovod (docs/predict.md, "Bucket layouts").
+// Its coordinator fuses the all-reduces that every rank has requested, in the order of the
+// requests, into one buffer of at most the threshold (HOROVOD_FUSION_THRESHOLD, 64 MiB by default),
+// and never skips a request to fill a buffer (horovod/tensorflow/mpi_ops.cc of 2017 and 2018, the
+// loop that builds the fused responses):
+//   - tensors are visited in reverse parameter order (the requests of one backward, all known at
+//     one of the coordinator's cycles);
+//   - the open bucket takes the next tensor when it has the same key and their bytes together stay
+//     within the threshold (sum <= threshold); otherwise the open bucket is launched and the tensor
+//     opens the next one;
+//   - so a tensor larger than the threshold is a bucket of its own, and no bucket exceeds the
+//     threshold unless it holds a single tensor.
+// Buckets come in visit order; indices inside a bucket are in visit order (descending).
+//
+// Worked example (threshold 4 MiB, the parameters of the example above): visit p5 = 1 MiB, p4 =
+// 0.25 MiB, p3 = 2 MiB: 3.25 MiB; p2 = 0.5 MiB would make 3.75 MiB, within 4 -> {p5, p4, p3, p2};
+// p1 = 3 MiB would make 6.75 MiB -> bucket 0 = [5, 4, 3, 2]; {p1} + p0 = 3.5 MiB -> bucket 1 = [1, 0].
+// The same tensors by c10d's rule with a first cap of 1 MiB make three buckets, [5], [4, 3, 2, 1], [0].
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "common/named_values.h"
+
 namespace dtbench::comm {
+
+// Which rule lays the buckets out: c10d's (assignBucketsBySize; dtbench's trainer always uses it) or
+// Horovod's Tensor Fusion (assignBucketsByFusion; a prediction's what-if).
+enum class BucketLayout { kDdp, kFusion };
+const common::NamedValues<BucketLayout>& bucketLayoutNames();  // ddp fusion
 
 // One tensor to bucket: its byte size and a key; tensors with equal keys share buckets (trainer:
 // dtype x device).
@@ -57,5 +85,9 @@ struct BucketTensor {
 // byte size.
 std::vector<std::vector<size_t>> assignBucketsBySize(const std::vector<BucketTensor>& tensors, int64_t firstBucketBytes,
                                                      int64_t bucketBytes);
+
+// The buckets of `tensors` (parameters in model order) by Horovod's Tensor Fusion; see the contract
+// above. Throws std::invalid_argument for a negative threshold or a negative byte size.
+std::vector<std::vector<size_t>> assignBucketsByFusion(const std::vector<BucketTensor>& tensors, int64_t thresholdBytes);
 
 }  // namespace dtbench::comm

@@ -10,11 +10,14 @@ Every input is fixed before the comparison, none fitted:
     dtbench predict --describe-model vgg16 --image-size 224 --classes 1000 --batch-size 64
       --forward-ms 138.528 --backward-ms 277.056 ...
   (154 images/s at batch 64 on one P100, TensorFlow's published benchmark table for the DGX-1, May
-  2017: 415.584 ms per step, split forward:backward 1:2), its bucket Horovod's 64 MiB fusion buffer;
+  2017: 415.584 ms per step, split forward:backward 1:2), its buckets laid out by Horovod's Tensor
+  Fusion (settings.bucket_layout "fusion", threshold 64 MiB: docs/predict.md, "Bucket layouts");
 - the machine: experiments/predict/systems/horovod-2017-pascal-25gbe.json (its description cites
   every figure).
 Scaling efficiency as Horovod reports it: images/s at N / (N x images/s on one GPU) = step(1) / step(N).
-Then each input moves by -20 % and +20 %, one at a time, to show what the answer depends on.
+Then each input moves by -20 % and +20 %, one at a time, to show what the answer depends on, and the
+two choices that are not numbers change one at a time: c10d's bucket layout instead of Horovod's, and
+each layer's weight asked for before its bias (TensorFlow does not fix that order).
 
 Usage: scripts/predict_published_check.py [build-dir]   (prints Markdown)
 """
@@ -64,6 +67,23 @@ def scaled_backward_share(step, factor):
     return s
 
 
+def with_layout(step, layout):
+    s = copy.deepcopy(step)
+    s["settings"]["bucket_layout"] = layout
+    return s
+
+
+def weight_before_bias(step):
+    """The same step with each layer's weight listed (asked for) before its bias."""
+    s = copy.deepcopy(step)
+    ps = s["parameters"]
+    for i in range(len(ps) - 1):
+        a, b = ps[i], ps[i + 1]
+        if a["name"].endswith(".bias") and b["name"] == a["name"][:-len("bias")] + "weight":
+            ps[i], ps[i + 1] = b, a
+    return s
+
+
 def scaled(document, path, factor):
     d = copy.deepcopy(document)
     target = d
@@ -103,6 +123,14 @@ def main():
             low = efficiencies(dtbench, *move(0.8), work)
             high = efficiencies(dtbench, *move(1.2), work)
             print(f"| {name} | {low[128]:.3f} | {low[512]:.3f} | {high[128]:.3f} | {high[512]:.3f} |")
+        print()
+        print("| choice changed | at 128 | at 512 |")
+        print("|---|---:|---:|")
+        print(f"| none (Horovod's fusion layout, bias asked before weight) | {base[128]:.3f} | {base[512]:.3f} |")
+        for name, variant in [("c10d's bucket layout (`ddp`) instead of Horovod's", with_layout(step, "ddp")),
+                              ("each layer's weight asked before its bias", weight_before_bias(step))]:
+            e = efficiencies(dtbench, variant, hardware, work)
+            print(f"| {name} | {e[128]:.3f} | {e[512]:.3f} |")
 
 
 if __name__ == "__main__":

@@ -17,11 +17,12 @@ const char* modelledAs(Backend backend, int worldSize) {
 }  // namespace
 
 const NativeModel& nativeModel(Backend backend) {
-  static const NativeModel kGloo{Backend::kGloo, 1.0, "a ring over the ranks (Gloo's ring all-reduce)"};
-  static const NativeModel kMpi{Backend::kMpi, 1.0,
+  static const NativeModel kGloo{Backend::kGloo, 1.0, false, "a ring over the ranks (Gloo's ring all-reduce)"};
+  static const NativeModel kMpi{Backend::kMpi, 1.0, false,
                                 "a ring over the hosts for a power-of-two world (libnbc's reduce-scatter + "
                                 "all-gather), else a ring over the ranks (libnbc's ring)"};
-  static const NativeModel kNccl{Backend::kNccl, 1.0, "a ring over the ranks (NCCL's ring)"};
+  static const NativeModel kNccl{Backend::kNccl, 1.0, true,
+                                 "a ring over the ranks (NCCL's ring; receive slots posted ahead)"};
   switch (backend) {
     case Backend::kGloo: return kGloo;
     case Backend::kMpi: return kMpi;

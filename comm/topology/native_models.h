@@ -12,7 +12,13 @@
 //          1.22x the ring's bound over 2 nodes × 2 ranks (docs/benchmarks.md, "The link bound"), and
 //          for the ring (algorithm 1) when the world is not a power of two
 //          (comm/backends/mpi_communicator.cpp, Note [Open MPI's non-blocking all-reduce]).
-//   nccl   ring over the ranks: NCCL's ring algorithm, its default for large messages.
+//   nccl   ring over the ranks: NCCL's ring algorithm, its default for large messages. Its messages
+//          never wait for the receiver: every connection keeps NCCL_STEPS (8) receive slots posted
+//          ahead and returns each as soon as it is consumed, so a step's data leaves when it is ready
+//          and a ring step costs one link latency, as NCCL's own cost model counts it
+//          (src/graph/tuning.cc: per step, the hop's hardware latency once). Gloo's and Open MPI's
+//          larger messages wait for the receiver's notice (a rendezvous), which the network model
+//          replays from the executor's walk.
 
 #include <string>
 
@@ -25,6 +31,7 @@ namespace dtbench::comm {
 struct NativeModel {
   Backend backend;
   double efficiency;  // native time = the Schedule's simulated time / efficiency
+  bool postedAhead;   // its messages leave without waiting for a receive to be posted (NCCL's slots)
   const char* why;    // one line, for tables and help
 };
 

@@ -6,6 +6,7 @@
 
 #include <cxxopts.hpp>
 
+#include "comm/bucket_layout.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
@@ -102,6 +103,9 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     ("sync", "What if gradients were synchronized this way: " + run::syncNames().joined(" or ") + " (default: the run's)",
      cxxopts::value<std::string>())
     ("bucket-mb", "What if buckets were capped at this many MiB (default: the run's)", cxxopts::value<double>())
+    ("bucket-layout", "What if buckets were laid out by this rule: ddp (c10d's, the trainer's) or fusion (Horovod's "
+                      "Tensor Fusion, --bucket-mb its threshold; docs/predict.md) (default: the run's)",
+     cxxopts::value<std::string>())
     ("no-overlap", "What if one fused all-reduce ran after backward")
     ("element-bytes", "What if every gradient element had this many bytes (2: float16/bfloat16, 4: float32)", cxxopts::value<int64_t>())
     ("segment-bytes", "Pipeline segment of a point-to-point topology (default: the run's or the topology's)", cxxopts::value<int64_t>())
@@ -220,6 +224,10 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     run::RunConfig whatIf;  // the rule of train's --bucket-mb (run/config_schema.h)
     whatIf.sync.bucketMb = *o.bucketMb;
     run::checkRule(*run::findSettingByFlag("--bucket-mb"), whatIf);
+  }
+  if (p.count("bucket-layout")) {
+    o.bucketLayout = p["bucket-layout"].as<std::string>();
+    comm::bucketLayoutNames().parse(o.bucketLayout);  // refused here, naming the valid ones
   }
   o.noOverlap = p.count("no-overlap") > 0;
   if (p.count("element-bytes")) {

@@ -22,6 +22,7 @@ struct PredictOptions {
   std::optional<predict::ZooStepRequest> describeModel;  // --describe-model NAME and its flags
   std::string topology, backend, sync;
   std::optional<double> bucketMb;
+  std::string bucketLayout;               // --bucket-layout ddp|fusion
   bool noOverlap = false;
   std::optional<int64_t> elementBytes, segmentBytes;
   ReportFormat format = ReportFormat::kMarkdown;

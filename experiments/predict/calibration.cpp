@@ -185,8 +185,8 @@ std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path, cons
 double modelledSeconds(const AllreduceMeasurement& row, const Hardware& hardware) {
   const comm::Topology topology = comm::Topology::parse(row.topology);
   const int rpn = row.world / row.nodes;
-  Network network{row.world, rpn, hardware.intra, hardware.inter, {}};
-  network.inter.eagerBytes = comm::eagerBytesBetweenHosts(comm::backendNames().parse(row.backend));
+  const Network network =
+      networkFor(hardware, row.world, rpn, comm::backendNames().parse(row.backend), topology.native());
   const comm::HostLayout hosts = comm::hostsFromRanksPerHost(row.world, rpn);
   const comm::Schedule schedule = topology.native() ? comm::nativeSchedule(comm::backendNames().parse(row.backend), hosts)
                                                     : topology.schedule(hosts);

@@ -4,6 +4,8 @@
 #include "comm/topology/native_models.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "experiments/predict/json_fields.h"
 
@@ -25,6 +27,14 @@ double Hardware::efficiencyOf(const std::string& backend) const {
   const auto it = nativeEfficiency.find(backend);
   if (it != nativeEfficiency.end()) return it->second;
   return comm::nativeModel(comm::backendNames().parse(backend)).efficiency;
+}
+
+Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::Backend backend, bool native) {
+  Network network{world, ranksPerNode, hardware.intra, hardware.inter, {}};
+  network.inter.eagerBytes = comm::eagerBytesBetweenHosts(backend);
+  if (native && comm::nativeModel(backend).postedAhead)
+    network.intra.eagerBytes = network.inter.eagerBytes = std::numeric_limits<int64_t>::max();
+  return network;
 }
 
 Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source) {

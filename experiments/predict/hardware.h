@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "comm/backends/backend.h"
 #include "experiments/predict/network_model.h"
 
 namespace dtbench::predict {
@@ -40,6 +41,12 @@ struct Hardware {
   // The file's native_efficiency of `backend` (a backend's name), else its model's.
   double efficiencyOf(const std::string& backend) const;
 };
+
+// The links of `hardware` as one all-reduce of `backend` over `world` ranks (`ranksPerNode` per node)
+// meets them: messages between nodes up to Open MPI's eager limit leave without a notice
+// (comm::eagerBytesBetweenHosts), and a native all-reduce whose backend keeps its receives posted
+// ahead (comm::NativeModel::postedAhead: NCCL) sends every message, on either class, without one.
+Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::Backend backend, bool native);
 
 // Throws common::UsageError naming `source` and the field, e.g. "hw.json: inter_node.bandwidth_gbit_s
 // must be a positive number".

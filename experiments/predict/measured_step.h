@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/bucket_layout.h"
 #include "run/run_config.h"
 
 namespace dtbench::predict {
@@ -36,6 +37,9 @@ struct MeasuredStep {
   int batchSize = 0;
   int64_t trainSamples = 0;
   std::optional<int64_t> segmentBytes;  // config.json's, for the run's own topology
+  // The rule the buckets were laid out by: a run's is always c10d's (the trainer's); a step
+  // description may say Horovod's Tensor Fusion (settings.bucket_layout, docs/predict.md).
+  comm::BucketLayout bucketLayout = comm::BucketLayout::kDdp;
   int epoch = 0;
   int64_t rows = 0;  // steps averaged
   // Means over the rows, seconds.

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "comm/backends/backend.h"
+#include "comm/bucket_layout.h"
 #include "comm/element_type.h"
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
@@ -17,15 +18,18 @@ namespace {
 constexpr int64_t kMostElements = int64_t{1} << 40;  // elements of one parameter
 constexpr int64_t kMostSamples = int64_t{1} << 40;
 
-void readSettings(const nlohmann::json& json, const JsonFields& f, run::RunConfig& settings) {
+void readSettings(const nlohmann::json& json, const JsonFields& f, MeasuredStep& step) {
+  run::RunConfig& settings = step.settings;
   if (!json.is_object()) f.fail("settings must be an object");
   const std::string where = "settings.";
-  f.onlyKeys(json, {"backend", "topology", "sync", "overlap", "bucket_mb", "segment_bytes"}, where);
+  f.onlyKeys(json, {"backend", "topology", "sync", "overlap", "bucket_mb", "bucket_layout", "segment_bytes"}, where);
   try {
     if (json.contains("backend"))
       settings.comm.connection.backend = comm::backendNames().parse(f.text(json, "backend", where));
     if (json.contains("topology")) settings.comm.topology = comm::Topology::parse(f.text(json, "topology", where));
     if (json.contains("sync")) settings.sync.kind = run::syncNames().parse(f.text(json, "sync", where));
+    if (json.contains("bucket_layout"))
+      step.bucketLayout = comm::bucketLayoutNames().parse(f.text(json, "bucket_layout", where));
   } catch (const std::exception& e) {
     f.fail(e.what());
   }
@@ -103,7 +107,7 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
   step.rows = 0;
 
   step.settings.comm.connection.backend = comm::Backend::kNccl;  // a description's default: a GPU step
-  if (json.contains("settings")) readSettings(json.at("settings"), f, step.settings);
+  if (json.contains("settings")) readSettings(json.at("settings"), f, step);
   if (json.contains("settings") && json.at("settings").contains("segment_bytes") &&
       !json.at("settings").at("segment_bytes").is_null())
     step.segmentBytes = f.whole(json.at("settings"), "segment_bytes", "settings.", 0, kMostElements);
@@ -139,7 +143,8 @@ nlohmann::json describeStep(const MeasuredStep& step, const std::string& descrip
                              {"topology", s.comm.topology.name()},
                              {"sync", run::syncNames().name(s.sync.kind)},
                              {"overlap", s.sync.overlap},
-                             {"bucket_mb", s.sync.bucketMb}};
+                             {"bucket_mb", s.sync.bucketMb},
+                             {"bucket_layout", comm::bucketLayoutNames().name(step.bucketLayout)}};
   if (step.segmentBytes) settings["segment_bytes"] = *step.segmentBytes;
   nlohmann::json parameters = nlohmann::json::array();
   for (auto p = step.parameters.rbegin(); p != step.parameters.rend(); ++p)

@@ -25,7 +25,8 @@ struct Bucket {
 };
 
 // The buckets in launch order, with the stop flag in the last (as trainer/sync/bucketed_allreduce.h).
-std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double bucketMb, bool overlap) {
+std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double bucketMb, comm::BucketLayout rule,
+                              bool overlap) {
   const auto bytesOf = [&](const MeasuredParameter& p) { return w.elementBytes.value_or(p.elementBytes); };
   std::vector<Bucket> buckets;
   if (!overlap) {
@@ -42,7 +43,9 @@ std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double b
       const int key = keys.emplace(b, static_cast<int>(keys.size())).first->second;
       tensors.push_back({p.elements * b, key});
     }
-    const auto layout = comm::assignBucketsBySize(tensors, run::kFirstBucketBytes, run::mibToBytes(bucketMb));
+    const auto layout = rule == comm::BucketLayout::kFusion
+                            ? comm::assignBucketsByFusion(tensors, run::mibToBytes(bucketMb))
+                            : comm::assignBucketsBySize(tensors, run::kFirstBucketBytes, run::mibToBytes(bucketMb));
     for (const std::vector<size_t>& indices : layout) {
       Bucket bucket;
       bucket.elementBytes = bytesOf(run.parameters[indices.front()]);
@@ -137,6 +140,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.sync = w.sync.value_or(measured.sync.kind);
   p.bucketMb = w.bucketMb.value_or(measured.sync.bucketMb);
   p.overlap = w.overlap.value_or(measured.sync.overlap);
+  p.bucketLayout = w.bucketLayout.value_or(run.bucketLayout);
   const comm::Topology& topology = p.topology;
   p.segmentBytes = topology.native() ? 0
                    : w.segmentBytes ? *w.segmentBytes
@@ -151,13 +155,12 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.computeS = run.computeS * scale;
   p.stepsPerEpoch = stepsPerEpoch(run, world);
 
-  const std::vector<Bucket> buckets = bucketsOf(run, w, p.bucketMb, p.overlap);
+  const std::vector<Bucket> buckets = bucketsOf(run, w, p.bucketMb, p.bucketLayout, p.overlap);
   for (const Bucket& b : buckets) p.gradBytes += b.elements * b.elementBytes;
   if (!buckets.empty()) p.elementBytes = buckets.front().elementBytes;
 
   if (world > 1) {
-    Network network{world, rpn, hw.intra, hw.inter, {}};
-    network.inter.eagerBytes = comm::eagerBytesBetweenHosts(p.backend);
+    Network network = networkFor(hw, world, rpn, p.backend, p.topology.native());
     const double backwardStart = p.h2dS + p.forwardS;
     const double backwardEnd = backwardStart + p.backwardS;
     double free = backwardStart;  // when the communication thread is next idle

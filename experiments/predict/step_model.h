@@ -5,7 +5,9 @@
 //
 //   compute C = the measured compute × compute_scale, of which h2d + forward come first, then
 //   backward B; gradient p is ready at h2d + forward + ready(p) × scale. Buckets are those of
-//   comm::assignBucketsBySize over the parameters (--bucket-mb, first bucket 1 MiB); bucket k is
+//   comm::assignBucketsBySize over the parameters (--bucket-mb, first bucket 1 MiB), or with
+//   --bucket-layout fusion those of comm::assignBucketsByFusion (Horovod's rule, --bucket-mb its
+//   threshold); bucket k is
 //   launched when it and every bucket before it are ready (strict bucket order); with --no-overlap
 //   one bucket of every gradient is launched when backward ends. One communication thread runs the
 //   collectives one after another: the buffer broadcast (queued when backward starts), then bucket
@@ -30,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/bucket_layout.h"
 #include "experiments/predict/hardware.h"
 #include "experiments/predict/measured_step.h"
 
@@ -43,6 +46,7 @@ struct WhatIf {
   std::optional<comm::Backend> backend;    // else the run's (native efficiency)
   std::optional<run::Sync> sync;           // else the run's
   std::optional<double> bucketMb;       // else the run's
+  std::optional<comm::BucketLayout> bucketLayout;  // else the run's (MeasuredStep::bucketLayout)
   std::optional<bool> overlap;          // else the run's
   std::optional<int64_t> elementBytes;  // bytes per gradient element, else each parameter's own
   std::optional<int64_t> segmentBytes;  // else the run's (same topology) or dtbench's default on the
@@ -62,6 +66,7 @@ struct StepPrediction {
   comm::Backend backend = comm::Backend::kGloo;
   run::Sync sync = run::Sync::kSsgd;
   double bucketMb = 0;
+  comm::BucketLayout bucketLayout = comm::BucketLayout::kDdp;
   bool overlap = true;
   int64_t segmentBytes = 0;
   double h2dS = 0, forwardS = 0, backwardS = 0, optimizerS = 0, computeS = 0;

@@ -173,6 +173,11 @@ if not (0 <= ready["linear.weight"] < ready["layer2.0.conv1.weight"] < ready["co
 if r50["compute_s"]["total"] != 0.12 or r50["batch_size"] != 32:
     sys.exit(f"resnet50's compute {r50['compute_s']} or batch {r50['batch_size']}")
 PY
+# --bucket-layout fusion is a what-if of its own: the setup names it and the prediction inputs say it.
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 2 --bucket-layout fusion \
+  --table time_speedup,prediction_inputs >"$work/fusion.md"
+grep -q "fusion buckets" "$work/fusion.md" || fail "the fusion what-if is not named in Table 1"
+grep -q "(fusion layout)" "$work/fusion.md" || fail "the prediction inputs do not name the fusion layout"
 # The hardware files of real systems and the published check's step description load and predict.
 systems=$(cd "$examples/../systems" && pwd)
 for hw in "$systems"/*.json; do
@@ -209,6 +214,8 @@ expect_usage "lists more than 1024 world sizes" "$work/run" --hardware "$work/hw
 expect_usage "--bucket-mb must be a finite number > 0 and at most 1048576" "$work/run" --hardware "$work/hw.json" \
   --world 2 --bucket-mb 1e30
 expect_usage "unknown backend 'bogus'" "$work/run" --hardware "$work/hw.json" --world 2 --backend bogus
+expect_usage "unknown bucket layout 'horovod' (--bucket-layout); valid bucket layouts: ddp, fusion" "$work/run" \
+  --hardware "$work/hw.json" --world 2 --bucket-layout horovod
 sed 's/"ranks_per_node": 2,/"ranks_per_node": 2, "ranks_per_node": 4,/' "$work/hw.json" >"$work/dup-hw.json"
 expect_usage "key 'ranks_per_node' appears twice" "$work/run" --hardware "$work/dup-hw.json" --world 2
 { cat "$work/hw.json"; echo '{"more": 1}'; } >"$work/trailing-hw.json"

@@ -92,6 +92,19 @@ TEST_CASE("A description lists parameters in backward order and reads fractions 
   CHECK(!step.bufferElementsKnown);
 }
 
+TEST_CASE("A description's bucket layout is c10d's unless it says Horovod's fusion", "[predict][description]") {
+  CHECK(stepFromDescription(minimal(), "step.json").bucketLayout == dtbench::comm::BucketLayout::kDdp);
+  nlohmann::json j = minimal();
+  j["settings"] = {{"bucket_layout", "fusion"}, {"bucket_mb", 64}};
+  const MeasuredStep step = stepFromDescription(j, "step.json");
+  CHECK(step.bucketLayout == dtbench::comm::BucketLayout::kFusion);
+  CHECK(step.settings.sync.bucketMb == 64);
+  const nlohmann::json written = describeStep(step, "");
+  CHECK(written.at("settings").at("bucket_layout") == "fusion");
+  CHECK(stepFromDescription(written, "again.json").bucketLayout == dtbench::comm::BucketLayout::kFusion);
+  CHECK(describeStep(handStep(), "").at("settings").at("bucket_layout") == "ddp");
+}
+
 TEST_CASE("A description that cannot describe a step is refused, naming the field", "[predict][description]") {
   nlohmann::json j = minimal();
   j["colour"] = "red";
@@ -114,6 +127,9 @@ TEST_CASE("A description that cannot describe a step is refused, naming the fiel
   j = minimal();
   j["settings"] = {{"bucket_mb", 0}};
   CHECK_THAT(refusal(j), Catch::Contains("settings.bucket_mb must be a positive number"));
+  j = minimal();
+  j["settings"] = {{"bucket_layout", "horovod"}};
+  CHECK_THAT(refusal(j), Catch::Contains("unknown bucket layout 'horovod'") && Catch::Contains("ddp, fusion"));
   j = minimal();
   j["parameters"] = nlohmann::json::array();
   CHECK_THAT(refusal(j), Catch::Contains("parameters must be a non-empty list"));

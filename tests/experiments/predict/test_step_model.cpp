@@ -93,6 +93,51 @@ TEST_CASE("What-ifs: no overlap, bucket size, element bytes, topology, world 1",
   CHECK(one.stepsPerEpoch == 100);
 }
 
+TEST_CASE("Horovod's fusion layout: one bucket while the sum stays within the threshold", "[predict][step]") {
+  MeasuredStep run = twoParameters();
+  WhatIf fusion;
+  fusion.bucketLayout = dtbench::comm::BucketLayout::kFusion;
+  // 1 MiB + 2 MiB within 25 MiB: one bucket of 786433 elements, launched when p0 is ready (20 + 30 ms),
+  // where c10d's rule closes p1 alone in its 1 MiB first bucket.
+  const StepPrediction one = predictStep(run, oneRankPerNode(1e8), 2, fusion);
+  CHECK(one.bucketLayout == dtbench::comm::BucketLayout::kFusion);
+  REQUIRE(one.collectives.size() == 1);
+  CHECK(one.collectives[0].launchS == Approx(0.05));
+  CHECK(one.collectives[0].seconds == Approx(2 * 1572868 / 1e8).epsilon(1e-12));
+  CHECK(one.gradBytes == 786433 * 4);
+  // A threshold of 2 MiB: 3 MiB do not fit, so p1 and p0 go one after the other, as c10d's buckets.
+  fusion.bucketMb = 2;
+  const StepPrediction two = predictStep(run, oneRankPerNode(1e8), 2, fusion);
+  const StepPrediction ddp = predictStep(run, oneRankPerNode(1e8), 2, {});
+  REQUIRE(two.collectives.size() == 2);
+  CHECK(two.stepS == Approx(ddp.stepS).epsilon(1e-12));
+  // The run's own layout applies when no what-if names one.
+  run.bucketLayout = dtbench::comm::BucketLayout::kFusion;
+  CHECK(predictStep(run, oneRankPerNode(1e8), 2, {}).collectives.size() == 1);
+}
+
+TEST_CASE("NCCL's native ring pays one latency per step, Gloo's a notice and its data", "[predict][step]") {
+  // One tiny bucket on links of 1 ms and next to no transfer time: the latency alone. NCCL keeps its
+  // receive slots posted ahead, so each of a ring's 2(N - 1) steps costs one latency; Gloo's ring
+  // sends once the receiver's notice has arrived, a latency more per step after the first.
+  MeasuredStep run = twoParameters();
+  run.parameters = {{"p", 16, 4, 0.04}};
+  Hardware h;
+  h.ranksPerNode = 1;
+  h.inter = h.intra = {1e15, 1e-3};
+  WhatIf nccl, gloo;
+  nccl.backend = dtbench::comm::Backend::kNccl;
+  gloo.backend = dtbench::comm::Backend::kGloo;
+  for (WhatIf* w : {&nccl, &gloo}) w->topology = dtbench::comm::Topology::parse("native");
+  CHECK(predictStep(run, h, 2, nccl).collectives.at(0).seconds == Approx(2e-3).epsilon(1e-6));
+  CHECK(predictStep(run, h, 4, nccl).collectives.at(0).seconds == Approx(6e-3).epsilon(1e-6));
+  CHECK(predictStep(run, h, 2, gloo).collectives.at(0).seconds == Approx(3e-3).epsilon(1e-6));
+  CHECK(predictStep(run, h, 4, gloo).collectives.at(0).seconds == Approx(12e-3).epsilon(1e-6));
+  // dtbench's own ring over NCCL's point-to-point is the executor's walk, notices included.
+  nccl.topology = dtbench::comm::Topology::parse("ring");
+  CHECK(predictStep(run, h, 4, nccl).collectives.at(0).seconds == Approx(12e-3).epsilon(1e-6));
+}
+
 TEST_CASE("Native is the ring's model over the backend's efficiency", "[predict][step]") {
   MeasuredStep run = twoParameters();
   run.settings.comm.topology = dtbench::comm::Topology::parse("native");
