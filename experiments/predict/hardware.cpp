@@ -29,10 +29,10 @@ double Hardware::efficiencyOf(const std::string& backend) const {
   return comm::nativeModel(comm::backendNames().parse(backend)).efficiency;
 }
 
-Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::Backend backend, bool native) {
+Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::Backend backend, bool ownCollective) {
   Network network{world, ranksPerNode, hardware.intra, hardware.inter, {}};
   network.inter.eagerBytes = comm::eagerBytesBetweenHosts(backend);
-  if (native && comm::nativeModel(backend).postedAhead)
+  if (ownCollective && comm::nativeModel(backend).postedAhead)
     network.intra.eagerBytes = network.inter.eagerBytes = std::numeric_limits<int64_t>::max();
   return network;
 }

@@ -42,11 +42,13 @@ struct Hardware {
   double efficiencyOf(const std::string& backend) const;
 };
 
-// The links of `hardware` as one all-reduce of `backend` over `world` ranks (`ranksPerNode` per node)
+// The links of `hardware` as one collective over `world` ranks (`ranksPerNode` per node) on `backend`
 // meets them: messages between nodes up to Open MPI's eager limit leave without a notice
-// (comm::eagerBytesBetweenHosts), and a native all-reduce whose backend keeps its receives posted
-// ahead (comm::NativeModel::postedAhead: NCCL) sends every message, on either class, without one.
-Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::Backend backend, bool native);
+// (comm::eagerBytesBetweenHosts), and a collective of the backend's own (`ownCollective`: a native
+// all-reduce, the buffers' broadcast) whose backend keeps its receives posted ahead
+// (comm::NativeModel::postedAhead: NCCL) sends every message, on either class, without one.
+// dtbench's own Schedules and point-to-point exchanges keep the notices.
+Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::Backend backend, bool ownCollective);
 
 // Throws common::UsageError naming `source` and the field, e.g. "hw.json: inter_node.bandwidth_gbit_s
 // must be a positive number".

@@ -160,7 +160,11 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   if (!buckets.empty()) p.elementBytes = buckets.front().elementBytes;
 
   if (world > 1) {
-    Network network = networkFor(hw, world, rpn, p.backend, p.topology.native());
+    // The all-reduce is the backend's own only under `native`; the buffers' broadcast always is, and
+    // the pair exchange is point to point.
+    const Network network = networkFor(hw, world, rpn, p.backend, p.topology.native());
+    const Network ownCollective = networkFor(hw, world, rpn, p.backend, true);
+    const Network pointToPoint = networkFor(hw, world, rpn, p.backend, false);
     const double backwardStart = p.h2dS + p.forwardS;
     const double backwardEnd = backwardStart + p.backwardS;
     double free = backwardStart;  // when the communication thread is next idle
@@ -180,7 +184,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
     };
     if (p.sync == run::Sync::kSsgd) {
       if (run.bufferElementsKnown && run.bufferElements > 0) {
-        const SimulatedCollective c = simulateSchedule(binomialBroadcastSchedule(world), network, run.bufferElements, 4, 0);
+        const SimulatedCollective c = simulateSchedule(binomialBroadcastSchedule(world), ownCollective, run.bufferElements, 4, 0);
         add("buffers", run.bufferElements * 4, backwardStart, c, c.seconds / efficiency);
       }
       AllreduceModel allreduce(topology, p.backend, network, efficiency, p.segmentBytes);
@@ -210,7 +214,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
           partner[order[i]] = order[i + 1];
           partner[order[i + 1]] = order[i];
         }
-        const SimulatedCollective c = simulateSchedule(pairExchangeSchedule(partner), network, elements, 4, 0);
+        const SimulatedCollective c = simulateSchedule(pairExchangeSchedule(partner), pointToPoint, elements, 4, 0);
         seconds += c.seconds / kPairMatchings;
         if (m == 0) sum = c;
       }

@@ -136,6 +136,21 @@ TEST_CASE("NCCL's native ring pays one latency per step, Gloo's a notice and its
   // dtbench's own ring over NCCL's point-to-point is the executor's walk, notices included.
   nccl.topology = dtbench::comm::Topology::parse("ring");
   CHECK(predictStep(run, h, 4, nccl).collectives.at(0).seconds == Approx(12e-3).epsilon(1e-6));
+  // The buffers' broadcast is NCCL's own whatever the topology: a binomial tree of 2 rounds at 4 ranks,
+  // one latency each. Gloo's pays a notice before its first round (the second's receives are posted
+  // ahead, as a tree's broadcast's are).
+  run.bufferElements = 1;
+  run.bufferElementsKnown = true;
+  const StepPrediction withBuffers = predictStep(run, h, 4, nccl);
+  REQUIRE(withBuffers.collectives.at(0).name == "buffers");
+  CHECK(withBuffers.collectives.at(0).seconds == Approx(2e-3).epsilon(1e-6));
+  gloo.topology = dtbench::comm::Topology::parse("ring");
+  CHECK(predictStep(run, h, 4, gloo).collectives.at(0).seconds == Approx(3e-3).epsilon(1e-6));
+  // A pair exchange is point to point: a notice, then the data, on NCCL as on Gloo.
+  nccl.topology = gloo.topology = dtbench::comm::Topology::parse("native");
+  nccl.sync = gloo.sync = dtbench::run::Sync::kPairavg;
+  CHECK(predictStep(run, h, 2, nccl).collectives.at(0).seconds ==
+        Approx(predictStep(run, h, 2, gloo).collectives.at(0).seconds).epsilon(1e-9));
 }
 
 TEST_CASE("Native is the ring's model over the backend's efficiency", "[predict][step]") {
