@@ -71,9 +71,8 @@ std::vector<std::vector<size_t>> assignBucketsByFusion(const std::vector<BucketT
   std::vector<size_t> open;
   int64_t openBytes = 0;
   for (size_t i = tensors.size(); i-- > 0;) {
-    const bool fits = !open.empty() && tensors[i].key == tensors[open.front()].key &&
-                      openBytes + tensors[i].bytes <= thresholdBytes;
-    if (!open.empty() && !fits) {
+    if (!open.empty() &&
+        (tensors[i].key != tensors[open.front()].key || openBytes + tensors[i].bytes > thresholdBytes)) {
       buckets.push_back(std::move(open));
       open.clear();
       openBytes = 0;

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "comm/backends/backend.h"
-#include "comm/bucket_layout.h"
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
 #include "dtbench/build_config.h"
@@ -116,7 +115,7 @@ int runPredictCommand(const std::vector<std::string>& args) {
   if (!o.backend.empty()) whatIf.backend = comm::backendNames().parse(o.backend);
   if (!o.sync.empty()) whatIf.sync = run::syncNames().parse(o.sync);
   whatIf.bucketMb = o.bucketMb;
-  if (!o.bucketLayout.empty()) whatIf.bucketLayout = comm::bucketLayoutNames().parse(o.bucketLayout);
+  whatIf.bucketLayout = o.bucketLayout;
   if (o.noOverlap) whatIf.overlap = false;
   whatIf.elementBytes = o.elementBytes;
   whatIf.segmentBytes = o.segmentBytes;

@@ -225,10 +225,7 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     whatIf.sync.bucketMb = *o.bucketMb;
     run::checkRule(*run::findSettingByFlag("--bucket-mb"), whatIf);
   }
-  if (p.count("bucket-layout")) {
-    o.bucketLayout = p["bucket-layout"].as<std::string>();
-    comm::bucketLayoutNames().parse(o.bucketLayout);  // refused here, naming the valid ones
-  }
+  if (p.count("bucket-layout")) o.bucketLayout = comm::bucketLayoutNames().parse(p["bucket-layout"].as<std::string>());
   o.noOverlap = p.count("no-overlap") > 0;
   if (p.count("element-bytes")) {
     o.elementBytes = p["element-bytes"].as<int64_t>();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/bucket_layout.h"
 #include "experiments/cli/report_options.h"
 #include "experiments/predict/zoo_step.h"
 
@@ -22,7 +23,7 @@ struct PredictOptions {
   std::optional<predict::ZooStepRequest> describeModel;  // --describe-model NAME and its flags
   std::string topology, backend, sync;
   std::optional<double> bucketMb;
-  std::string bucketLayout;               // --bucket-layout ddp|fusion
+  std::optional<comm::BucketLayout> bucketLayout;  // --bucket-layout ddp|fusion
   bool noOverlap = false;
   std::optional<int64_t> elementBytes, segmentBytes;
   ReportFormat format = ReportFormat::kMarkdown;

@@ -21,7 +21,8 @@ std::string setupOf(const StepPrediction& p, const MeasuredStep& run) {
     std::snprintf(text, sizeof text, ", bucket %g MB", p.bucketMb);
     s += text;
   }
-  if (p.bucketLayout != comm::BucketLayout::kDdp) s += std::string(", ") + comm::bucketLayoutNames().name(p.bucketLayout) + " buckets";
+  if (p.bucketLayout != comm::BucketLayout::kDdp)
+    s += std::string(", ") + comm::bucketLayoutNames().name(p.bucketLayout) + " buckets";
   if (p.elementBytes != run.parameters.front().elementBytes) s += ", " + std::to_string(p.elementBytes) + "-byte gradients";
   return s;
 }
@@ -154,9 +155,11 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   add("links", text);
   if (!predictions.empty()) {
     const StepPrediction& p = predictions.front();
-    std::snprintf(text, sizeof text, "%s/%s %s, bucket %g MB (%s layout), overlap %s, segment %lld bytes, native efficiency %.4f",
+    std::snprintf(text, sizeof text,
+                  "%s/%s %s, bucket %g MB (%s layout), overlap %s, segment %lld bytes, native efficiency %.4f",
                   comm::name(p.backend), p.topology.name().c_str(), run::syncNames().name(p.sync), p.bucketMb,
-                  comm::bucketLayoutNames().name(p.bucketLayout), p.overlap ? "on" : "off", static_cast<long long>(p.segmentBytes), hw.efficiencyOf(comm::name(p.backend)));
+                  comm::bucketLayoutNames().name(p.bucketLayout), p.overlap ? "on" : "off",
+                  static_cast<long long>(p.segmentBytes), hw.efficiencyOf(comm::name(p.backend)));
     add("predicted setup", text);
   }
   return {t1, t2, t3, steps, inputs};
