@@ -13,7 +13,11 @@ short by its time limit still leaves what it measured:
      optimizer step captured once after warm-up, static inputs) at the ResNet-18 points; where dtbench
      refuses --cuda-graph, its message is recorded instead of a figure.
   3. phase_timing: dtbench --phase-timing events against none at two points (the cost of timing).
-  4. table1 (--table1): dtbench alone at batch 32 to 8192, fp32 and bf16.
+  4. loader: whether the loader keeps up at GPU rates: dtbench at ResNet-18, batch 512, bf16 +
+     channels-last (--loader-batch, --loader-precision) with its default loader (2 workers), with
+     --workers 0, and with --data-on-device (CUDA only), end-to-end images/s (the loader's wait
+     included) against the same run's images/s without it.
+  5. table1: dtbench alone at batch 32 to 8192, fp32 and bf16.
 
 Figures: images/s = samples / sum(step_s - data_s) over the timed steps for dtbench (batches.csv; the
 loader's wait left out), samples / sum(step seconds) for PyTorch
@@ -162,11 +166,12 @@ def run_dtbench(args, model, batch, precision, extra=()):
         raise RuntimeError("dtbench wrote no timed rows")
     samples = sum(int(r["samples"]) for r in rows)
     compute = sum(float(r["step_s"]) - float(r["data_s"]) for r in rows)
+    whole = sum(float(r["step_s"]) for r in rows)
     phases = {}
     for column in ("data_s", "h2d_s", "forward_s", "backward_s", "optimizer_s", "step_s"):
         cells = [r[column] for r in rows]
         phases[column] = None if any(c == "" for c in cells) else statistics.median(float(c) for c in cells)
-    return {"images_per_s": samples / compute, "phases": phases}
+    return {"images_per_s": samples / compute, "end_to_end_images_per_s": samples / whole, "phases": phases}
 
 
 def run_pytorch(args, model, batch, precision, mode):
@@ -209,7 +214,8 @@ class Results:
     def __init__(self, args):
         self.args = args
         self.data = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "device": args.device, "settings": vars(args),
-                     "eager": {}, "graph": {}, "phase_timing": {}, "table1": {}, "notes": [], "errors": []}
+                     "eager": {}, "graph": {}, "phase_timing": {}, "loader": {}, "table1": {}, "notes": [],
+                     "errors": []}
 
     def save(self):
         os.makedirs(self.args.out, exist_ok=True)
@@ -258,6 +264,19 @@ class Results:
                 no = [x["images_per_s"] for x in r["none"]]
                 lines.append(f"| {model} | {batch} | {precision} | {rate_cell(ev)} | {rate_cell(no)} | "
                              f"{ratio_cell(ev, no)} |")
+            lines.append("")
+        if d["loader"]:
+            a = self.args
+            lines += [f"The loader at resnet18, batch {a.loader_batch}, {a.loader_precision}: images/s with the "
+                      "loader's wait (end to end) and without it (the step alone), and the median wait per step.", "",
+                      "| loader | end to end | step alone | end to end / step alone (spread) | data_s median ms |",
+                      "|---|---|---|---|---|"]
+            for name, runs in d["loader"].items():
+                whole = [x["end_to_end_images_per_s"] for x in runs]
+                alone = [x["images_per_s"] for x in runs]
+                waits = [x["phases"]["data_s"] for x in runs if x["phases"]["data_s"] is not None]
+                wait = f"{1000 * statistics.median(waits):.2f}" if waits else "—"
+                lines.append(f"| {name} | {rate_cell(whole)} | {rate_cell(alone)} | {ratio_cell(whole, alone)} | {wait} |")
             lines.append("")
         if d["table1"]:
             lines += ["| model | batch | precision | dtbench images/s |", "|---|---|---|---|"]
@@ -332,6 +351,23 @@ def measure_phase_timing(args, results):
             results.save()
 
 
+def measure_loader(args, results):
+    variants = [("default (2 workers)", []), ("--workers 0", ["--workers", "0"])]
+    if args.device == "cuda":
+        variants.append(("--data-on-device", ["--data-on-device"]))
+    else:
+        results.data["notes"].append("loader: --data-on-device needs --device cuda; not measured")
+    for repeat in range(args.repeats):
+        order = variants if repeat % 2 == 0 else variants[::-1]
+        for name, extra in order:
+            r = results.data["loader"].setdefault(name, [])
+            try:
+                r.append(run_dtbench(args, "resnet18", args.loader_batch, args.loader_precision, extra))
+            except (RuntimeError, Refused) as e:
+                results.data["errors"].append(f"loader {name}: {e}")
+            results.save()
+
+
 def measure_table1(args, results):
     for batch in (int(x) for x in args.table1_batches.split(",")):
         for precision in ("fp32", "bf16"):
@@ -371,7 +407,10 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--steps", type=int, default=60, help="timed steps per run")
-    parser.add_argument("--parts", default="eager,graph,phase_timing", help="of eager, graph, phase_timing, table1")
+    parser.add_argument("--parts", default="eager,graph,phase_timing,loader",
+                        help="of eager, graph, phase_timing, loader, table1")
+    parser.add_argument("--loader-batch", type=int, default=512)
+    parser.add_argument("--loader-precision", default="bf16", choices=("fp32", "bf16"))
     parser.add_argument("--table1-batches", default="32,64,128,256,512,1024,2048,4096,8192")
     parser.add_argument("--run-timeout", type=int, default=300, help="seconds one process may take")
     args = parser.parse_args(argv)
@@ -379,7 +418,7 @@ def main(argv=None):
     results = Results(args)
     results.save()
     parts = {"eager": measure_eager, "graph": measure_graphs, "phase_timing": measure_phase_timing,
-             "table1": measure_table1}
+             "loader": measure_loader, "table1": measure_table1}
     for part in args.parts.split(","):
         if part not in parts:
             sys.exit(f"bench_gpu: unknown part '{part}' (--parts takes {', '.join(parts)})")
