@@ -108,14 +108,20 @@ def main():
             print(f"| {n} | {n // 4} | {published:.2f} | {p:.3f} | {p - published:+.3f} | {1 - published:.2f} | "
                   f"{1 - p:.3f} | {(1 - p) / (1 - published):.2f} |")
         print()
+        link = lambda cls, key, unit: f"{hardware[cls][key]:g} {unit}"  # the file's own figure, for the labels
         moves = [
             ("compute per step (154 images/s)", lambda f: (scaled_compute(step, f), hardware)),
             ("backward's share of compute (2/3)", lambda f: (scaled_backward_share(step, f), hardware)),
-            ("inter-node bandwidth (24.5 Gbit/s)", lambda f: (step, scaled(hardware, ["inter_node", "bandwidth_gbit_s"], f))),
-            ("inter-node latency (6.6 us)", lambda f: (step, scaled(hardware, ["inter_node", "latency_us"], f))),
-            ("intra-node bandwidth (96 Gbit/s)", lambda f: (step, scaled(hardware, ["intra_node", "bandwidth_gbit_s"], f))),
-            ("intra-node latency (5.7 us)", lambda f: (step, scaled(hardware, ["intra_node", "latency_us"], f))),
-            ("fusion buffer (64 MiB)", lambda f: (scaled(step, ["settings", "bucket_mb"], f), hardware)),
+            (f"inter-node bandwidth ({link('inter_node', 'bandwidth_gbit_s', 'Gbit/s')})",
+             lambda f: (step, scaled(hardware, ["inter_node", "bandwidth_gbit_s"], f))),
+            (f"inter-node latency ({link('inter_node', 'latency_us', 'us')})",
+             lambda f: (step, scaled(hardware, ["inter_node", "latency_us"], f))),
+            (f"intra-node bandwidth ({link('intra_node', 'bandwidth_gbit_s', 'Gbit/s')})",
+             lambda f: (step, scaled(hardware, ["intra_node", "bandwidth_gbit_s"], f))),
+            (f"intra-node latency ({link('intra_node', 'latency_us', 'us')})",
+             lambda f: (step, scaled(hardware, ["intra_node", "latency_us"], f))),
+            (f"fusion buffer ({step['settings']['bucket_mb']:g} MiB)",
+             lambda f: (scaled(step, ["settings", "bucket_mb"], f), hardware)),
         ]
         print("| input moved | −20 %: at 128 | −20 %: at 512 | +20 %: at 128 | +20 %: at 512 |")
         print("|---|---:|---:|---:|---:|")
@@ -127,8 +133,8 @@ def main():
         print()
         print("| choice changed | at 128 | at 512 |")
         print("|---|---:|---:|")
-        print(f"| none (Horovod's fusion layout, bias asked before weight; NCCL 2.5's 6.6 us a ring step) | "
-              f"{base[128]:.3f} | {base[512]:.3f} |")
+        print(f"| none (Horovod's fusion layout, bias asked before weight; NCCL 2.5's "
+              f"{link('inter_node', 'latency_us', 'us')} a ring step) | {base[128]:.3f} | {base[512]:.3f} |")
         for name, variant in [("c10d's bucket layout (`ddp`) instead of Horovod's", with_layout(step, "ddp")),
                               ("each layer's weight asked before its bias", weight_before_bias(step))]:
             e = efficiencies(dtbench, variant, hardware, work)
