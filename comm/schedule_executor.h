@@ -31,7 +31,7 @@
 // A link between two hosts is one connection carrying both directions, and the transports send
 // nothing until the receiver asked for it: Gloo waits for the receiver's "ready" message, Open MPI's
 // rendezvous for its acknowledgement. Such a request queues behind the data the receiver itself is
-// sending on that connection. Measured on the emulated cluster (docs/benchmarks.md, "The link
+// sending on that connection. Measured on the emulated cluster (docs/benchmarks-history.md, "The link
 // bound"), a leaf of a tree that asked for the broadcast only after its own reduce segments were
 // under way had its request arrive behind all of them, so the root's broadcast started when the
 // reduction ended: the two phases, which should share the link's two directions, took turns (0.5

@@ -69,7 +69,7 @@ inline void setAutocastDtype(c10::DeviceType device, at::ScalarType dtype) {
 // than cores, and libgomp then stops letting idle team threads spin between parallel regions, for
 // the training thread's team too, so each of the thousands of small parallel regions of a step
 // pays a wake-up (measured on 2 cores: --workers 2 cost MobileNetV2 13% of its compute, and
-// nothing with this call; docs/benchmarks.md, "Loader workers and the training thread's cores"). Helper threads call useOneIntraOpThread() first: it lets
+// nothing with this call; docs/benchmarks-history.md, "Loader workers and the training thread's cores"). Helper threads call useOneIntraOpThread() first: it lets
 // ATen adopt its value for this thread, then sets this thread's OpenMP team to 1, so their ops
 // run on the thread itself and no team is ever created. omp_set_num_threads is looked up at run
 // time because the OpenMP runtime is LibTorch's dependency, not dtbench's (2.x wheels ship their

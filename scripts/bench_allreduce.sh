@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The "Communication" figures of docs/benchmarks.md: all-reduce latency and busbw of every backend x
+# The "Communication" figures of docs/benchmarks-history.md: all-reduce latency and busbw of every backend x
 # topology (dtbench allreduce), side by side in one run with raw MPI_Allreduce and MPI_Iallreduce
 # (mpi_allreduce_reference.c, compiled here with mpicc) and torch.distributed Gloo from Python
 # (gloo_allreduce_reference.py). float32, 4 B .. 64 MB (x4). Each configuration runs REPEATS times;

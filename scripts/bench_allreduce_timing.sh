@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `dtbench allreduce --timing each` beside `--timing loop` (nccl-tests' way) on the same sizes
-# (docs/benchmarks.md, "What dtbench allreduce measures"): 2 ranks on this machine, gloo (native and
+# (docs/benchmarks-history.md, "What dtbench allreduce measures"): 2 ranks on this machine, gloo (native and
 # ring) and mpi (native), 4 KiB to 16 MiB by factors of 4, 50 timed iterations; REPEATS runs of each
 # mode, alternating, and per size the median time_us of each mode and their ratio.
 # Usage: scripts/bench_allreduce_timing.sh [build-dir] [repeats]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The "Two-rank S-SGD step time" figures of docs/benchmarks.md: dtbench's distributed training step
+# The "Two-rank S-SGD step time" figures of docs/benchmarks-history.md: dtbench's distributed training step
 # against PyTorch's DistributedDataParallel (scripts/bench_ddp.py, run by scripts/torch_python with
 # the torch dtbench builds against, Gloo) on the same LibTorch. 2 local ranks, one intra-op thread each, batch 16 per
 # rank, CIFAR-shaped synthetic data, SGD lr 0.1 momentum 0.9 weight decay 5e-4, bucket cap 25 MiB.

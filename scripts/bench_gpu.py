@@ -1,7 +1,7 @@
 """GPU speed: dtbench against PyTorch eager (and CUDA graphs) on one GPU, on the same torch.
 
 Run as `scripts/bench_single_rank.py --device cuda ...` (or this file directly); docs/gpu.md, "GPU speed",
-says how to run it on the GPU machine and docs/benchmarks.md, "GPU speed", what it measures. In order of
+says how to run it on the GPU machine and docs/benchmarks-history.md, "GPU speed", what it measures. In order of
 priority, each part written to --out as soon as it is measured (results.json, results.md), so a run cut
 short by its time limit still leaves what it measured:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost of `dtbench predict` against the world size (docs/benchmarks.md, "Predictions at large
+# The cost of `dtbench predict` against the world size (docs/benchmarks-history.md, "Predictions at large
 # worlds"): a one-rank LeNet run on synthetic data is predicted at growing worlds, 8 ranks per node
 # and 1, per topology; each line: topology, ranks per node, world, wall seconds and the peak resident
 # set in MiB (GNU time's %M, from getrusage). Usage: scripts/bench_predict_scale.sh [build-dir]

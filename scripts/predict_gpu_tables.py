@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Predicted Tables 1-3 at GPU-cluster scale (docs/benchmarks.md, "Predictions at GPU-cluster scale"):
+"""Predicted Tables 1-3 at GPU-cluster scale (docs/benchmarks-history.md, "Predictions at GPU-cluster scale"):
 ResNet-18, ResNet-50 and MobileNetV2 on CIFAR-10 (32x32, 128 images per GPU) from 8 to 1024 GPUs on
 the 8x H100 / NDR 400 system file, fp32 and bf16 gradients, with the what-ifs users ask for (bucket
 size, overlap off, topology), and the same steps over the 8x A100 / HDR 200 system's links.

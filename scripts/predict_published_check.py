@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""dtbench predict against a published multi-node table (docs/benchmarks.md, "Prediction against a
+"""dtbench predict against a published multi-node table (docs/benchmarks-history.md, "Prediction against a
 published table"): Horovod's benchmark of VGG-16 on servers of 4 Pascal GPUs over a 25 Gbit/s RoCE
 network, scaling efficiency 79 % at 128 GPUs (horovod/horovod README, October 2017: 32 servers) and
 68 % at 512 GPUs (horovod/horovod docs/benchmarks.rst: 128 servers), synthetic data, tf_cnn_benchmarks

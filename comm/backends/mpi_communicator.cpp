@@ -178,7 +178,7 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     // all-gather algorithm (3, "rabenseifner") matched MPI_Allreduce from 64 KB to 16 MB and was
     // faster below. dtbench asks for it unless the user's environment chose an algorithm already
     // (it falls back to the binomial tree where it does not apply). Read at MPI_Init.
-    // Across the emulated cluster's nodes (docs/benchmarks.md, "The link bound", 2026-11-25) that
+    // Across the emulated cluster's nodes (docs/benchmarks-history.md, "The link bound", 2026-11-25) that
     // algorithm reached 0.87-0.94 of the link bound at 4 nodes but only 0.43 at 3: it needs a power of
     // two. The ring (1) reached 0.86-0.94 at 3 nodes, so a world size that is not a power of two gets
     // the ring. The size is the launcher's (mpirun, srun), read before MPI_Init.
@@ -195,7 +195,7 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     // (crossHostSegmentBytes, comm/topology/registry.h: 16 KiB to 1 MiB by the link's rate and
     // queue, 128 KiB when the rate is unknown, more for a chunk that would be cut into over
     // kMaxSegments) therefore go eagerly, in the order they were posted: a 2 MiB limit, measured at
-    // 0.92-0.97 of the bound for every topology over 2 nodes (docs/benchmarks.md, "The link bound:
+    // 0.92-0.97 of the bound for every topology over 2 nodes (docs/benchmarks-history.md, "The link bound:
     // why trees and stars ran at half of it"). Shared memory within a node has limits of its own,
     // untouched. A user's own setting wins.
     const std::string eagerLimit = std::to_string(eagerBytesBetweenHosts(Backend::kMpi));

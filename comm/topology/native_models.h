@@ -9,7 +9,7 @@
 //          K ranks per host a host's link carries a ring edge's 2(N−1)/N × size.
 //   mpi    hierarchical (a ring over the hosts) when the world is a power of two, else the ring:
 //          dtbench asks Open MPI's libnbc for reduce-scatter + all-gather (algorithm 3), which moved
-//          1.22x the ring's bound over 2 nodes × 2 ranks (docs/benchmarks.md, "The link bound"), and
+//          1.22x the ring's bound over 2 nodes × 2 ranks (docs/benchmarks-history.md, "The link bound"), and
 //          for the ring (algorithm 1) when the world is not a power of two
 //          (comm/backends/mpi_communicator.cpp, Note [Open MPI's non-blocking all-reduce]).
 //   nccl   ring over the ranks: NCCL's ring algorithm, its default for large messages. Its messages

@@ -12,7 +12,8 @@
 // (tree, star, binary-tree-star) and hierarchical, whose levels forward a segment while the next one
 // arrives; within one host whole chunks (0) for ring and clique, whose steps already move a different
 // chunk each and where, measured over Open MPI's shared memory at 2 ranks, segments only added
-// messages (docs/benchmarks.md, "Pipelined point-to-point schedules"); 0 for native. Across hosts
+// messages (docs/benchmarks-history.md, "Communication: every backend x topology, pipelined
+// schedules"); 0 for native. Across hosts
 // every point-to-point topology is cut into segments of crossHostSegmentBytes() (below; 128 KiB when the
 // links' rate is not known; at most kMaxSegments per chunk): a pair
 // of hosts exchanging whole chunks of several MiB both ways over Open MPI's TCP runs one direction at
@@ -21,7 +22,7 @@
 // nodes]); and a tree's pipeline fills sooner with small segments: 0.81-0.97 of the link bound from
 // 4 MB at 3 and 4 nodes with 256 KiB, against 0.66-0.90 with 1 MiB; at 4 MB over 4 nodes a tree two
 // levels deep fills its pipeline in about three segments of sixteen at 256 KiB (0.88 modelled,
-// 0.87-0.91 measured), of thirty-two at 128 KiB (0.93 modelled, 0.87-0.96 measured; docs/benchmarks.md,
+// 0.87-0.91 measured), of thirty-two at 128 KiB (0.93 modelled, 0.87-0.96 measured; docs/benchmarks-history.md,
 // "The link bound: why trees and stars ran at half of it").
 
 #include <cstdint>
@@ -56,7 +57,7 @@ constexpr double kLinkQueueSeconds = 0.010;
 //    (kLinkQueueSeconds): more than that and the flows that share the link overflow it, and each
 //    loss costs a flow its congestion window. A clique over 4 nodes keeps 12 pieces in flight per
 //    link: at 200 Mbit/s 32 KiB pieces dropped ~3,200 packets per launch at the queue and ran at
-//    0.84-0.86 of the bound at 4 MB, 16 KiB pieces ~350 and 0.92 (docs/benchmarks.md, "Segments that
+//    0.84-0.86 of the bound at 4 MB, 16 KiB pieces ~350 and 0.92 (docs/benchmarks-history.md, "Segments that
 //    fit the link's queue"; measured again with the nodes on cubic, "The nodes' TCP congestion
 //    control": Open MPI's 4-node clique 0.98 at 16 KiB against 0.88-0.94 at 32 KiB).
 // kCrossHostSegmentBytes when the rate is not known. Throws std::invalid_argument for a rate that is

@@ -60,7 +60,7 @@ ElementRange chunkRange(int64_t numel, int chunks, int firstChunk, int endChunk)
 
 // The most segments a chunk is cut into. 256: a 16 MiB chunk still gets 64 KiB segments, and over 4
 // emulated nodes at 200 Mbit/s a tree's 16 MB all-reduce went from 0.82 of its link bound with 64
-// segments (256 KiB) to 0.91-0.93 with 128 (128 KiB; docs/benchmarks.md, "The walk replayed by the
+// segments (256 KiB) to 0.91-0.93 with 128 (128 KiB; docs/benchmarks-history.md, "The walk replayed by the
 // model").
 constexpr int kMaxSegments = 256;
 

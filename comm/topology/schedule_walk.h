@@ -20,7 +20,7 @@ enum class ScheduleWalk {
   kBothDirections,  // receives ahead, a two-segment first-step window, diagonal order: across hosts
   kStepByStep,      // items in (step, segment) order, each posting its receives and sends together, all of
                     // the first step at once: within one host, where shared memory is no connection
-                    // to share and this measured faster (docs/benchmarks.md, "The link bound: why trees
+                    // to share and this measured faster (docs/benchmarks-history.md, "The link bound: why trees
                     // and stars ran at half of it")
 };
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # measure_bound.sh: every backend x topology held against the link bound on the emulated cluster
-# (docs/cluster.md, "The bound"; the table of docs/benchmarks.md, "The link bound").
+# (docs/cluster.md, "The bound"; the table of docs/benchmarks-history.md, "The link bound").
 #
 #   eval "$(experiments/cluster/cluster.sh env)"      # a cluster that is up, with at least max(NODES) nodes
 #   experiments/cluster/measure_bound.sh DTBENCH OUT [--rates "1gbit 200mbit"] [--nodes "2 3 4"]

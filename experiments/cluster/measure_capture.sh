@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # measure_capture.sh: the wire against dtbench's counters, the capture's own cost, and burstiness, on
-# the emulated cluster (docs/wire.md; the tables of docs/benchmarks.md, "The wire").
+# the emulated cluster (docs/wire.md; the tables of docs/benchmarks-history.md, "The wire").
 #
 #   eval "$(experiments/cluster/cluster.sh env)"      # a cluster that is up, with at least 3 nodes
 #   experiments/cluster/measure_capture.sh DTBENCH OUT [--part reconcile|overhead|burst|all]

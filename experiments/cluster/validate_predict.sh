@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # validate_predict.sh: `dtbench predict` against measurements on the emulated cluster (docs/predict.md,
-# "Validation"; the tables of docs/benchmarks.md, "Prediction").
+# "Validation"; the tables of docs/benchmarks-history.md, "Prediction").
 #
 #   experiments/cluster/cluster.sh up --nodes 4 && eval "$(experiments/cluster/cluster.sh env)"
 #   experiments/cluster/validate_predict.sh DTBENCH OUT [--phase allreduce|train|analyse|all] [--repeats 5]
