@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A run directory written before run/ owned the run's files reads as it did then, and continues.
+# fixtures/main-0ad05bc/sweep was written by dtbench at commit 0ad05bc (fixtures/main-0ad05bc/README.md
+# says how): a local sweep of lenet on 1, 2 and 3 ranks whose 3-rank point was stopped by SIGTERM in
+# epoch 2, so it holds an interrupted run with its checkpoint beside two completed runs. expected/
+# holds what 0ad05bc's own binary printed for it. Checked with this build:
+#   - dtbench report (Markdown and JSON), dtbench predict and predict --describe print the same bytes;
+#   - --resume of the interrupted run from 0ad05bc's checkpoint completes with the parameter checksum
+#     0ad05bc's resume reached (12.506991311518703);
+#   - the same sweep command again skips the completed points and runs the interrupted one to the same
+#     checksum.
+# Usage: test_written_before.sh DTBENCH FIXTURE_DIR
+set -euo pipefail
+dtbench=$(realpath "$1") fixture=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL: $*" >&2; status=1; }
+
+same() {  # same NAME EXPECTED_FILE COMMAND...: the command's output equals the expected file
+  local name=$1 expected=$2; shift 2
+  if ! "$@" > "$tmp/$name" 2>&1; then fail "$name: exit non-zero: $(head -3 "$tmp/$name")"; return; fi
+  diff -u "$expected" "$tmp/$name" > "$tmp/$name.diff" || fail "$name differs from 0ad05bc's:
+$(head -40 "$tmp/$name.diff")"
+}
+
+# The outputs name paths relative to where they were made: the same layout, in a copy.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mkdir "$tmp/fixture"
+cp -r "$fixture/sweep" "$tmp/fixture/"
+cp "$here/../../experiments/predict/systems/dgx-a100-hdr200.json" "$tmp/fixture/"
+cd "$tmp/fixture"
+same report.md "$fixture"/expected/report.md "$dtbench" report sweep
+same report.json "$fixture"/expected/report.json "$dtbench" report sweep --format json
+same predict-world2.md "$fixture"/expected/predict-world2.md "$dtbench" predict sweep/world2 --hardware dgx-a100-hdr200.json --world 2,4,8
+same describe-world1.json "$fixture"/expected/describe-world1.json "$dtbench" predict --describe sweep/world1
+
+checksum() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], repr(d.get("param_checksum")))' "$1"; }
+flags=(--model lenet --dataset synthetic --synthetic-train-size 480 --synthetic-test-size 48 --batch-size 16 --epochs 2
+       --max-steps 6 --threads 1 --quiet --topology ring --inject-delay-ms 40 --seed 7)
+expected_end="completed 12.506991311518703"
+
+cp -r sweep "$tmp/resumed"
+if "$dtbench" launch -n 3 -- "$dtbench" train "${flags[@]}" --out "$tmp/resumed/world3" --resume > "$tmp/resume.out" 2>&1; then
+  [[ "$(checksum "$tmp/resumed/world3/summary.json")" == "$expected_end" ]] ||
+    fail "--resume of 0ad05bc's checkpoint ended '$(checksum "$tmp/resumed/world3/summary.json")', 0ad05bc's resume '$expected_end'"
+else
+  fail "--resume of 0ad05bc's checkpoint failed: $(tail -5 "$tmp/resume.out")"
+fi
+
+cp -r sweep "$tmp/again"
+(cd "$tmp/again" && "$dtbench" sweep --out . --grid world=1,2,3 -- "${flags[@]}" > "$tmp/sweep.out" 2>&1) ||
+  fail "the sweep again failed: $(tail -5 "$tmp/sweep.out")"
+for point in world1 world2; do
+  grep -qE "^$point +skipped \(completed\)" "$tmp/sweep.out" || fail "the sweep again did not skip $point: $(cat "$tmp/sweep.out")"
+done
+grep -qE '^world3 +completed .* attempt 2$' "$tmp/sweep.out" || fail "the sweep again did not complete world3 as attempt 2"
+[[ -d "$tmp/again/world3.attempt-1/checkpoint" ]] || fail "the interrupted attempt was not kept as world3.attempt-1"
+[[ "$(checksum "$tmp/again/world3/summary.json")" == "$expected_end" ]] ||
+  fail "the sweep's world3 ended '$(checksum "$tmp/again/world3/summary.json")', 0ad05bc's '$expected_end'"
+exit $status
