@@ -68,8 +68,8 @@ struct OptimizerConfig {
 };
 
 struct PrecisionConfig {
-  Amp amp = Amp::kOff;        // autocast around forward and loss (trainer/precision.h); fp16 adds loss
-                              // scaling (trainer/grad_scaler.h) and needs CUDA
+  Amp amp = Amp::kOff;        // autocast around forward and loss (trainer/step/precision.h); fp16 adds loss
+                              // scaling (trainer/step/grad_scaler.h) and needs CUDA
   bool channelsLast = false;  // model and input batches in the channels-last (NHWC) memory format
 };
 
@@ -91,7 +91,7 @@ struct SyncConfig {
 
 // How the step runs on a GPU and how it is timed (docs/gpu.md).
 struct GpuConfig {
-  PhaseTiming phaseTiming = PhaseTiming::kEvents;  // trainer/step_timer.h
+  PhaseTiming phaseTiming = PhaseTiming::kEvents;  // trainer/step/step_timer.h
   bool cudnnBenchmark = true;                      // cuDNN autotuning (CUDA only; nothing on the CPU)
   bool cudaGraph = false;                          // capture the whole step once and replay it
 };

@@ -14,7 +14,7 @@ enum class OptimizerKind { kSgd, kAdam, kRmsprop };
 enum class Amp { kOff, kBf16, kFp16 };  // autocast's type: none, bfloat16, float16
 enum class Sync { kSsgd, kPairavg };
 enum class ParallelMode { kDdp, kDp };  // ddp: one process per rank; dp: one process, several local GPUs
-// How a step's phases are timed (trainer/step_timer.h): device events read back later, a device
+// How a step's phases are timed (trainer/step/step_timer.h): device events read back later, a device
 // synchronization at every phase boundary, or not at all.
 enum class PhaseTiming { kEvents, kSync, kNone };
 

@@ -10,8 +10,8 @@
 #include "dtbench/build_config.h"
 #include "models/registry.h"
 #include "run/config_schema.h"
-#include "trainer/environment.h"
-#include "trainer/step_capture.h"
+#include "trainer/record/environment.h"
+#include "trainer/graph/graph_refusal.h"
 
 namespace dtbench::trainer {
 namespace {
@@ -77,7 +77,7 @@ void validate(const RunConfig& config) {
   if (config.mode == ParallelMode::kDp && !cuda)
     throw UsageError("--mode dp (single-process DataParallel) needs --device cuda and a CUDA build of LibTorch");
   if (config.gpu.cudaGraph)
-    if (const std::string why = stepCaptureRefusal(config); !why.empty()) throw UsageError(why);
+    if (const std::string why = cudaGraphRefusal(config); !why.empty()) throw UsageError(why);
 }
 
 }  // namespace dtbench::trainer

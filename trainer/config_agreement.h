@@ -2,7 +2,7 @@
 // The settings every rank of a run must share, and the checks that they are shared
 // (docs/design.md, "Correctness guards"): the rows of run/config_schema.h whose agreement is not per
 // rank, read both by the check across ranks, once after the world forms and before anything else
-// communicates, and by --resume's check against the run it continues (trainer/checkpointer.cpp).
+// communicates, and by --resume's check against the run it continues (trainer/checkpoint/checkpointer.cpp).
 //
 // A rank that trained with another learning rate, seed or batch size would finish "completed" with
 // silently different parameters; one with another model, step count, topology or checkpoint period
@@ -22,7 +22,7 @@
 namespace dtbench::trainer {
 
 struct SharedSetting {
-  const char* key;         // as in config.json (trainer/config_json.h), e.g. "batch_size"
+  const char* key;         // as in config.json (trainer/record/config_json.h), e.g. "batch_size"
   const char* flag;        // the command-line flag that sets it, e.g. "--batch-size"
   bool unchangedOnResume;  // --resume also refuses a value other than the run's
 };

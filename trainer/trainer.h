@@ -1,20 +1,20 @@
 #pragma once
 // Trainer: one training run of one rank, from configuration to finished run directory.
 //
-// The step (trainer/train_step.h): data -> copy -> forward -> backward -> synchronize -> update,
+// The step (trainer/step/train_step.h): data -> copy -> forward -> backward -> synchronize -> update,
 // every phase timed into a StepRecord. With several ranks (world size > 1, or --backend mpi) the
 // rank joins the World (trainer/world.h), starts from rank 0's parameters and buffers, takes its
 // DistributedSampler shard of every epoch, and synchronizes through a GradientSync (--sync ssgd:
 // trainer/sync/bucketed_allreduce.h; pairavg: trainer/sync/pair_averaging.h) whose collectives run
 // on a CommWorker; a single rank has nothing to synchronize and its communication columns are 0.
-// Rank 0 alone writes the run directory (trainer/run_recorder.h): every epoch end (and checkpoint)
+// Rank 0 alone writes the run directory (trainer/record/run_recorder.h): every epoch end (and checkpoint)
 // the other ranks' rows and trace events reach it over the communicator; rank 0 evaluates on the
 // test set.
 //
 // Ends: "completed"; "failed" with the error when anything throws (a dead or stalled peer, bad
 // data), the exception propagating; "interrupted" when SIGTERM or SIGINT reached some rank: all
 // ranks agree on it within the step's collectives, stop after the same step and write a
-// checkpoint (trainer/checkpointer.h), and run() returns the summary with that status (the command
+// checkpoint (trainer/checkpoint/checkpointer.h), and run() returns the summary with that status (the command
 // exits 75). --resume continues from the checkpoint: parameters, optimizer state, sampler position
 // and RNG, so the finished run equals an uninterrupted one.
 

@@ -9,7 +9,7 @@
 #include "common/named_values.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
-#include "trainer/environment.h"
+#include "trainer/record/environment.h"
 
 #include <cmath>
 #include <cstddef>

@@ -11,7 +11,7 @@
 #include "data/dataset.h"
 #include "dtbench/build_config.h"
 #include "experiments/cli/commands.h"
-#include "trainer/environment.h"
+#include "trainer/record/environment.h"
 
 namespace {
 

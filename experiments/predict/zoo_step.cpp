@@ -11,7 +11,7 @@
 #include "common/usage_error.h"
 #include "experiments/predict/step_description.h"
 #include "models/registry.h"
-#include "trainer/gradient_ready.h"
+#include "trainer/step/gradient_ready.h"
 
 namespace dtbench::predict {
 namespace {

@@ -37,12 +37,12 @@
 #include <torch/nn/module.h>
 
 #include "models/registry.h"
-#include "trainer/chrome_trace.h"
-#include "trainer/gradient_ready.h"
-#include "trainer/run_directory.h"
-#include "trainer/step_profile.h"
-#include "trainer/step_record.h"
-#include "trainer/step_timer.h"
+#include "trainer/record/chrome_trace.h"
+#include "trainer/step/gradient_ready.h"
+#include "trainer/record/run_directory.h"
+#include "trainer/record/step_profile.h"
+#include "trainer/record/step_record.h"
+#include "trainer/step/step_timer.h"
 
 namespace {
 

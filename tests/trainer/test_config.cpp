@@ -5,7 +5,7 @@
 #include "run/config_schema.h"
 #include "dtbench/build_config.h"
 #include "trainer/config.h"
-#include "trainer/config_json.h"
+#include "trainer/record/config_json.h"
 
 #include <string>
 #include <vector>

@@ -5,7 +5,7 @@
 #include "run/config_schema.h"
 #include "trainer/config.h"
 #include "trainer/config_agreement.h"
-#include "trainer/config_json.h"
+#include "trainer/record/config_json.h"
 
 #include <optional>
 #include <set>

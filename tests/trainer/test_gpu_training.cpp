@@ -22,7 +22,7 @@
 #include "models/registry.h"
 #include "temp_dir.h"
 #include "trainer/config.h"
-#include "trainer/optimizer.h"
+#include "trainer/step/optimizer.h"
 #include "trainer/trainer.h"
 
 using dtbench::testing::TempDir;

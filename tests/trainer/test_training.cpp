@@ -28,7 +28,7 @@
 #include "run/config_schema.h"
 #include "run/run_facts.h"
 #include "temp_dir.h"
-#include "trainer/precision.h"
+#include "trainer/step/precision.h"
 #include "trainer/trainer.h"
 
 using dtbench::testing::TempDir;

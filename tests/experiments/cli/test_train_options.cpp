@@ -2,10 +2,10 @@
 #include "common/usage_error.h"
 #include "run/config_schema.h"
 #include "trainer/config.h"
-#include "trainer/config_json.h"
+#include "trainer/record/config_json.h"
 
 #include "experiments/cli/train_options.h"
-#include "trainer/environment.h"
+#include "trainer/record/environment.h"
 
 #include <algorithm>
 #include <regex>

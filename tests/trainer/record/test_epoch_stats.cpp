@@ -1,0 +1,66 @@
+#include <cmath>
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+#include "catch_torch.h"
+#include "trainer/record/step_record.h"
+
+#include "trainer/record/epoch_stats.h"
+
+using dtbench::trainer::StepRecord;
+
+TEST_CASE("an epoch adds up its steps", "[epoch_stats]") {
+  std::vector<StepRecord> steps(2);
+  steps[0].samples = 32;
+  steps[0].stepS = 1.0;
+  steps[0].dataS = 0.25;
+  steps[0].forwardS = 0.25;
+  steps[0].loss = 2.0;
+  steps[0].accuracy = 0.5;
+  steps[1].samples = 16;
+  steps[1].stepS = 0.5;
+  steps[1].dataS = 0.125;
+  steps[1].commExposedS = 0.125;
+  steps[1].loss = 1.0;
+  steps[1].accuracy = 1.0;
+  const auto s = dtbench::trainer::addUp(3, 10, steps);
+  CHECK(s.epoch == 3);
+  CHECK(s.steps == 2);
+  CHECK(s.samples == 48);
+  CHECK(s.stepS == 1.5);
+  CHECK(s.trainTimeS() == 1.125);               // sum(step_s - data_s)
+  CHECK(s.computeS() == 1.0);                   // minus exposed communication
+  CHECK(s.meanLoss == 1.5);
+  CHECK(s.trainAccuracy == Approx(32.0 / 48));  // weighted by samples: (16 + 16) / 48
+  CHECK(s.extrapolated());
+  CHECK(s.extrapolatedEpochS() == Approx(1.125 / 2 * 10));
+  CHECK(s.imagesPerSec() == Approx(48 / 1.5));
+
+  const auto j = dtbench::trainer::toJson(s);
+  CHECK(j.at("train_time_s") == 1.125);
+  CHECK(j.at("extrapolated") == true);
+  CHECK(j.at("test_accuracy").is_null());
+}
+
+TEST_CASE("a whole epoch is not extrapolated", "[epoch_stats]") {
+  std::vector<StepRecord> steps(4);
+  for (auto& r : steps) r.stepS = 0.5;
+  const auto s = dtbench::trainer::addUp(1, 4, steps);
+  CHECK_FALSE(s.extrapolated());
+  CHECK(s.extrapolatedEpochS() == s.trainTimeS());
+}
+
+TEST_CASE("a diverged epoch's NaN loss survives its JSON round trip", "[epoch_stats]") {
+  dtbench::trainer::EpochStats stats;
+  stats.epoch = 2;
+  stats.steps = 3;
+  stats.meanLoss = std::nan("");
+  const nlohmann::json written = nlohmann::json::parse(dtbench::trainer::toJson(stats).dump());
+  CHECK(written.at("train_loss").is_null());
+  const dtbench::trainer::EpochStats read = dtbench::trainer::epochStatsFromJson(written);
+  CHECK(std::isnan(read.meanLoss));
+  CHECK(read.steps == 3);
+  CHECK(std::isnan(dtbench::trainer::numberOrNaN(nlohmann::json())));
+  CHECK(dtbench::trainer::numberOrNaN(nlohmann::json(2.5)) == 2.5);
+}

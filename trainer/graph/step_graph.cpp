@@ -1,0 +1,15 @@
+#include "trainer/graph/step_graph.h"
+
+#include <stdexcept>
+
+#include "dtbench/build_config.h"
+
+namespace dtbench::trainer {
+
+#if !DTBENCH_TORCH_HAS_CUDA
+std::unique_ptr<StepGraph> cudaStepGraph(c10::Device) {
+  throw std::invalid_argument("a CUDA graph: this build's LibTorch has no CUDA");
+}
+#endif
+
+}  // namespace dtbench::trainer

@@ -1,0 +1,65 @@
+#include "trainer/record/environment.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <ATen/Parallel.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/util/Exception.h>
+
+#include "comm/backends/gpu_devices.h"
+#include "comm/backends/library_versions.h"
+#include "compat/torch_compat.h"
+#include "dtbench/build_config.h"
+
+namespace dtbench::trainer {
+namespace {
+
+// CUDA's and cuDNN's versions as numbers encode them (13000 = 13.0; 91900 = 9.19.0).
+std::string cudaVersionText(long version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
+std::string cudnnVersionText(long version) {
+  return std::to_string(version / 10000) + "." + std::to_string(version % 10000 / 100) + "." + std::to_string(version % 100);
+}
+
+}  // namespace
+
+nlohmann::json describeEnvironment() {
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  const auto orNull = [](const std::string& text) { return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text); };
+  // The CUDA runtime and cuDNN that LibTorch was built with and loads (no GPU needed to ask).
+  const bool cuda = DTBENCH_TORCH_HAS_CUDA && at::detail::getCUDAHooks().hasCUDART();
+  return {
+      {"dtbench_version", DTBENCH_VERSION},
+      {"libtorch_version", compat::torchVersion()},
+      {"libtorch_cuda_version", cuda ? nlohmann::json(cudaVersionText(at::detail::getCUDAHooks().versionCUDART())) : nlohmann::json(nullptr)},
+      {"cudnn_version", cuda ? nlohmann::json(cudnnVersionText(at::detail::getCUDAHooks().versionCuDNN())) : nlohmann::json(nullptr)},
+      {"gpus_visible", comm::visibleGpuCount()},
+      {"mpi_version", orNull(comm::mpiLibraryVersion())},
+      {"nccl_version", orNull(comm::ncclLibraryVersion())},
+      {"hostname", host},
+      {"intra_op_threads", at::get_num_threads()},
+      {"inter_op_threads", at::get_num_interop_threads()},
+      {"compiler", __VERSION__},
+      {"build", {{"mpi", DTBENCH_HAVE_MPI == 1},
+                 {"download", DTBENCH_HAVE_DOWNLOAD == 1},
+                 {"figures", DTBENCH_HAVE_FIGURES == 1},
+                 {"capture", DTBENCH_HAVE_CAPTURE == 1},
+                 {"torch_cuda", DTBENCH_TORCH_HAS_CUDA == 1}}},
+  };
+}
+
+int availableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<int>(online) : 1;
+}
+
+std::string errorMessage(const std::exception& error) {
+  if (const auto* c10Error = dynamic_cast<const c10::Error*>(&error)) return c10Error->what_without_backtrace();
+  return error.what();
+}
+
+}  // namespace dtbench::trainer

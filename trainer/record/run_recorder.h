@@ -1,0 +1,95 @@
+#pragma once
+// RunRecorder: what a run writes into its directory while it trains (docs/run-directory.md), and
+// the collectives that bring every rank's share to rank 0, which alone writes:
+//   - every step: the rank keeps its StepRecord; rank 0 appends its "Batch" line to
+//     train_history.log and adds the step's gradient ready times to its StepProfile;
+//   - gatherEpoch (collective; at every epoch end and before every checkpoint): every rank's
+//     batches.csv rows and trace events not yet sent reach rank 0, which writes the rows and returns
+//     the epoch's figures so far over every rank (its own times; loss, accuracy and samples of all);
+//   - endEpoch: the epoch's "Epoch" line and summary.json with the epoch's figures;
+//   - finish (collective; when the run ends, completed or interrupted): traffic.csv and
+//     traffic_timeline.csv, every rank's parameter checksum, step_profile.json (the steps this
+//     process trained: since the resume after --resume), and with --timeline timeline.json;
+//   - writeSummary: summary.json with a status (running, completed, interrupted, failed).
+// Other ranks only collect and send. A checkpoint keeps what the recorder holds (rankState,
+// runState) so that --resume continues the same files (restoreRank, restoreRun).
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trainer/record/chrome_trace.h"
+#include "trainer/config.h"
+#include "trainer/record/epoch_stats.h"
+#include "trainer/step/grad_scaler.h"
+#include "trainer/step/gradient_ready.h"
+#include "trainer/record/run_directory.h"
+#include "trainer/record/step_profile.h"
+#include "trainer/record/step_record.h"
+#include "trainer/world.h"
+
+namespace dtbench::trainer {
+
+class RunRecorder {
+ public:
+  // `world` is null for one rank; `scaler` (--amp fp16) is null otherwise; `readyProbe` is rank 0's
+  // (null elsewhere: no step_profile.json), read at every addStep. All outlive the recorder.
+  RunRecorder(const RunConfig& config, World* world, const GradScaler* scaler,
+              const GradientReadyProbe* readyProbe = nullptr);
+
+  // Rank 0: the directory it writes (a new one, or the reopened one of --resume).
+  void open(RunDirectory dir);
+  bool writes() const { return dir_.has_value(); }
+  RunDirectory& directory() { return *dir_; }
+  nlohmann::json& summary() { return summary_; }
+  const std::vector<EpochStats>& epochs() const { return epochs_; }
+
+  // Where the step puts this rank's trace events: null without --timeline.
+  std::vector<TraceEvent>* trace() { return config_.timeline ? &trace_ : nullptr; }
+
+  // Rank 0, once the run is set up: a new run writes config.json (`configJson`) and starts
+  // summary.json; a resumed one notes when it resumed. Both then say "running".
+  void begin(const nlohmann::json& configJson);
+
+  // `readyS`: the step's gradient-ready times, when the step was taken before this call (its phase
+  // columns came later: trainer/step/pending_steps.h); null: the probe's latest, this step's; empty: the
+  // step took none (replayed from a CUDA graph, where no hook runs), and adds nothing to the profile.
+  void addStep(const StepRecord& record, int64_t globalStep, const std::vector<double>* readyS = nullptr);
+  EpochStats gatherEpoch(int64_t epoch, int64_t fullSteps);
+  // `stats` from gatherEpoch, with the test accuracy when evaluated.
+  void endEpoch(const EpochStats& stats);
+  void writeSummary(const char* status, const std::string& error = "");
+  // Collective. `paramChecksum`: this rank's parameterChecksum().
+  void finish(double paramChecksum);
+  // Rank 0 after a failure: its own rows not yet written, then status "failed" with the error,
+  // written even when the rows cannot be (a full disk). Never throws (the directory may be what
+  // failed; the original error is the one to report): a summary it cannot write is said on stderr.
+  void recordFailure(const std::string& error);
+
+  // Checkpoints (trainer/checkpoint/checkpointer.h). This rank's steps of the epoch in progress:
+  nlohmann::json rankState() const;
+  void restoreRank(const nlohmann::json& state);
+  // Rank 0: summary, finished epochs and the logs' sizes on disk (after a flush).
+  nlohmann::json runState();
+  void restoreRun(const nlohmann::json& state);
+
+ private:
+  const RunConfig& config_;
+  World* world_;
+  const GradScaler* scaler_;
+  const GradientReadyProbe* readyProbe_;
+  std::optional<StepProfile> profile_;  // with readyProbe_: the ready times of this process's steps
+  std::optional<RunDirectory> dir_;     // rank 0 only
+  nlohmann::json summary_;
+  std::vector<EpochStats> epochs_;
+  std::vector<StepRecord> epochRecords_;  // this rank's steps of the epoch in progress
+  size_t rowsWritten_ = 0;                // of epochRecords_, those already sent to batches.csv
+  std::vector<TraceEvent> trace_;         // this rank's events not yet gathered
+  std::vector<TraceEvent> allTrace_;      // rank 0: every rank's events
+};
+
+}  // namespace dtbench::trainer
