@@ -399,8 +399,9 @@ std::vector<Setting> makeSettings() {
                             [](auto& c) -> auto& { return c.comm.connection.rank; })),
            false);
   // A world always agrees on its own size; a resumed run must have the checkpoint's ranks.
-  rankFlag(discovered(field("world_size", "--world-size", V::kInteger, A::kResumed, "Number of ranks",
-                            [](auto& c) -> auto& { return c.comm.connection.worldSize; })),
+  rankFlag(discovered(withRule(field("world_size", "--world-size", V::kInteger, A::kResumed, "Number of ranks",
+                                     [](auto& c) -> auto& { return c.comm.connection.worldSize; }),
+                               ">= 1", atLeast(1))),
            true);
   rankFlag(discovered(field("master_addr", "--master-addr", V::kText, A::kPerRank, "Rendezvous host (gloo)",
                             [](auto& c) -> auto& { return c.comm.connection.masterAddr; })),
@@ -521,7 +522,12 @@ RunConfig readSettings(const json& config, std::vector<std::string>& problems) {
   for (const Setting& s : settings()) {
     if (!s.recorded || !s.set || !config.contains(s.key)) continue;
     try {
-      s.set(read, config.at(s.key));
+      // A value that breaks its setting's rule (a world size that is not a count) is a problem like a
+      // mistyped one, and leaves the default in place.
+      RunConfig tried = read;
+      s.set(tried, config.at(s.key));
+      checkRule(s, tried);
+      read = std::move(tried);
     } catch (const std::exception& e) {
       problems.push_back("config.json: " + s.key + ": " + e.what());
     }
@@ -534,6 +540,18 @@ json agreedSettingsJson(const RunConfig& config) {
   for (const Setting& s : settings())
     if (s.agreement != Agreement::kPerRank && s.get) out[s.key] = s.get(config);
   return out;
+}
+
+std::string describeResumeChanges(const json& recorded, const RunConfig& now) {
+  std::string changes;
+  for (const Setting& s : settings()) {
+    if (s.agreement != Agreement::kResumed || !s.get || !recorded.is_object() || !recorded.contains(s.key)) continue;
+    const json value = s.get(now);
+    if (recorded.at(s.key) == value) continue;
+    changes += std::string(changes.empty() ? "" : ", ") + s.flag + " (" + s.key + " in the run's config.json: " +
+               recorded.at(s.key).dump() + ", now: " + value.dump() + ")";
+  }
+  return changes;
 }
 
 }  // namespace dtbench::run

@@ -97,12 +97,19 @@ void checkRules(const RunConfig& config);
 nlohmann::json settingsJson(const RunConfig& config);
 
 // The settings of a run back from its config.json: every recorded key present sets its field, an
-// absent one keeps the default. A value that does not read as its setting adds one sentence to
-// `problems` ("config.json: lr: ...") and keeps the default.
+// absent one keeps the default. A value that does not read as its setting, or breaks its rule, adds
+// one sentence to `problems` ("config.json: lr: --lr takes a number, got \"fast\"", "config.json:
+// world_size: --world-size must be >= 1, got -2") and keeps the default.
 RunConfig readSettings(const nlohmann::json& config, std::vector<std::string>& problems);
 
 // The keys of the rows agreement covers (kAllRanks and kResumed), with `config`'s values; and
 // the same for the rows a resumed run must keep (kResumed).
 nlohmann::json agreedSettingsJson(const RunConfig& config);
+
+// What --resume finds changed: the rows a resumed run must keep (Agreement::kResumed) whose value in
+// the run's config.json (`recorded`) differs from `now`'s, each as "--lr (lr in the run's config.json:
+// 0.1, now: 0.5)", joined by ", "; "" when none differs. A key the run's config.json lacks (written
+// before the setting existed) is not compared.
+std::string describeResumeChanges(const nlohmann::json& recorded, const RunConfig& now);
 
 }  // namespace dtbench::run

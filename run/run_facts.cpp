@@ -8,37 +8,10 @@
 
 #include "common/cluster_file.h"
 #include "run/config_schema.h"
+#include "run/json_values.h"
 
 namespace dtbench::run {
-namespace {
-
 using json = nlohmann::json;
-
-[[noreturn]] void wrong(const char* takes, const json& value) {
-  throw std::invalid_argument(std::string("takes ") + takes + ", got " + value.dump());
-}
-
-int64_t whole(const json& v) {
-  if (!v.is_number_integer()) wrong("a whole number", v);
-  return v.get<int64_t>();
-}
-
-std::string text(const json& v) {
-  if (!v.is_string()) wrong("a string", v);
-  return v.get<std::string>();
-}
-
-std::optional<std::string> textOrNull(const json& v) { return v.is_null() ? std::nullopt : std::optional(text(v)); }
-
-template <typename T, typename Read>
-std::vector<T> listOf(const json& v, Read read) {
-  if (!v.is_array()) wrong("a list", v);
-  std::vector<T> out;
-  for (const json& item : v) out.push_back(read(item));
-  return out;
-}
-
-}  // namespace
 
 json configJson(const RunConfig& settings, const RunFacts& facts) {
   json out = settingsJson(settings);
@@ -75,59 +48,66 @@ RunRecord readConfigJson(const json& config, std::vector<std::string>& problems)
   record.settings = readSettings(config, problems);
   if (!config.is_object()) return record;
   RunFacts& f = record.facts;
-  // Each key present is read by its own reader; a value of another type is named and skipped.
-  const auto read = [&](const char* key, const std::function<void(const json&)>& reader) {
-    if (!config.contains(key)) return;
-    try {
-      reader(config.at(key));
-    } catch (const std::exception& e) {
-      problems.push_back(std::string("config.json: ") + key + " " + e.what());
-    }
-  };
-  read("rank", [&](const json& v) { f.rank = static_cast<int>(whole(v)); });
+  const JsonFields fields(config, "config.json: ", problems);
+  const auto read = [&](const char* key, const std::function<void(const json&)>& reader) { fields.read(key, reader); };
+  read("rank", [&](const json& v) { f.rank = static_cast<int>(wholeValue(v)); });
   read("environment", [&](const json& v) {
-    if (!v.is_object()) wrong("an object", v);
+    if (!v.is_object()) wrongValue("an object", v);
     f.environment = v;
   });
   read("slurm_job_id", [&](const json& v) {
     // A whole number is a job id too (sacct's JobID is text: "1234", "1234_5").
     f.slurmJobId = v.is_number_integer() ? std::optional(std::to_string(v.get<int64_t>())) : textOrNull(v);
   });
-  read("model_parameters", [&](const json& v) { f.modelParameters = whole(v); });
-  read("train_samples", [&](const json& v) { f.trainSamples = whole(v); });
-  read("test_samples", [&](const json& v) { f.testSamples = whole(v); });
-  read("dp_devices", [&](const json& v) { f.dpDevices = whole(v); });
+  read("model_parameters", [&](const json& v) { f.modelParameters = wholeValue(v); });
+  read("train_samples", [&](const json& v) { f.trainSamples = wholeValue(v); });
+  read("test_samples", [&](const json& v) { f.testSamples = wholeValue(v); });
+  read("dp_devices", [&](const json& v) { f.dpDevices = wholeValue(v); });
   read("cluster_file", [&](const json& v) { f.clusterFile = textOrNull(v); });
   read("link_rate_bps", [&](const json& v) {
     if (v.is_null()) return;
-    if (!v.is_object()) wrong("an object {host: bits per second} or null", v);
+    if (!v.is_object()) wrongValue("an object {host: bits per second} or null", v);
     std::map<std::string, std::optional<double>> rates;
     for (const auto& [host, rate] : v.items()) {
-      if (!rate.is_null() && !rate.is_number()) wrong("a number or null for every host", v);
+      if (!rate.is_null() && !rate.is_number()) wrongValue("a number or null for every host", v);
       rates[host] = rate.is_null() ? std::nullopt : std::optional(rate.get<double>());
     }
     f.linkRateBps = std::move(rates);
   });
   if (config.contains("hosts")) {
     WorldFacts world;
-    read("hosts", [&](const json& v) { world.hosts = listOf<std::string>(v, text); });
+    read("hosts", [&](const json& v) { world.hosts = listValue<std::string>(v, textValue); });
     read("hosts_emulated", [&](const json& v) {
-      if (!v.is_boolean()) wrong("true or false", v);
+      if (!v.is_boolean()) wrongValue("true or false", v);
       world.hostsEmulated = v.get<bool>();
     });
-    read("segment_bytes", [&](const json& v) { world.segmentBytes = v.is_null() ? std::nullopt : std::optional(whole(v)); });
+    read("segment_bytes", [&](const json& v) { world.segmentBytes = v.is_null() ? std::nullopt : std::optional(wholeValue(v)); });
     if (config.contains("bucket_elements")) {
       BucketFacts buckets;
       read("buckets", [&](const json& v) {
-        buckets.parameters = listOf<std::vector<int64_t>>(v, [](const json& b) { return listOf<int64_t>(b, whole); });
+        buckets.parameters = listValue<std::vector<int64_t>>(v, [](const json& b) { return listValue<int64_t>(b, wholeValue); });
       });
-      read("bucket_elements", [&](const json& v) { buckets.elements = listOf<int64_t>(v, whole); });
-      read("bucket_dtypes", [&](const json& v) { buckets.dtypes = listOf<std::string>(v, text); });
+      read("bucket_elements", [&](const json& v) { buckets.elements = listValue<int64_t>(v, wholeValue); });
+      read("bucket_dtypes", [&](const json& v) { buckets.dtypes = listValue<std::string>(v, textValue); });
       world.buckets = std::move(buckets);
     }
     f.world = std::move(world);
   }
+  // Every run of several ranks lists every rank's host: the world size's cross-check, which also keeps
+  // a mistyped world size from sizing the per-rank tables of a report.
+  const int world = record.settings.worldSize();
+  if (world > 1 && !f.world) {
+    problems.push_back("config.json: world_size " + std::to_string(world) +
+                       " without a hosts list (a run of several ranks names every rank's host)");
+  } else if (f.world && f.world->hosts.size() != static_cast<size_t>(world)) {
+    problems.push_back("config.json: world_size " + std::to_string(world) + " but hosts names " +
+                       std::to_string(f.world->hosts.size()) + " hosts, one per rank");
+  }
   return record;
+}
+
+RunRecord readConfigFile(const std::string& runDirectory, std::vector<std::string>& problems) {
+  return readConfigJson(readJsonOrProblem(runDirectory + "/config.json", problems), problems);
 }
 
 const std::vector<std::string>& factKeys() {

@@ -50,13 +50,16 @@ struct RunFacts {
 // config.json as rank 0 writes it: every recorded setting, then the facts.
 nlohmann::json configJson(const RunConfig& settings, const RunFacts& facts);
 
-// A run's config.json, read back. A value that does not read as its key's type adds one sentence to
-// `problems` and keeps the default; absent keys keep theirs (a run written before a key existed).
+// A run's config.json, read back. A value that does not read as its key's type (or breaks its
+// setting's rule) adds one sentence to `problems` and keeps the default; absent keys keep theirs (a run
+// written before a key existed). A world of several ranks must list one host per rank.
 struct RunRecord {
   RunConfig settings;
   RunFacts facts;
 };
 RunRecord readConfigJson(const nlohmann::json& config, std::vector<std::string>& problems);
+// <runDirectory>/config.json read back (run/json_values.h's readJsonOrProblem, then readConfigJson).
+RunRecord readConfigFile(const std::string& runDirectory, std::vector<std::string>& problems);
 
 // The keys RunFacts writes: always, and only with a world (or with --mode dp, or --sync ssgd).
 const std::vector<std::string>& factKeys();

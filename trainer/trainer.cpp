@@ -30,7 +30,7 @@
 #include "trainer/record/config_json.h"
 #include "trainer/datasets.h"
 #include "trainer/record/environment.h"
-#include "trainer/record/epoch_stats.h"
+#include "run/epoch_stats.h"
 #include "trainer/step/grad_scaler.h"
 #include "trainer/step/gradient_ready.h"
 #include "trainer/memory_policy.h"
@@ -40,9 +40,9 @@
 #include "trainer/step/phase_events.h"
 #include "trainer/step/precision.h"
 #include "trainer/progress.h"
-#include "trainer/record/run_directory.h"
+#include "run/run_directory.h"
 #include "trainer/record/run_recorder.h"
-#include "trainer/record/step_record.h"
+#include "run/step_record.h"
 #include "trainer/stop_signal.h"
 #include "trainer/sync/bucket_assignment.h"
 #include "trainer/sync/bucketed_allreduce.h"
@@ -93,7 +93,7 @@ struct Trainer::State {
   void setUp(const std::string& memoryPolicy);
   void broadcastInitialState();
   void startSync();
-  void evaluate(EpochStats& stats);
+  void evaluate(run::EpochStats& stats);
   // The steps whose phase columns are known go to the recorder (all of them: waiting for the device).
   void recordPassedSteps() { recordSteps(pending->takePassed()); }
   void recordAllSteps() { recordSteps(pending->takeAll()); }
@@ -186,7 +186,7 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   if (config.resume) {
     position = checkpointer->restore();
   } else if (root()) {
-    recorder->open(RunDirectory(config.outDir));
+    recorder->open(run::RunDirectory(config.outDir));
   }
   if (world) {
     // Every rank starts from rank 0's model, except a resumed pairavg run, whose ranks each got
@@ -231,7 +231,7 @@ void Trainer::State::recordSteps(std::vector<PendingStep> steps) {
   for (const PendingStep& p : steps) recorder->addStep(p.record, p.globalStep, readyProbe ? &p.readyS : nullptr);
 }
 
-void Trainer::State::evaluate(EpochStats& stats) {
+void Trainer::State::evaluate(run::EpochStats& stats) {
   if (!config.evaluate || data.test.size() == 0 || !root()) return;
   const auto start = std::chrono::steady_clock::now();
   torch::NoGradGuard noGrad;
@@ -262,7 +262,7 @@ bool Trainer::State::trainEpochs() {
     for (int64_t skip = 0; skip < position.stepsDone; ++skip) trainLoader->next();  // resumed mid-epoch
     for (int64_t s = position.stepsDone + 1; s <= steps; ++s) {
       StepOutcome outcome = step->run(epoch, s, position.globalStep + 1, recorder->trace());
-      const StepRecord& r = outcome.record;
+      const run::StepRecord& r = outcome.record;
       ++position.globalStep;
       position.stepsDone = s;
       position.elapsedS += r.stepS;
@@ -289,7 +289,7 @@ bool Trainer::State::trainEpochs() {
       }
     }
     recordAllSteps();
-    EpochStats stats = recorder->gatherEpoch(epoch, fullSteps);
+    run::EpochStats stats = recorder->gatherEpoch(epoch, fullSteps);
     progress.clear();
     evaluate(stats);
     recorder->endEpoch(stats);
@@ -300,7 +300,7 @@ bool Trainer::State::trainEpochs() {
   return false;
 }
 
-nlohmann::json Trainer::run() {
+run::RunSummary Trainer::run() {
   State& s = *state_;
   RunRecorder& recorder = *s.recorder;
   try {
@@ -310,16 +310,14 @@ nlohmann::json Trainer::run() {
       recorder.gatherEpoch(s.position.epoch, s.trainLoader->batchesPerEpoch());
       s.checkpointer->write(s.position);
       recorder.finish(parameterChecksum(s.model->module()));
-      recorder.summary()["interrupted_at_step"] = s.position.globalStep;
-      recorder.writeSummary("interrupted");
-      recorder.summary()["status"] = "interrupted";
+      recorder.summary().interruptedAtStep = s.position.globalStep;
+      recorder.writeSummary(run::RunOutcome::kInterrupted);
     } else {
       const double checksum = parameterChecksum(s.model->module());
       recorder.finish(checksum);
-      recorder.summary()["param_checksum"] = checksum;
-      recorder.summary()["finished_at"] = common::unixSeconds();
-      recorder.writeSummary("completed");
-      recorder.summary()["status"] = "completed";
+      recorder.summary().paramChecksum = checksum;
+      recorder.summary().finishedAt = common::unixSeconds();
+      recorder.writeSummary(run::RunOutcome::kCompleted);
     }
   } catch (const std::exception& e) {
     s.progress.clear();

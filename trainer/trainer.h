@@ -11,17 +11,16 @@
 // the other ranks' rows and trace events reach it over the communicator; rank 0 evaluates on the
 // test set.
 //
-// Ends: "completed"; "failed" with the error when anything throws (a dead or stalled peer, bad
-// data), the exception propagating; "interrupted" when SIGTERM or SIGINT reached some rank: all
-// ranks agree on it within the step's collectives, stop after the same step and write a
-// checkpoint (trainer/checkpoint/checkpointer.h), and run() returns the summary with that status (the command
-// exits 75). --resume continues from the checkpoint: parameters, optimizer state, sampler position
+// Ends (run/run_outcome.h): completed; failed with the error when anything throws (a dead or stalled
+// peer, bad data), the exception propagating; interrupted when SIGTERM or SIGINT reached some rank:
+// all ranks agree on it within the step's collectives, stop after the same step and write a
+// checkpoint (trainer/checkpoint/checkpointer.h), and run() returns the summary with that outcome
+// (the command exits run::kRequeueExitCode). --resume continues from the checkpoint: parameters, optimizer state, sampler position
 // and RNG, so the finished run equals an uninterrupted one.
 
 #include <memory>
 
-#include <nlohmann/json.hpp>
-
+#include "run/run_summary.h"
 #include "trainer/config.h"
 
 namespace dtbench::trainer {
@@ -38,7 +37,7 @@ class Trainer {
 
   // Trains and returns the final summary.json content. On failure the run directory records
   // status "failed" and the error, and the exception propagates.
-  nlohmann::json run();
+  run::RunSummary run();
 
  private:
   struct State;

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "experiments/report/csv_file.h"
+#include "common/csv_file.h"
 
 namespace dtbench::capture {
 namespace {
@@ -32,7 +32,7 @@ std::map<int, std::string> rankFiles(const std::string& dir, const std::string& 
   return files;
 }
 
-int parseState(const report::CsvFile& csv, size_t row, size_t column) {
+int parseState(const common::CsvFile& csv, size_t row, size_t column) {
   const std::string& text = csv.text(row, column);
   char* end = nullptr;
   const long v = std::strtol(text.c_str(), &end, 16);
@@ -40,14 +40,14 @@ int parseState(const report::CsvFile& csv, size_t row, size_t column) {
   return static_cast<int>(v);
 }
 
-comm::Endpoint endpointField(const report::CsvFile& csv, size_t row, size_t column) {
+comm::Endpoint endpointField(const common::CsvFile& csv, size_t row, size_t column) {
   const auto e = comm::parseEndpoint(csv.text(row, column));
   if (!e) csv.fail(row, column, "not an address:port ('" + csv.text(row, column) + "')");
   return *e;
 }
 
 void readMessages(const std::string& path, int rank, RankLog& log) {
-  const auto csv = report::CsvFile::read(path);
+  const auto csv = common::CsvFile::read(path);
   const size_t cIndex = csv.column("index"), cPost = csv.column("t_post_s"), cDone = csv.column("t_done_s"),
                cOp = csv.column("op"), cSrc = csv.column("src"), cDst = csv.column("dst"), cBytes = csv.column("bytes"),
                cCategory = csv.column("category");
@@ -129,7 +129,7 @@ MessageFiles readMessageFiles(const std::string& dir) {
     RankLog& log = files.ranks[r];
     log.rank = r;
     readMessages(messages.at(r), r, log);
-    const auto csv = report::CsvFile::read(sockets.at(r));
+    const auto csv = common::CsvFile::read(sockets.at(r));
     const size_t cRank = csv.column("rank"), cHost = csv.column("host"), cPid = csv.column("pid"),
                  cWhen = csv.column("when"), cLocal = csv.column("local"), cRemote = csv.column("remote"),
                  cState = csv.column("state");

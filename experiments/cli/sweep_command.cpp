@@ -40,12 +40,13 @@ int dryRun(const std::vector<sweep::GridPoint>& points, const sweep::SweepSettin
   std::printf("dtbench sweep --dry-run: %zu points in %s (nothing is run)\n", points.size(), settings.outDir.c_str());
   for (const sweep::GridPoint& point : points) {
     const std::string path = (std::filesystem::path(settings.outDir) / point.name).string();
-    const std::string state = sweep::directoryState(path);
-    const std::string action = state == "completed" ? "skip (completed)"
-                               : state.empty()      ? (slurm ? "submit" : "run")
-                               : slurm && sweep::resumesRun(path, state)
-                                   ? "submit, continuing its checkpoint"
-                                   : "move the " + state + " attempt aside, " + (slurm ? "submit" : "run") + " again";
+    const std::optional<run::RunOutcome> state = sweep::directoryState(path);
+    const std::string action = run::isComplete(state)                   ? "skip (completed)"
+                               : !std::filesystem::exists(path)          ? (slurm ? "submit" : "run")
+                               : slurm && sweep::resumesRun(path, state) ? "submit, continuing its checkpoint"
+                                                                         : "move the " + run::outcomeText(state) +
+                                                                               " attempt aside, " +
+                                                                               (slurm ? "submit" : "run") + " again";
     std::printf("%-40s %s\n  %s\n", point.name.c_str(), action.c_str(), commandLine(point, settings, slurm).c_str());
   }
   return 0;
@@ -89,8 +90,9 @@ int runSweepCommand(const std::vector<std::string>& args) {
 
   std::vector<std::string> unfinished;
   for (const sweep::PointOutcome& outcome : outcomes)
-    if (outcome.state == "failed" || (outcome.state == "interrupted" && stopSignal == 0))
-      unfinished.push_back(outcome.name + " (" + outcome.state + ": " + outcome.error + ")");
+    // Points that did not complete, but for those a stop signal interrupted: the same command continues them.
+    if (!run::isComplete(outcome.outcome) && !(run::isContinuable(outcome.outcome) && stopSignal != 0))
+      unfinished.push_back(outcome.name + " (" + outcome.state() + ": " + outcome.error + ")");
   // A Slurm sweep's accounting (DIR/sacct.txt, written by the launcher when Slurm keeps accounting).
   const std::string sacct = (std::filesystem::path(o.outDir) / "sacct.txt").string();
   const std::string tables =

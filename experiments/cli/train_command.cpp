@@ -10,13 +10,15 @@
 #include "common/named_values.h"
 #include "experiments/cli/commands.h"
 #include "experiments/cli/train_options.h"
+#include "run/run_outcome.h"
+#include "run/run_summary.h"
 #include "trainer/config.h"
 #include "trainer/trainer.h"
 
 namespace dtbench::experiments {
 namespace {
 
-void printMeasured(const trainer::RunConfig& c, const nlohmann::json& summary) {
+void printMeasured(const trainer::RunConfig& c, const run::RunSummary& summary) {
   using namespace trainer;
   std::printf("dtbench train: %s on %s, batch %lld per rank, %d rank(s)", c.model.c_str(),
               datasetNames().name(c.data.dataset), static_cast<long long>(c.data.batchSize), c.worldSize());
@@ -27,31 +29,28 @@ void printMeasured(const trainer::RunConfig& c, const nlohmann::json& summary) {
   std::printf(", %s -> %s\n", deviceNames().name(c.device), c.outDir.c_str());
   std::printf("%5s %6s %10s %9s %8s %8s %9s %10s %9s %9s %9s %8s %9s\n", "epoch", "steps", "train_s", "img/s", "data_s",
               "h2d_s", "forward_s", "backward_s", "comm_s", "exposed_s", "optim_s", "loss", "test_acc");
-  for (const auto& e : summary["epochs"]) {
+  for (const run::EpochStats& e : summary.epochs) {
     char accuracy[16] = "-";
-    if (!e["test_accuracy"].is_null())
-      std::snprintf(accuracy, sizeof accuracy, "%.4f", e["test_accuracy"].get<double>());
+    if (!std::isnan(e.testAccuracy)) std::snprintf(accuracy, sizeof accuracy, "%.4f", e.testAccuracy);
     std::printf("%5lld %6lld %10.3f %9.1f %8.3f %8.3f %9.3f %10.3f %9.3f %9.3f %9.3f %8.4f %9s\n",
-                e["epoch"].get<long long>(), e["steps"].get<long long>(), e["train_time_s"].get<double>(),
-                e["images_per_s"].get<double>(), e["data_s"].get<double>(), e["h2d_s"].get<double>(),
-                e["forward_s"].get<double>(), e["backward_s"].get<double>(), e["comm_total_s"].get<double>(),
-                e["comm_exposed_s"].get<double>(), e["optimizer_s"].get<double>(), e["train_loss"].get<double>(),
+                static_cast<long long>(e.epoch), static_cast<long long>(e.steps), e.trainTimeS(), e.imagesPerSec(),
+                e.dataS, e.h2dS, e.forwardS, e.backwardS, e.commTotalS, e.commExposedS, e.optimizerS, e.meanLoss,
                 accuracy);
-    if (e["extrapolated"].get<bool>()) {
+    if (e.extrapolated()) {
       std::printf("      epoch %lld cut to %lld of %lld steps: a full epoch extrapolates to %.1f s\n",
-                  e["epoch"].get<long long>(), e["steps"].get<long long>(), e["full_epoch_steps"].get<long long>(),
-                  e["extrapolated_epoch_s"].get<double>());
+                  static_cast<long long>(e.epoch), static_cast<long long>(e.steps),
+                  static_cast<long long>(e.fullEpochSteps), e.extrapolatedEpochS());
     }
   }
-  if (summary["status"] == "interrupted") {
-    std::printf("status interrupted after step %lld: checkpoint written; continue with the same flags and --resume\n",
-                summary["interrupted_at_step"].get<long long>());
+  if (run::isContinuable(summary.status)) {
+    std::printf("status %s after step %lld: checkpoint written; continue with the same flags and --resume\n",
+                run::outcomeText(summary.status).c_str(), static_cast<long long>(summary.interruptedAtStep.value_or(0)));
     return;
   }
   std::printf(
       "status %s, param_checksum %.6f; train_s = sum(step_s - data_s); img/s = samples of all ranks / "
       "sum(step_s); comm_s = union of collective intervals, exposed_s = end of backward to last completion\n",
-      summary["status"].get<std::string>().c_str(), summary["param_checksum"].get<double>());
+      run::outcomeText(summary.status).c_str(), summary.paramChecksum.value_or(std::nan("")));
 }
 
 }  // namespace
@@ -63,12 +62,12 @@ int runTrainCommand(const std::vector<std::string>& args) {
     return 0;
   }
   trainer::Trainer trainer(commandLine.config);
-  const nlohmann::json summary = trainer.run();
+  const run::RunSummary summary = trainer.run();
   const trainer::RunConfig& c = commandLine.config;
   if (c.rank() == 0) printMeasured(c, summary);
-  // EX_TEMPFAIL: preempted at an agreed step with a checkpoint written; "requeue me" (docs/design.md,
-  // "Signals, failures and resume").
-  return summary.at("status").get<std::string>() == "interrupted" ? 75 : 0;
+  // The outcome's exit code: 0 completed; run::kRequeueExitCode (EX_TEMPFAIL) when preempted at an agreed
+  // step with a checkpoint written, "requeue me" (docs/design.md, "Signals, failures and resume").
+  return run::factsOf(summary.status.value_or(run::RunOutcome::kFailed)).exitCode;
 }
 
 }  // namespace dtbench::experiments

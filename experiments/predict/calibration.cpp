@@ -15,7 +15,7 @@
 #include "comm/topology/native_models.h"
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
-#include "experiments/report/csv_file.h"
+#include "common/csv_file.h"
 
 namespace dtbench::predict {
 namespace {
@@ -65,7 +65,7 @@ std::array<double, 2> minimise(const Objective& f, std::array<double, 2> start, 
   return x[std::min_element(fx.begin(), fx.end()) - fx.begin()];
 }
 
-int nodesOf(const report::CsvFile& csv, size_t row) {
+int nodesOf(const common::CsvFile& csv, size_t row) {
   if (csv.hasColumn("nodes") && !csv.text(row, csv.column("nodes")).empty()) {
     const int64_t n = csv.integer(row, csv.column("nodes"));
     if (n < 1) csv.fail(row, csv.column("nodes"), "must be a count from 1");
@@ -129,9 +129,9 @@ Hardware fitClass(const std::vector<AllreduceMeasurement>& all, Hardware base, b
 }  // namespace
 
 std::vector<AllreduceMeasurement> readAllreduceCsv(const std::string& path, const std::string& flag) {
-  report::CsvFile csv = [&] {
+  common::CsvFile csv = [&] {
     try {
-      return report::CsvFile::read(path);
+      return common::CsvFile::read(path);
     } catch (const std::exception& e) {
       throw common::UsageError((flag + ": ") + e.what());
     }

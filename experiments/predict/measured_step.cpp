@@ -10,7 +10,10 @@
 #include "comm/element_type.h"
 #include "common/usage_error.h"
 #include "experiments/report/runs/run_data.h"
+#include "run/run_outcome.h"
 #include "run/settings.h"
+#include "run/step_profile.h"
+#include "run/step_record.h"
 
 namespace dtbench::predict {
 namespace {
@@ -28,30 +31,34 @@ int64_t elementBytesOf(const std::string& dtype, const std::string& dir) {
   }
 }
 
-// step_profile.json (docs/run-directory.md): the parameters and when their gradients became ready.
+// step_profile.json (docs/run-directory.md, read by run/step_profile.h): the parameters and when their
+// gradients became ready.
 bool readProfile(const std::string& dir, bool localBuffers, MeasuredStep& run) {
   const std::filesystem::path path = std::filesystem::path(dir) / "step_profile.json";
   std::ifstream in(path);
   if (!in) return false;
-  nlohmann::json json;
   try {
+    nlohmann::json json;
     in >> json;
-    for (const nlohmann::json& p : json.at("parameters")) {
+    const run::ProfiledStep profile = run::readStepProfile(json);
+    for (size_t i = 0; i < profile.parameters.size(); ++i) {
       MeasuredParameter parameter;
-      parameter.name = p.at("name").get<std::string>();
-      parameter.elements = p.at("elements").get<int64_t>();
-      parameter.dtype = p.at("dtype").get<std::string>();
+      parameter.name = profile.parameters[i].name;
+      parameter.elements = profile.parameters[i].elements;
+      parameter.dtype = profile.parameters[i].dtype;
       parameter.elementBytes = elementBytesOf(parameter.dtype, dir);
       // null: the gradient never arrived in the steps measured; taken as ready when backward ends.
-      parameter.readyS = p.at("ready_s").is_null() ? json.at("backward_s").get<double>() : p.at("ready_s").get<double>();
+      parameter.readyS = profile.readyS[i].value_or(profile.backwardS);
       if (parameter.elements < 0 || !(parameter.readyS >= 0)) fail(dir, "step_profile.json: a parameter has negative elements or ready_s");
       run.parameters.push_back(parameter);
     }
-    if (json.contains("buffer_elements") && json.at("buffer_elements").is_number_integer()) {
-      run.bufferElements = json.at("buffer_elements").get<int64_t>();
+    if (profile.bufferElements) {
+      run.bufferElements = *profile.bufferElements;
       run.bufferElementsKnown = true;
     }
     if (localBuffers) run.bufferElements = 0;  // --local-bn-stats: nothing is broadcast
+  } catch (const std::invalid_argument& e) {
+    fail(dir, std::string("step_profile.json is damaged: ") + e.what());
   } catch (const nlohmann::json::exception& e) {
     fail(dir, std::string("step_profile.json is damaged: ") + e.what());
   }
@@ -101,9 +108,8 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     throw common::UsageError("dtbench predict: run " + dir + " is not a directory");
   const report::RunData data = report::loadRun(dir);
   if (!data.problems.empty()) fail(dir, data.problems.front());
-  if (data.config.is_null()) fail(dir, "has no config.json");
-  // As the report: only a completed run's steps are whole and typical.
-  if (data.status() != "completed")
+  // As the report: only a complete run's steps are whole and typical.
+  if (!run::isComplete(data.summary.status))
     fail(dir, "its status is " + data.status() + ", not completed: predict from a run that completed");
   MeasuredStep run;
   run.path = dir;
@@ -115,17 +121,18 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   if (data.facts.world) run.segmentBytes = data.facts.world->segmentBytes;
   if (run.batchSize < 1 || run.trainSamples < 1) fail(dir, "config.json lacks batch_size or train_samples");
 
-  std::vector<report::BatchRow> rows;
-  for (const report::BatchRow& r : data.batches)
+  std::vector<run::StepRecord> rows;
+  for (const run::StepRecord& r : data.batches)
     if (r.rank == 0) rows.push_back(r);
   if (rows.empty()) fail(dir, "batches.csv has no row of rank 0");
-  run.epoch = std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.epoch < b.epoch; })->epoch;
+  run.epoch = static_cast<int>(
+      std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.epoch < b.epoch; })->epoch);
   rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const auto& r) { return r.epoch != run.epoch; }), rows.end());
   if (run.epoch == 1 && rows.size() > 1)
     rows.erase(std::remove_if(rows.begin(), rows.end(), [](const auto& r) { return r.step == 1; }), rows.end());
   run.rows = static_cast<int64_t>(rows.size());
   const double n = static_cast<double>(rows.size());
-  for (const report::BatchRow& r : rows) {
+  for (const run::StepRecord& r : rows) {
     run.h2dS += r.h2dS / n;
     run.forwardS += r.forwardS / n;
     run.backwardS += r.backwardS / n;

@@ -94,7 +94,7 @@ nlohmann::json describeZooStep(const ZooStepRequest& r) {
   step.bufferElements = probe.bufferElements();
   step.bufferElementsKnown = true;
   for (size_t i = 0; i < fractions.size(); ++i) {
-    const trainer::ProfiledParameter& p = probe.parameters()[i];
+    const run::ProfiledParameter& p = probe.parameters()[i];
     MeasuredParameter parameter;
     parameter.name = p.name;
     parameter.elements = p.elements;

@@ -44,7 +44,7 @@ std::string shellQuote(const std::string& text) {
 nlohmann::json curvesOf(const RunData& run) {
   // Cumulative bytes of every rank after each (epoch, step), in training order.
   std::map<std::pair<int, int64_t>, int64_t> perStep;
-  for (const BatchRow& row : run.batches) perStep[{row.epoch, row.step}] += row.bytesSent;
+  for (const run::StepRecord& row : run.batches) perStep[{row.epoch, row.step}] += row.bytesSent;
   std::vector<int64_t> cumulative;
   std::map<int, int64_t> throughEpoch;
   int64_t total = 0;
@@ -60,8 +60,8 @@ nlohmann::json curvesOf(const RunData& run) {
   if (run.history.empty()) return nullptr;
   const double start = run.history.front().timestamp;
   size_t batchIndex = 0;
-  for (const HistoryRow& row : run.history) {
-    if (row.epochRow) {
+  for (const run::HistoryRow& row : run.history) {
+    if (row.type == run::HistoryRowType::kEpoch) {
       epochs["t_s"].push_back(row.timestamp - start);
       epochs["bytes"].push_back(throughEpoch.count(row.epoch) ? throughEpoch[row.epoch] : total);
       epochs["test_accuracy"].push_back(std::isfinite(row.accuracy) ? nlohmann::json(row.accuracy) : nullptr);
@@ -80,9 +80,9 @@ nlohmann::json curvesOf(const RunData& run) {
 nlohmann::json linkThroughputOf(const RunData& run) {
   constexpr double kBinSeconds = comm::TrafficRecorder::kBinSeconds;
   double first = run.timeline.front().startS;
-  for (const TimelineEntry& e : run.timeline) first = std::min(first, e.startS);
+  for (const run::TimelineEntry& e : run.timeline) first = std::min(first, e.startS);
   std::map<std::pair<int, int>, std::map<int64_t, int64_t>> bins;
-  for (const TimelineEntry& e : run.timeline)
+  for (const run::TimelineEntry& e : run.timeline)
     bins[{e.src, e.dst}][std::llround((e.startS - first) / kBinSeconds)] += e.bytes;
   nlohmann::json links = nlohmann::json::array();
   for (const auto& [link, series] : bins) {
@@ -135,7 +135,7 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
     if (run.worldSize() > 1 && !run.traffic.empty())
       data["traffic"].push_back({{"id", run.id}, {"kind", trafficKind(run)}, {"matrix", trafficMatrix(run)}});
     nlohmann::json steps = nlohmann::json::array();
-    for (const BatchRow* row : batchRowsOf(run, selection, epoch)) steps.push_back(std::max(0.0, row->stepS));
+    for (const run::StepRecord* row : batchRowsOf(run, selection, epoch)) steps.push_back(std::max(0.0, row->stepS));
     if (!steps.empty()) data["batch_times"].push_back({{"id", run.id}, {"step_s", steps}});
     if (!run.timeline.empty()) data["link_throughput"].push_back(linkThroughputOf(run));
     nlohmann::json wire = wireFigureData(run);

@@ -22,7 +22,6 @@ namespace dtbench::sweep {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr int kInterrupted = 75;  // dtbench train stopped by a signal after a checkpoint
 constexpr int kPollMilliseconds = 200;
 
 int exitCodeOf(int status) {
@@ -81,8 +80,9 @@ std::vector<PointOutcome> LocalLauncher::run(const std::vector<GridPoint>& point
 PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress) {
   PointOutcome outcome = outcomeOf(point, settings_.outDir);
   const std::string logPath = outcome.path + ".log";
-  if (directoryState(outcome.path) == "completed") {
-    outcome.state = "skipped";
+  if (run::isComplete(directoryState(outcome.path))) {
+    outcome.outcome = run::RunOutcome::kCompleted;
+    outcome.skipped = true;
     outcome.attempt = firstFreeAttempt(outcome.path);
     printAttempt(progress, outcome, "skipped (completed)");
     return outcome;
@@ -135,24 +135,24 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
                           std::to_string(outcome.seconds) + " s\n");
     close(logFd);
 
-    const std::string status = directoryState(outcome.path);
-    if (outcome.exitCode == 0 && status == "completed") {
-      outcome.state = "completed";
+    const std::optional<run::RunOutcome> status = directoryState(outcome.path);
+    if (outcome.exitCode == 0 && run::isComplete(status)) {
+      outcome.outcome = status;
       outcome.error.clear();
-      printAttempt(progress, outcome, "completed");
+      printAttempt(progress, outcome, outcome.state());
       return outcome;
     }
     outcome.error = summaryError(outcome.path);
     if (outcome.error.empty()) outcome.error = errorFromLog(logPath, offset);
     if (outcome.exitCode == 0)
-      outcome.error = "exited 0 but summary.json says '" + status + "'; see " + logPath;
+      outcome.error = "exited 0 but summary.json says '" + run::outcomeText(status) + "'; see " + logPath;
     outcome.error = "exit code " + std::to_string(outcome.exitCode) + ": " + outcome.error;
-    if (session_.stopSignal() != 0 || outcome.exitCode == kInterrupted || status == "interrupted") {
-      outcome.state = "interrupted";
-      printAttempt(progress, outcome, "interrupted");
+    if (session_.stopSignal() != 0 || outcome.exitCode == run::kRequeueExitCode || run::isContinuable(status)) {
+      outcome.outcome = run::RunOutcome::kInterrupted;
+      printAttempt(progress, outcome, outcome.state());
       return outcome;
     }
-    outcome.state = "failed";
+    outcome.outcome = run::RunOutcome::kFailed;
     if (const std::string unchanging = unchangingFailure(outcome.exitCode, logPath, offset); !unchanging.empty()) {
       printAttempt(progress, outcome, "failed (" + unchanging + ")");
       return outcome;

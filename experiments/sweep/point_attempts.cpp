@@ -6,7 +6,7 @@
 #include <fstream>
 #include <initializer_list>
 
-#include <nlohmann/json.hpp>
+#include "run/run_summary.h"
 
 namespace dtbench::sweep {
 namespace fs = std::filesystem;
@@ -14,11 +14,10 @@ namespace {
 
 constexpr size_t kErrorLength = 400;
 
-nlohmann::json readSummary(const std::string& runDirectory) {
-  std::ifstream in(fs::path(runDirectory) / "summary.json");
-  if (!in) return nullptr;
-  nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
-  return summary.is_discarded() ? nlohmann::json(nullptr) : summary;
+// The point's summary.json as far as it reads (an attempt cut short may have left it damaged).
+run::RunSummary readSummary(const std::string& runDirectory) {
+  std::vector<std::string> problems;
+  return run::readSummaryFile(runDirectory, problems);
 }
 
 std::string localTime(double unix) {
@@ -36,20 +35,12 @@ bool fromJobWrapper(const std::string& line) {
 
 }  // namespace
 
-std::string directoryState(const std::string& runDirectory) {
-  if (!fs::exists(runDirectory)) return "";
-  const nlohmann::json summary = readSummary(runDirectory);
-  if (summary.is_object() && summary.contains("status") && summary["status"].is_string())
-    return summary["status"].get<std::string>();
-  return "unknown";
+std::optional<run::RunOutcome> directoryState(const std::string& runDirectory) {
+  if (!fs::exists(runDirectory)) return std::nullopt;
+  return readSummary(runDirectory).status;
 }
 
-std::string summaryError(const std::string& runDirectory) {
-  const nlohmann::json summary = readSummary(runDirectory);
-  if (summary.is_object() && summary.contains("error") && summary["error"].is_string())
-    return summary["error"].get<std::string>();
-  return "";
-}
+std::string summaryError(const std::string& runDirectory) { return readSummary(runDirectory).error.value_or(""); }
 
 int firstFreeAttempt(const std::string& path) {
   int k = 1;

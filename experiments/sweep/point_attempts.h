@@ -1,7 +1,7 @@
 #pragma once
 // The attempts of one sweep point in its directory (docs/sweep.md, "Running, skipping, retrying"),
 // the rules every launcher shares:
-//  - DIR/<name> holds the point's current attempt; summary.json's `status` is its state.
+//  - DIR/<name> holds the point's current attempt; its summary.json's outcome is its state.
 //  - Earlier attempts are kept as DIR/<name>.attempt-K, K = 1, 2, ...; nothing is ever deleted.
 //    The attempt in DIR/<name> after K kept ones is attempt K + 1.
 //  - DIR/<name>.log collects the output of every attempt, each after a header line
@@ -12,20 +12,22 @@
 
 #include <cstdio>
 #include <ios>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/usage_error.h"
 #include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_runner.h"
+#include "run/run_outcome.h"
 
 namespace dtbench::sweep {
 
 using common::kUsageErrorExitCode;
 
-// The state of a point's directory: "" when it does not exist, summary.json's status, or
-// "unknown" without a readable one.
-std::string directoryState(const std::string& runDirectory);
+// The outcome summary.json records for a point's directory (run/run_summary.h); nullopt when the
+// directory does not exist or has no readable one.
+std::optional<run::RunOutcome> directoryState(const std::string& runDirectory);
 
 // summary.json's "error", or "" when there is none.
 std::string summaryError(const std::string& runDirectory);
@@ -59,7 +61,8 @@ std::string unchangingFailure(int exitCode, const std::string& logPath, std::str
 // failed) a few times at most; more retries only repeat a failure.
 inline constexpr int kMostRetries = 10;
 
-// The progress line of a finished attempt: name, state, seconds, attempt.
+// The progress line of a finished attempt: name, what became of it ("completed", "failed (retrying)",
+// ...), seconds, attempt.
 void printAttempt(std::FILE* progress, const PointOutcome& outcome, const std::string& state);
 
 }  // namespace dtbench::sweep

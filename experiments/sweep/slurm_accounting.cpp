@@ -2,18 +2,15 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <stdexcept>
-
-#include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
 #include "common/lists.h"
 #include "experiments/report/jobs/sacct_file.h"
 #include "experiments/sweep/captured_command.h"
-#include "run/run_facts.h"
 #include "experiments/sweep/slurm_jobs.h"
+#include "run/run_facts.h"
 
 namespace fs = std::filesystem;
 
@@ -22,12 +19,8 @@ namespace {
 
 // The job id a run directory's config.json records, or "" (off Slurm, no config.json, unreadable).
 std::string jobIdOf(const fs::path& runDirectory) {
-  std::ifstream in(runDirectory / "config.json");
-  if (!in) return "";
-  const nlohmann::json config = nlohmann::json::parse(in, nullptr, false);
-  if (config.is_discarded() || !config.is_object()) return "";
-  std::vector<std::string> problems;
-  return run::readConfigJson(config, problems).facts.slurmJobId.value_or("");
+  std::vector<std::string> problems;  // a config.json that cannot be read records no job id
+  return run::readConfigFile(runDirectory.string(), problems).facts.slurmJobId.value_or("");
 }
 
 constexpr int kAttempts = 20;

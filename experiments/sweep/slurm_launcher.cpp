@@ -19,8 +19,9 @@
 #include "experiments/sweep/captured_command.h"
 #include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_accounting.h"
-#include "experiments/sweep/slurm_jobs.h"
 #include "common/usage_error.h"
+#include "experiments/sweep/slurm_jobs.h"
+#include "run/checkpoint_folder.h"
 
 namespace dtbench::sweep {
 namespace fs = std::filesystem;
@@ -108,15 +109,15 @@ SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& s
   return submission;
 }
 
-bool resumesRun(const std::string& runDirectory, const std::string& state) {
-  return state == "interrupted" && fs::exists(fs::path(runDirectory) / "checkpoint" / "state.json");
+bool resumesRun(const std::string& runDirectory, const std::optional<run::RunOutcome>& state) {
+  return run::isContinuable(state) && run::hasCheckpoint(runDirectory);
 }
 
 SlurmLauncher::SlurmLauncher(SweepSettings settings) : settings_(std::move(settings)), session_(settings_.outDir) {}
 
 SlurmLauncher::~SlurmLauncher() {
   try {
-    cancelActive("cancelled: the sweep ended with an error", "failed");
+    cancelActive("cancelled: the sweep ended with an error", run::RunOutcome::kFailed);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dtbench sweep: could not cancel jobs %s: %s; cancel them with scancel\n",
                  common::joinList(activeIds(), " ").c_str(), e.what());
@@ -144,8 +145,9 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
   std::vector<size_t> pending;
   for (size_t i = 0; i < points_.size(); ++i) {
     outcomes_.push_back(outcomeOf(points_[i], settings_.outDir));
-    if (directoryState(outcomes_[i].path) == "completed") {
-      outcomes_[i].state = "skipped";
+    if (run::isComplete(directoryState(outcomes_[i].path))) {
+      outcomes_[i].outcome = run::RunOutcome::kCompleted;
+      outcomes_[i].skipped = true;
       outcomes_[i].attempt = firstFreeAttempt(outcomes_[i].path);
       printAttempt(progress_, outcomes_[i], "skipped (completed)");
     } else {
@@ -167,7 +169,7 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
     if (const int signal = session_.stopSignal(); signal != 0) {
       std::fprintf(stderr, "dtbench sweep: %s: cancelling jobs %s\n", strsignal(signal),
                    common::joinList(activeIds(), " ").c_str());
-      cancelActive(std::string("cancelled by the sweep after ") + strsignal(signal), "interrupted");
+      cancelActive(std::string("cancelled by the sweep after ") + strsignal(signal), run::RunOutcome::kInterrupted);
       break;
     }
     if (settings_.slurm.timeoutSeconds > 0 && common::unixSeconds() - start > settings_.slurm.timeoutSeconds) {
@@ -175,7 +177,7 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
                    settings_.slurm.timeoutSeconds, common::joinList(activeIds(), " ").c_str());
       cancelActive("cancelled: still queued or running after --slurm-timeout " +
                        std::to_string(static_cast<long>(settings_.slurm.timeoutSeconds)) + " s",
-                   "failed");
+                   run::RunOutcome::kFailed);
       break;
     }
     if (session_.waitForSignal(kPollMilliseconds)) continue;
@@ -212,7 +214,7 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
 
   std::vector<PointOutcome> reached;
   for (const PointOutcome& outcome : outcomes_)
-    if (!outcome.state.empty()) reached.push_back(outcome);
+    if (outcome.outcome) reached.push_back(outcome);
   return reached;
 }
 
@@ -226,7 +228,7 @@ void SlurmLauncher::submit(size_t index, bool firstAttempt) {
   outcome.seconds = 0;
   outcome.exitCode = 0;
   outcome.error.clear();
-  outcome.state.clear();
+  outcome.outcome.reset();
 
   const SbatchSubmission submission = sbatchSubmission(points_[index], settings_);
   std::string line;
@@ -239,7 +241,7 @@ void SlurmLauncher::submit(size_t index, bool firstAttempt) {
   const CommandResult sbatch = runCaptured(submission.command, submission.environment, session_);
   const std::string id = parsableJobId(sbatch.out);
   if (sbatch.exitCode != 0 || id.empty()) {
-    outcome.state = "failed";
+    outcome.outcome = run::RunOutcome::kFailed;
     outcome.exitCode = sbatch.exitCode;
     outcome.error = "sbatch failed with exit code " + std::to_string(sbatch.exitCode) + ": " +
                     clientMessage(sbatch.err.empty() ? sbatch.out : sbatch.err);
@@ -267,22 +269,22 @@ void SlurmLauncher::finish(const Job& job, const std::string& slurmState) {
                            std::to_string(outcome.seconds) + " s\n");
   if (!fs::exists(outcome.path)) fs::create_directories(outcome.path);
 
-  const std::string status = directoryState(outcome.path);
-  if (status == "completed") {
-    outcome.state = "completed";
-    printAttempt(progress_, outcome, "completed");
+  const std::optional<run::RunOutcome> status = directoryState(outcome.path);
+  if (run::isComplete(status)) {
+    outcome.outcome = status;
+    printAttempt(progress_, outcome, outcome.state());
     return;
   }
   std::string error = summaryError(outcome.path);
   if (error.empty()) error = errorFromLog(outcome.path + ".log", job.logOffset);
   outcome.error = "job " + job.id + " " + jobState +
                   (slurmExitCode.empty() ? "" : " (exit code " + slurmExitCode + ")") + ": " + error;
-  if (status == "interrupted") {
-    outcome.state = "interrupted";
-    printAttempt(progress_, outcome, "interrupted");
+  if (run::isContinuable(status)) {
+    outcome.outcome = status;
+    printAttempt(progress_, outcome, outcome.state());
     return;
   }
-  outcome.state = "failed";
+  outcome.outcome = run::RunOutcome::kFailed;
   const std::string unchanging = unchangingFailure(outcome.exitCode, outcome.path + ".log", job.logOffset);
   const bool retry = outcome.attemptsRun <= settings_.retries && session_.stopSignal() == 0 && unchanging.empty();
   printAttempt(progress_, outcome,
@@ -321,7 +323,7 @@ std::vector<std::string> SlurmLauncher::cancelJobs(const std::vector<std::string
   }
 }
 
-void SlurmLauncher::cancelActive(const std::string& reason, const std::string& state) {
+void SlurmLauncher::cancelActive(const std::string& reason, run::RunOutcome state) {
   if (active_.empty()) return;
   const std::vector<std::string> ids = activeIds();
   const std::vector<std::string> queued = cancelJobs(ids);
@@ -333,10 +335,10 @@ void SlurmLauncher::cancelActive(const std::string& reason, const std::string& s
   for (const Job& job : jobs) {
     PointOutcome& outcome = outcomes_[job.point];
     outcome.seconds = common::unixSeconds() - outcome.startedAt;
-    outcome.state = state;
+    outcome.outcome = state;
     outcome.error = "job " + job.id + " " + reason;
     appendToLog(outcome, "==== " + outcome.error + "\n");
-    printAttempt(progress_, outcome, state);
+    printAttempt(progress_, outcome, outcome.state());
   }
 }
 

@@ -39,6 +39,7 @@
 
 #include <cstdio>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,7 @@
 #include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_runner.h"
 #include "experiments/sweep/sweep_session.h"
+#include "run/run_outcome.h"
 
 namespace dtbench::sweep {
 
@@ -63,7 +65,7 @@ SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& s
 // What a run directory in state `state` (directoryState) becomes before the point is submitted:
 // true when the job script continues it (interrupted with a checkpoint), false when it is moved
 // aside or there is none.
-bool resumesRun(const std::string& runDirectory, const std::string& state);
+bool resumesRun(const std::string& runDirectory, const std::optional<run::RunOutcome>& state);
 
 class SlurmLauncher : public SweepRunner {
  public:
@@ -82,7 +84,7 @@ class SlurmLauncher : public SweepRunner {
 
   void submit(size_t index, bool firstAttempt);
   void finish(const Job& job, const std::string& slurmState);
-  void cancelActive(const std::string& reason, const std::string& state);
+  void cancelActive(const std::string& reason, run::RunOutcome state);
   // scancel IDS, then wait until each has ended or left the queue. A cancel that reaches a job while
   // slurmd is launching it can come back as a requeue (slurmctld puts the job back PENDING, held by
   // a BeginTime), so a job seen pending again is cancelled again. Returns the ids still queued when

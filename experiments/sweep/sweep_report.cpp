@@ -32,7 +32,7 @@ std::vector<report::Cell> jobRow(const report::Table& jobs, const PointOutcome& 
     else if (column == "start") row.push_back(report::Cell::seconds(outcome.startedAt));
     else if (column == "duration_s") row.push_back(report::Cell::seconds(outcome.seconds));
     else if (column == "gpu_seconds") row.push_back(report::Cell::seconds(outcome.worldSize * outcome.seconds));
-    else if (column == "state") row.push_back(report::Cell::of(outcome.state));
+    else if (column == "state") row.push_back(report::Cell::of(outcome.state()));
     else if (column == "error") row.push_back(report::Cell::of(outcome.error));
     else row.push_back(report::Cell::empty());
   }
@@ -61,8 +61,7 @@ std::string writeSweepReport(const std::string& outDir, const std::vector<PointO
     jobs.columns = {"id", "path", "configuration", "gpus", "start", "duration_s", "gpu_seconds", "state", "error"};
   }
   for (const PointOutcome& outcome : outcomes)
-    if ((outcome.state == "failed" || outcome.state == "interrupted") &&
-        !fs::exists(fs::path(outcome.path) / "config.json"))
+    if (outcome.outcome && !run::isComplete(outcome.outcome) && !fs::exists(fs::path(outcome.path) / "config.json"))
       jobs.rows.push_back(jobRow(jobs, outcome));
 
   writeFile(fs::path(outDir) / "jobs.csv", report::renderCsv(jobs));

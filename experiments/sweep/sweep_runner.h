@@ -6,7 +6,8 @@
 // DIR, SIGINT and SIGTERM) while they run.
 //
 // Contract of run():
-//  - A point whose DIR/<name>/summary.json says `completed` is skipped, never run again.
+//  - A point whose DIR/<name>/summary.json says its run is complete (run/run_outcome.h) is skipped,
+//    never run again.
 //  - Every other point is run with `--out DIR/<name>`; a failed attempt is moved aside to
 //    DIR/<name>.attempt-K and run again, up to `retries` more times, unless it failed with a usage
 //    error (kUsageErrorExitCode, point_attempts.h): then the point fails at once.
@@ -15,10 +16,12 @@
 //  - One line per finished attempt goes to `progress`.
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "experiments/sweep/sweep_grid.h"
+#include "run/run_outcome.h"
 
 namespace dtbench::sweep {
 
@@ -43,13 +46,21 @@ struct PointOutcome {
   std::string path;  // DIR/<name>
   int worldSize = 1;
   std::string configuration;  // "batch=32 world=2"
-  std::string state;          // completed | skipped | failed | interrupted
+  // How the point's last attempt ended: its run's outcome (run/run_outcome.h), which the launcher
+  // decides from the run's summary.json and the attempt's exit code; nullopt while the point was not
+  // reached (a Slurm job still queued or running when the sweep stopped). A point whose run had
+  // completed before this sweep is `skipped` (its outcome completed).
+  std::optional<run::RunOutcome> outcome;
+  bool skipped = false;
   int attempt = 0;            // number of the last attempt (point_attempts.h)
   int attemptsRun = 0;        // attempts started by this sweep
   double startedAt = 0;       // Unix seconds, last attempt
   double seconds = 0;         // wall-clock seconds of the last attempt
   int exitCode = 0;
   std::string error;  // failed or interrupted: what went wrong, from summary.json or the log
+
+  // The job table's state: "skipped", or the outcome's name.
+  std::string state() const { return skipped ? "skipped" : run::outcomeText(outcome); }
 };
 
 class SweepRunner {

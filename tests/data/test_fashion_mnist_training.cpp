@@ -15,6 +15,7 @@
 
 #include "data/fashion_mnist.h"
 #include "trainer/trainer.h"
+#include "run/run_summary.h"
 
 namespace fs = std::filesystem;
 
@@ -37,7 +38,7 @@ TEST_CASE("LeNet learns Fashion-MNIST in 600 steps", "[training][fashion-mnist]"
   c.seed = 1;
   c.quiet = true;
   c.outDir = out.string();
-  const auto summary = dtbench::trainer::Trainer(dtbench::trainer::resolveDefaults(c)).run();
+  const auto summary = dtbench::run::summaryJson(dtbench::trainer::Trainer(dtbench::trainer::resolveDefaults(c)).run());
 
   const auto& epoch = summary.at("epochs")[0];
   const double accuracy = epoch.at("test_accuracy").get<double>();

@@ -29,16 +29,19 @@ TEST_CASE("the facts of a run of several ranks read back as written", "[run][fac
   world.hosts = {"node1", "node2"};
   world.segmentBytes = 1 << 20;
   world.buckets = run::BucketFacts{{{9, 8}, {7, 6, 5}}, {120, 4001}, {"float32", "float32"}};
-  const nlohmann::json written = run::configJson(run::RunConfig{}, facts);
+  run::RunConfig settings = run::resolveDefaults(run::RunConfig{});  // as a run writes them
+  settings.comm.connection.worldSize = 2;                               // one host per rank
+  const nlohmann::json written = run::configJson(settings, facts);
   CHECK(written.at("link_rate_bps").at("node1") == 1000000000);  // a whole rate as an integer
   CHECK(written.at("link_rate_bps").at("node2").is_null());
   std::vector<std::string> problems;
   const run::RunRecord read = run::readConfigJson(written, problems);
+  CAPTURE(problems);  // a value of the wrong type, or one that breaks its setting's rule
   CHECK(problems.empty());
   CHECK(run::configJson(read.settings, read.facts) == written);
 
   run::RunFacts alone;  // one rank, off the cluster, off Slurm: no world, null links
-  const nlohmann::json one = run::configJson(run::RunConfig{}, alone);
+  const nlohmann::json one = run::configJson(run::resolveDefaults(run::RunConfig{}), alone);
   CHECK_FALSE(one.contains("hosts"));
   CHECK(one.at("link_rate_bps").is_null());
   CHECK(one.at("slurm_job_id").is_null());

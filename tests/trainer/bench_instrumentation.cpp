@@ -39,14 +39,16 @@
 #include "models/registry.h"
 #include "trainer/record/chrome_trace.h"
 #include "trainer/step/gradient_ready.h"
-#include "trainer/record/run_directory.h"
-#include "trainer/record/step_profile.h"
-#include "trainer/record/step_record.h"
+#include "run/run_directory.h"
+#include "run/step_profile.h"
+#include "run/step_record.h"
 #include "trainer/step/step_timer.h"
+
+namespace run = dtbench::run;
 
 namespace {
 
-using dtbench::trainer::StepRecord;
+using dtbench::run::StepRecord;
 using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); }
@@ -76,29 +78,29 @@ int main(int argc, char** argv) try {
   std::printf("part,steps,total_s,per_step_us\n");
   {
     const dtbench::trainer::TraceClock clock;
-    std::vector<StepRecord> records(static_cast<size_t>(steps));
+    std::vector<run::StepRecord> records(static_cast<size_t>(steps));
     const Clock::time_point start = Clock::now();
-    for (StepRecord& r : records) {
+    for (run::StepRecord& r : records) {
       dtbench::trainer::StepTimer timer(c10::Device(c10::kCPU), dtbench::run::PhaseTiming::kSync, nullptr, r, clock, nullptr);
-      timer.end("data", &StepRecord::dataS);
-      timer.end("h2d", &StepRecord::h2dS);
-      timer.end("forward", &StepRecord::forwardS);
-      timer.end("backward", &StepRecord::backwardS);
-      timer.end("optimizer", &StepRecord::optimizerS);
+      timer.end("data", &run::StepRecord::dataS);
+      timer.end("h2d", &run::StepRecord::h2dS);
+      timer.end("forward", &run::StepRecord::forwardS);
+      timer.end("backward", &run::StepRecord::backwardS);
+      timer.end("optimizer", &run::StepRecord::optimizerS);
       timer.finish();
     }
     print("timer", steps, seconds(start));
   }
   {
-    dtbench::trainer::RunDirectory run(dir);
-    StepRecord r;
+    dtbench::run::RunDirectory run(dir);
+    run::StepRecord r;
     r.samples = 128;
     r.stepS = 0.5;
     r.loss = 2.302585;
     r.accuracy = 0.1015625;
     Clock::time_point start = Clock::now();
     for (int64_t s = 0; s < steps; ++s)
-      run.appendHistory({dtbench::common::unixSeconds(), "Batch", 0, s + 1, r.loss, r.accuracy, r.samples / r.stepS});
+      run.appendHistory({dtbench::common::unixSeconds(), dtbench::run::HistoryRowType::kBatch, 0, s + 1, r.loss, r.accuracy, r.samples / r.stepS});
     print("history", steps, seconds(start));
     double flushTotal = 0;
     start = Clock::now();
@@ -106,7 +108,7 @@ int main(int argc, char** argv) try {
     for (int64_t s = 0; s < steps; ++s) {
       r.step = s % stepsPerEpoch + 1;
       r.epoch = s / stepsPerEpoch;
-      rows += dtbench::trainer::toCsvRow(r) + '\n';
+      rows += dtbench::run::toCsvRow(r) + '\n';
       if (r.step == stepsPerEpoch || s + 1 == steps) {
         run.appendBatchRows(rows);
         rows.clear();
@@ -134,7 +136,7 @@ int main(int argc, char** argv) try {
     };
     const int64_t rounds = std::max<int64_t>(1, steps / 1000);  // blocks of 100 each way: steps / 10 backwards each
     double with = 0, without = 0, profileTotal = 0;
-    std::optional<dtbench::trainer::StepProfile> profile;
+    std::optional<dtbench::run::StepProfile> profile;
     for (int64_t r = 0; r < rounds; ++r) {
       {
         dtbench::trainer::GradientReadyProbe probe(model);  // hooks on for this block only

@@ -24,6 +24,7 @@
 #include "trainer/config.h"
 #include "trainer/step/optimizer.h"
 #include "trainer/trainer.h"
+#include "run/run_summary.h"
 
 using dtbench::testing::TempDir;
 using dtbench::testing::batchesColumn;
@@ -104,7 +105,7 @@ RunConfig onGpu(const std::string& out, const std::string& model = "resnet18") {
 
 // Runs `config` and returns its batch losses (rank 0, in step order); the run must complete.
 std::vector<double> train(const RunConfig& config) {
-  const nlohmann::json summary = dtbench::trainer::Trainer(config).run();
+  const nlohmann::json summary = dtbench::run::summaryJson(dtbench::trainer::Trainer(config).run());
   REQUIRE(summary.at("status") == "completed");
   return batchLosses(config.outDir);
 }

@@ -30,6 +30,7 @@
 #include "temp_dir.h"
 #include "trainer/step/precision.h"
 #include "trainer/trainer.h"
+#include "run/run_summary.h"
 
 using dtbench::testing::TempDir;
 using dtbench::trainer::RunConfig;
@@ -94,7 +95,7 @@ TEST_CASE("LeNet learns the synthetic task and writes the run directory", "[trai
   TempDir tmp;
   const std::string out = tmp / "run";
   const RunConfig config = lenetOnSynthetic(out);
-  const nlohmann::json summary = dtbench::trainer::Trainer(config).run();
+  const nlohmann::json summary = dtbench::run::summaryJson(dtbench::trainer::Trainer(config).run());
 
   const auto history = readHistory(out + "/train_history.log");
   std::vector<HistoryLine> batches, epochs;
@@ -200,7 +201,7 @@ TEST_CASE("the same seed gives the same parameters and another seed does not", "
     c.epochs = 1;
     c.maxSteps = 6;
     c.evaluate = false;
-    return dtbench::trainer::Trainer(c).run().at("param_checksum").get<double>();
+    return dtbench::run::summaryJson(dtbench::trainer::Trainer(c).run()).at("param_checksum").get<double>();
   };
   const double a = checksum(5, "a");
   CHECK(checksum(5, "b") == a);
@@ -213,7 +214,7 @@ TEST_CASE("max-steps cuts an epoch and marks it extrapolated", "[training]") {
   c.epochs = 1;
   c.maxSteps = 5;
   c.evaluate = false;
-  const auto summary = dtbench::trainer::Trainer(c).run();
+  const auto summary = dtbench::run::summaryJson(dtbench::trainer::Trainer(c).run());
   const auto& e = summary.at("epochs")[0];
   CHECK(e.at("steps") == 5);
   CHECK(e.at("full_epoch_steps") == 32);
@@ -231,7 +232,7 @@ TEST_CASE("every optimizer trains", "[training]") {
     c.optimizer.momentum = -1;
     c.epochs = 1;
     c.evaluate = false;
-    const auto summary = dtbench::trainer::Trainer(dtbench::trainer::resolveDefaults(c)).run();
+    const auto summary = dtbench::run::summaryJson(dtbench::trainer::Trainer(dtbench::trainer::resolveDefaults(c)).run());
     INFO(name);
     CHECK(summary.at("epochs")[0].at("train_loss").get<double>() < 2.2);
   }
@@ -256,7 +257,7 @@ TEST_CASE("bf16 autocast trains on the CPU close to fp32 and not identical to it
     c.maxSteps = 6;
     c.evaluate = false;
     c.precision.amp = dtbench::trainer::ampNames().parse(amp);
-    const auto summary = dtbench::trainer::Trainer(c).run();
+    const auto summary = dtbench::run::summaryJson(dtbench::trainer::Trainer(c).run());
     CHECK(summary.at("amp") == amp);
     CHECK(summary.at("loss_scale").is_null());  // loss scaling is fp16's
     CHECK(summary.at("skipped_steps") == 0);
@@ -291,7 +292,7 @@ TEST_CASE("channels-last trains to the loss of the contiguous layout", "[trainin
     c.optimizer.lr = 0.002;  // a calm start: larger steps on batches of 8 amplify rounding differences
     c.evaluate = false;
     c.precision.channelsLast = channelsLast;
-    const auto summary = dtbench::trainer::Trainer(c).run();
+    const auto summary = dtbench::run::summaryJson(dtbench::trainer::Trainer(c).run());
     CHECK(readJson(c.outDir + "/config.json").at("channels_last") == channelsLast);
     return std::make_pair(batchLosses(c.outDir), summary.at("param_checksum").get<double>());
   };
@@ -332,7 +333,7 @@ TEST_CASE("a one-step run's config.json holds exactly the schema's keys", "[trai
   config.epochs = 1;
   config.maxSteps = 1;
   config.evaluate = false;
-  dtbench::trainer::Trainer(config).run();
+  dtbench::run::summaryJson(dtbench::trainer::Trainer(config).run());
   const nlohmann::json written = readJson(tmp / "run" + "/config.json");
   std::set<std::string> expected;
   const nlohmann::json settings = dtbench::run::settingsJson(config);
@@ -362,7 +363,7 @@ TEST_CASE("phase timing changes no result, and none leaves the device phases emp
     c.maxSteps = 3;
     c.evaluate = false;
     c.gpu.phaseTiming = timing;
-    const nlohmann::json summary = dtbench::trainer::Trainer(c).run();
+    const nlohmann::json summary = dtbench::run::summaryJson(dtbench::trainer::Trainer(c).run());
     REQUIRE(summary.at("status") == "completed");
     checksums.push_back(summary.at("param_checksum").get<double>());
     CHECK(readJson(out + "/config.json").at("phase_timing") == name);

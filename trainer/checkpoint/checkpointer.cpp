@@ -16,13 +16,14 @@
 
 #include "comm/allgather_values.h"
 #include "common/usage_error.h"
-#include "trainer/checkpoint/checkpoint_folder.h"
+#include "run/checkpoint_folder.h"
+#include "run/config_schema.h"
+#include "run/epoch_stats.h"
+#include "run/run_directory.h"
+#include "run/run_outcome.h"
+#include "run/run_summary.h"
 #include "trainer/checkpoint/rng_state.h"
 #include "trainer/checkpoint/training_state.h"
-#include "trainer/config_agreement.h"
-#include "trainer/record/epoch_stats.h"
-#include "trainer/record/run_directory.h"
-#include "trainer/record/step_record.h"
 
 namespace dtbench::trainer {
 namespace {
@@ -39,25 +40,19 @@ void checkResumable(const RunConfig& config) {
     throw UsageError("--resume " + out +
                      ": no run there (config.json is missing); give the --out of "
                      "the interrupted run");
-  const nlohmann::json recorded = readJsonFile(out + "/config.json");
-  const nlohmann::json now = sharedSettingsJson(config);
-  std::string mismatches;
-  for (const SharedSetting& setting : sharedSettings())
-    if (setting.unchangedOnResume && recorded.contains(setting.key) && recorded[setting.key] != now[setting.key])
-      mismatches += std::string(mismatches.empty() ? "" : ", ") + setting.flag + " (" + setting.key +
-                    " in the run's config.json: " + recorded[setting.key].dump() + ", now: " + now[setting.key].dump() +
-                    ")";
-  if (!mismatches.empty())
-    throw UsageError("--resume " + out + ": the flags differ from the run's: " + mismatches +
+  const std::string changes = run::describeResumeChanges(run::readJsonFile(out + "/config.json"), config);
+  if (!changes.empty())
+    throw UsageError("--resume " + out + ": the flags differ from the run's: " + changes +
                      "; resume with the run's own flags");
-  if (readJsonFile(out + "/summary.json").at("status") == "completed")
+  std::vector<std::string> problems;  // a summary that cannot be read: the checkpoint's own checks follow
+  if (run::isComplete(run::readSummaryFile(out, problems).status))
     throw UsageError("--resume " + out + ": that run already completed; start a new run with a new --out");
 }
 
 std::string rankPath(const std::string& directory, int rank) { return directory + "/" + rankFile(rank); }
 
 // Rank r's model and optimizer archive in a loaded checkpoint; a named error when the file is missing.
-const std::string& rankArchive(const LoadedCheckpoint& loaded, int rank) {
+const std::string& rankArchive(const run::LoadedCheckpoint& loaded, int rank) {
   const auto file = loaded.files.find(rankFile(rank));
   if (file == loaded.files.end()) {
     throw std::runtime_error(rankPath(loaded.directory, rank) +
@@ -141,9 +136,9 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
     fields.fail("per_rank_models", std::string("is ") + (perRank ? "true" : "false") + ", but this run keeps " +
                                        (run.perRankModels ? "one model per rank (--sync pairavg)" : "one model"));
 
-  const nlohmann::json& summary = fields.typed(state, "summary", "summary", Type::object);
-  if (summary.contains("resumed_at") && !summary.at("resumed_at").is_array())
-    fields.fail("summary.resumed_at", "must be an array, not " + StateFields::shown(summary.at("resumed_at")));
+  std::vector<std::string> problems;
+  run::readSummaryJson(fields.typed(state, "summary", "summary", Type::object), problems);
+  if (!problems.empty()) fields.fail("summary", "is not the run's summary (" + problems.front() + ")");
 
   const nlohmann::json& epochs = fields.typed(state, "epochs", "epochs", Type::array);
   if (static_cast<int64_t>(epochs.size()) != epoch - 1)
@@ -152,12 +147,8 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
   int64_t finishedSteps = 0;
   for (size_t i = 0; i < epochs.size(); ++i) {
     const std::string name = "epochs[" + std::to_string(i) + "]";
-    EpochStats stats;
-    try {
-      stats = epochStatsFromJson(epochs[i]);
-    } catch (const std::exception& e) {
-      fields.fail(name, std::string("is not an epoch's figures (") + e.what() + ")");
-    }
+    const run::EpochStats stats = run::readEpochStats(epochs[i], "", problems, /*complete=*/true);
+    if (!problems.empty()) fields.fail(name, "is not an epoch's figures (" + problems.front() + ")");
     if (stats.epoch != static_cast<int64_t>(i) + 1 || stats.steps < 0)
       fields.fail(name, "is epoch " + std::to_string(stats.epoch) + " with " + std::to_string(stats.steps) +
                             " steps (want epoch " + std::to_string(i + 1) + ")");
@@ -187,7 +178,7 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
                   "holds " + std::to_string(records.size()) + " steps, but steps_done is " + std::to_string(stepsDone));
     for (size_t k = 0; k < records.size(); ++k) {
       try {
-        stepRecordFromJson(records[k]);
+        run::stepRecordFromJson(records[k]);
       } catch (const std::exception& e) {
         fields.fail(name + ".records[" + std::to_string(k) + "]",
                     std::string("is not a step record (") + e.what() + ")");
@@ -214,7 +205,7 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
   for (const auto& [key, log] : logs) {
     const int64_t bytes = fields.integer(state, key, key, 0);
     const std::string path = (std::filesystem::path(run.outDir) / log.first).string();
-    const std::string problem = describeLogPrefixMismatch(path, bytes, log.second);
+    const std::string problem = run::describeLogPrefixMismatch(path, bytes, log.second);
     if (!problem.empty())
       fields.fail(key, "is " + std::to_string(bytes) + ", which does not fit " + path + ": " + problem);
   }
@@ -248,7 +239,7 @@ void Checkpointer::write(const RunPosition& position) {
   for (const std::string& text : states) state["ranks"].push_back(nlohmann::json::parse(text));
   std::map<std::string, std::string> files;
   for (size_t r = 0; r < archives.size(); ++r) files[rankFile(static_cast<int>(r))] = archives[r];
-  saveCheckpoint(recorder_.directory().path(), files, state);
+  run::saveCheckpoint(recorder_.directory().path(), files, state);
 }
 
 RunPosition Checkpointer::restore() {
@@ -257,13 +248,13 @@ RunPosition Checkpointer::restore() {
   const bool perRankExpected = config_.sync.kind == Sync::kPairavg && world_;
   std::string stateText;
   std::string archive;
-  LoadedCheckpoint loaded;
+  run::LoadedCheckpoint loaded;
   if (root()) {
     // The lock comes before anything is read: a run still writing the directory owns it.
-    std::optional<RunDirectoryLock> lock;
+    std::optional<run::RunDirectoryLock> lock;
     if (std::filesystem::is_directory(config_.outDir)) lock.emplace(config_.outDir);
     checkResumable(config_);
-    loaded = loadCheckpoint(config_.outDir);
+    loaded = run::loadCheckpoint(config_.outDir);
     const RunShape shape{config_.epochs,  config_.maxSteps,   worldSize,
                          perRankExpected, scaler_ != nullptr, config_.outDir};
     checkCheckpointState(loaded.state, loaded.directory + "/state.json", shape);
@@ -274,7 +265,7 @@ RunPosition Checkpointer::restore() {
     // Root's own model first: a checkpoint that does not fit the flags fails before the logs are cut.
     deserializeTrainingState(archive, model_, optimizer_, rankPath(loaded.directory, 0));
     if (!lock) lock.emplace(config_.outDir);
-    recorder_.open(RunDirectory::reopen(std::move(*lock), loaded.state.at("history_bytes").get<int64_t>(),
+    recorder_.open(run::RunDirectory::reopen(std::move(*lock), loaded.state.at("history_bytes").get<int64_t>(),
                                         loaded.state.at("batches_bytes").get<int64_t>()));
     stateText = loaded.state.dump();
   }
@@ -292,12 +283,18 @@ RunPosition Checkpointer::restore() {
   }
   if (!root())
     deserializeTrainingState(archive, model_, optimizer_,
-                             rankPath(checkpointDirectory(config_.outDir), perRank ? rank : 0));
+                             rankPath(run::checkpointDirectory(config_.outDir), perRank ? rank : 0));
   const nlohmann::json& mine = state.at("ranks").at(static_cast<size_t>(rank));
   restoreRngState(mine.at("rng").get<std::string>());
   if (scaler_) scaler_->restore(mine.at("grad_scaler"));
   recorder_.restoreRank(mine.at("records"));
-  if (root()) recorder_.restoreRun(state);
+  if (root()) {
+    std::vector<std::string> problems;  // none: rank 0 checked the state before anything was restored
+    run::RunSummary summary = run::readSummaryJson(state.at("summary"), problems);
+    summary.epochs.clear();
+    for (const nlohmann::json& e : state.at("epochs")) summary.epochs.push_back(run::readEpochStats(e, "", problems));
+    recorder_.restoreRun(summary);
+  }
   RunPosition position;
   position.epoch = state.at("epoch").get<int64_t>();
   position.stepsDone = state.at("steps_done").get<int64_t>();

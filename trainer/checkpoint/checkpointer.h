@@ -1,6 +1,6 @@
 #pragma once
 // Checkpointer: the run's side of checkpoint and resume (docs/design.md, "Signals, failures and
-// resume"), on top of the checkpoint folder (trainer/checkpoint/checkpoint_folder.h), the model and
+// resume"), on top of the checkpoint folder (run/checkpoint_folder.h), the model and
 // optimizer archive (training_state.h) and the generators' state (rng_state.h). Collective: every
 // rank calls write() and restore() at the same point of the run.
 //

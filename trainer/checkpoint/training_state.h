@@ -1,5 +1,5 @@
 #pragma once
-// A rank's model and optimizer as the bytes of one checkpoint file (trainer/checkpoint/checkpoint_folder.h
+// A rank's model and optimizer as the bytes of one checkpoint file (run/checkpoint_folder.h
 // keeps them: the trainer names them rank0.pt, or one rankN.pt per rank when ranks differ).
 //
 // Contract:

@@ -11,6 +11,7 @@
 #include "comm/traffic/traffic_exchange.h"
 #include "common/clock.h"
 #include "common/named_values.h"
+#include "run/json_values.h"
 
 namespace dtbench::trainer {
 
@@ -20,44 +21,42 @@ RunRecorder::RunRecorder(const RunConfig& config, World* world, const GradScaler
   if (readyProbe_) profile_.emplace(readyProbe_->parameters(), readyProbe_->bufferElements());
 }
 
-void RunRecorder::open(RunDirectory dir) { dir_.emplace(std::move(dir)); }
+void RunRecorder::open(run::RunDirectory dir) { dir_.emplace(std::move(dir)); }
 
 void RunRecorder::begin(const nlohmann::json& configJson) {
   if (!dir_) return;
   if (config_.resume) {
-    summary_["resumed_at"].push_back(common::unixSeconds());
+    summary_.resumedAt.push_back(common::unixSeconds());
   } else {
     dir_->writeConfig(configJson);
     const int world = world_ ? world_->size() : 1;
-    summary_ = {{"model", config_.model},
-                {"dataset", datasetNames().name(config_.data.dataset)},
-                {"world_size", world},
-                {"batch_size", config_.data.batchSize},
-                {"global_batch_size", config_.data.batchSize * world},
-                {"sync", world_ ? syncNames().name(config_.sync.kind) : "none"},
-                {"amp", ampNames().name(config_.precision.amp)},
-                {"loss_scale", nullptr},
-                {"skipped_steps", 0},
-                {"started_at", common::unixSeconds()}};
+    summary_.model = config_.model;
+    summary_.dataset = datasetNames().name(config_.data.dataset);
+    summary_.worldSize = world;
+    summary_.batchSize = config_.data.batchSize;
+    summary_.globalBatchSize = config_.data.batchSize * world;
+    summary_.sync = world_ ? syncNames().name(config_.sync.kind) : "none";
+    summary_.amp = ampNames().name(config_.precision.amp);
+    summary_.startedAt = common::unixSeconds();
   }
-  writeSummary("running");
+  writeSummary(run::RunOutcome::kRunning);
 }
 
-void RunRecorder::addStep(const StepRecord& r, int64_t globalStep, const std::vector<double>* readyS) {
+void RunRecorder::addStep(const run::StepRecord& r, int64_t globalStep, const std::vector<double>* readyS) {
   epochRecords_.push_back(r);
   // No ready times given (a step replayed from a CUDA graph): nothing for the profile.
   if (profile_ && !(readyS && readyS->empty())) profile_->add(r.backwardS, readyS ? *readyS : readyProbe_->readyS());
   if (!dir_) return;
   const int world = world_ ? world_->size() : 1;
   dir_->appendHistory(
-      {common::unixSeconds(), "Batch", r.epoch, globalStep, r.loss, r.accuracy, r.samples * world / r.stepS});
+      {common::unixSeconds(), run::HistoryRowType::kBatch, r.epoch, globalStep, r.loss, r.accuracy, r.samples * world / r.stepS});
 }
 
-EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
+run::EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
   std::string rows;
-  for (size_t k = rowsWritten_; k < epochRecords_.size(); ++k) rows += toCsvRow(epochRecords_[k]) + '\n';
+  for (size_t k = rowsWritten_; k < epochRecords_.size(); ++k) rows += run::toCsvRow(epochRecords_[k]) + '\n';
   rowsWritten_ = epochRecords_.size();
-  EpochStats stats = addUp(epoch, fullSteps, epochRecords_);
+  run::EpochStats stats = run::addUp(epoch, fullSteps, epochRecords_);
   nlohmann::json mine = {{"rows", rows},
                          {"loss_sum", stats.meanLoss * static_cast<double>(stats.steps)},
                          {"correct", stats.trainAccuracy * static_cast<double>(stats.samples)},
@@ -73,8 +72,8 @@ EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
   for (const std::string& text : all) {
     const nlohmann::json part = nlohmann::json::parse(text);
     dir_->appendBatchRows(part["rows"].get<std::string>());
-    lossSum += numberOrNaN(part["loss_sum"]);  // NaN once training diverged
-    correct += numberOrNaN(part["correct"]);
+    lossSum += run::numberValue(part["loss_sum"]);  // NaN once training diverged (written as null)
+    correct += run::numberValue(part["correct"]);
     samples += part["samples"].get<int64_t>();
     steps += part["steps"].get<int64_t>();
     if (config_.timeline)
@@ -88,29 +87,26 @@ EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
   return stats;
 }
 
-void RunRecorder::endEpoch(const EpochStats& stats) {
+void RunRecorder::endEpoch(const run::EpochStats& stats) {
   epochRecords_.clear();
   rowsWritten_ = 0;
   if (!dir_) return;
-  dir_->appendHistory({common::unixSeconds(), "Epoch", stats.epoch, stats.steps, stats.meanLoss, stats.testAccuracy,
-                       stats.imagesPerSec()});
+  dir_->appendHistory({common::unixSeconds(), run::HistoryRowType::kEpoch, stats.epoch, stats.steps, stats.meanLoss,
+                       stats.testAccuracy, stats.imagesPerSec()});
   dir_->flush();
-  epochs_.push_back(stats);
-  writeSummary("running");
+  summary_.epochs.push_back(stats);
+  writeSummary(run::RunOutcome::kRunning);
 }
 
-void RunRecorder::writeSummary(const char* status, const std::string& error) {
+void RunRecorder::writeSummary(run::RunOutcome status, const std::string& error) {
+  summary_.status = status;  // on every rank: dtbench train's exit code follows it
+  if (!error.empty()) summary_.error = error;
   if (!dir_) return;
-  summary_["status"] = status;
-  summary_["updated_at"] = common::unixSeconds();
+  summary_.updatedAt = common::unixSeconds();
   if (scaler_) {
-    summary_["loss_scale"] = scaler_->lossScale();
-    summary_["skipped_steps"] = scaler_->skippedSteps();
+    summary_.lossScale = scaler_->lossScale();
+    summary_.skippedSteps = scaler_->skippedSteps();
   }
-  nlohmann::json epochRows = nlohmann::json::array();
-  for (const EpochStats& e : epochs_) epochRows.push_back(toJson(e));
-  summary_["epochs"] = epochRows;
-  if (!error.empty()) summary_["error"] = error;
   dir_->writeSummary(summary_);
 }
 
@@ -119,13 +115,13 @@ void RunRecorder::finish(double paramChecksum) {
     const comm::MergedTraffic merged = comm::gatherTraffic(*world_->communicator, *world_->recorder);
     const std::vector<double> checksums = comm::allgatherDoubles(*world_->communicator, paramChecksum);
     if (dir_) {
-      dir_->writeTraffic(merged);
-      summary_["param_checksums"] = checksums;
+      dir_->writeTraffic(merged.traffic, merged.timeline);
+      summary_.paramChecksums = checksums;
     }
   }
   if (dir_ && config_.timeline) writeChromeTrace(dir_->path() + "/timeline.json", allTrace_);
   if (dir_ && profile_ && profile_->steps() > 0)
-    writeJsonAtomically(dir_->path() + "/step_profile.json", profile_->toJson(world_ ? world_->rank() : 0));
+    run::writeJsonAtomically(dir_->path() + "/step_profile.json", profile_->toJson(world_ ? world_->rank() : 0));
 }
 
 void RunRecorder::recordFailure(const std::string& error) {
@@ -140,7 +136,7 @@ void RunRecorder::recordFailure(const std::string& error) {
     }
   } catch (const std::exception&) {}
   try {
-    writeSummary("failed", error);
+    writeSummary(run::RunOutcome::kFailed, error);
   } catch (const std::exception& e) {
     if (dir_)
       std::fprintf(stderr, "dtbench: could not record the failure in %s/summary.json: %s\n", dir_->path().c_str(),
@@ -150,12 +146,12 @@ void RunRecorder::recordFailure(const std::string& error) {
 
 nlohmann::json RunRecorder::rankState() const {
   nlohmann::json records = nlohmann::json::array();
-  for (const StepRecord& r : epochRecords_) records.push_back(toJson(r));
+  for (const run::StepRecord& r : epochRecords_) records.push_back(run::toJson(r));
   return records;
 }
 
 void RunRecorder::restoreRank(const nlohmann::json& records) {
-  for (const auto& r : records) epochRecords_.push_back(stepRecordFromJson(r));
+  for (const auto& r : records) epochRecords_.push_back(run::stepRecordFromJson(r));
   rowsWritten_ = epochRecords_.size();
 }
 
@@ -163,15 +159,12 @@ nlohmann::json RunRecorder::runState() {
   dir_->flush();
   nlohmann::json state = {{"history_bytes", dir_->historyBytes()},
                           {"batches_bytes", dir_->batchesBytes()},
-                          {"summary", summary_},
+                          {"summary", run::summaryJson(summary_)},
                           {"epochs", nlohmann::json::array()}};
-  for (const EpochStats& e : epochs_) state["epochs"].push_back(toJson(e));
+  for (const run::EpochStats& e : summary_.epochs) state["epochs"].push_back(run::toJson(e));
   return state;
 }
 
-void RunRecorder::restoreRun(const nlohmann::json& state) {
-  summary_ = state.at("summary");
-  for (const auto& e : state.at("epochs")) epochs_.push_back(epochStatsFromJson(e));
-}
+void RunRecorder::restoreRun(const run::RunSummary& summary) { summary_ = summary; }
 
 }  // namespace dtbench::trainer

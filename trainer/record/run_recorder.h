@@ -10,7 +10,7 @@
 //   - finish (collective; when the run ends, completed or interrupted): traffic.csv and
 //     traffic_timeline.csv, every rank's parameter checksum, step_profile.json (the steps this
 //     process trained: since the resume after --resume), and with --timeline timeline.json;
-//   - writeSummary: summary.json with a status (running, completed, interrupted, failed).
+//   - writeSummary: summary.json (run/run_summary.h) with the run's outcome (run/run_outcome.h).
 // Other ranks only collect and send. A checkpoint keeps what the recorder holds (rankState,
 // runState) so that --resume continues the same files (restoreRank, restoreRun).
 
@@ -24,12 +24,14 @@
 
 #include "trainer/record/chrome_trace.h"
 #include "trainer/config.h"
-#include "trainer/record/epoch_stats.h"
+#include "run/epoch_stats.h"
+#include "run/run_outcome.h"
+#include "run/run_summary.h"
 #include "trainer/step/grad_scaler.h"
 #include "trainer/step/gradient_ready.h"
-#include "trainer/record/run_directory.h"
-#include "trainer/record/step_profile.h"
-#include "trainer/record/step_record.h"
+#include "run/run_directory.h"
+#include "run/step_profile.h"
+#include "run/step_record.h"
 #include "trainer/world.h"
 
 namespace dtbench::trainer {
@@ -42,11 +44,12 @@ class RunRecorder {
               const GradientReadyProbe* readyProbe = nullptr);
 
   // Rank 0: the directory it writes (a new one, or the reopened one of --resume).
-  void open(RunDirectory dir);
+  void open(run::RunDirectory dir);
   bool writes() const { return dir_.has_value(); }
-  RunDirectory& directory() { return *dir_; }
-  nlohmann::json& summary() { return summary_; }
-  const std::vector<EpochStats>& epochs() const { return epochs_; }
+  run::RunDirectory& directory() { return *dir_; }
+  // What summary.json says (rank 0's; other ranks hold an empty one).
+  run::RunSummary& summary() { return summary_; }
+  const std::vector<run::EpochStats>& epochs() const { return summary_.epochs; }
 
   // Where the step puts this rank's trace events: null without --timeline.
   std::vector<TraceEvent>* trace() { return config_.timeline ? &trace_ : nullptr; }
@@ -58,11 +61,13 @@ class RunRecorder {
   // `readyS`: the step's gradient-ready times, when the step was taken before this call (its phase
   // columns came later: trainer/step/pending_steps.h); null: the probe's latest, this step's; empty: the
   // step took none (replayed from a CUDA graph, where no hook runs), and adds nothing to the profile.
-  void addStep(const StepRecord& record, int64_t globalStep, const std::vector<double>* readyS = nullptr);
-  EpochStats gatherEpoch(int64_t epoch, int64_t fullSteps);
+  void addStep(const run::StepRecord& record, int64_t globalStep, const std::vector<double>* readyS = nullptr);
+  run::EpochStats gatherEpoch(int64_t epoch, int64_t fullSteps);
   // `stats` from gatherEpoch, with the test accuracy when evaluated.
-  void endEpoch(const EpochStats& stats);
-  void writeSummary(const char* status, const std::string& error = "");
+  void endEpoch(const run::EpochStats& stats);
+  // The run's outcome `status` (and `error`, when given), on every rank; rank 0 writes summary.json
+  // with it and the time of this write.
+  void writeSummary(run::RunOutcome status, const std::string& error = "");
   // Collective. `paramChecksum`: this rank's parameterChecksum().
   void finish(double paramChecksum);
   // Rank 0 after a failure: its own rows not yet written, then status "failed" with the error,
@@ -73,20 +78,20 @@ class RunRecorder {
   // Checkpoints (trainer/checkpoint/checkpointer.h). This rank's steps of the epoch in progress:
   nlohmann::json rankState() const;
   void restoreRank(const nlohmann::json& state);
-  // Rank 0: summary, finished epochs and the logs' sizes on disk (after a flush).
+  // Rank 0: summary, finished epochs and the logs' sizes on disk (after a flush); restoreRun takes the
+  // summary (its epochs the finished ones) back.
   nlohmann::json runState();
-  void restoreRun(const nlohmann::json& state);
+  void restoreRun(const run::RunSummary& summary);
 
  private:
   const RunConfig& config_;
   World* world_;
   const GradScaler* scaler_;
   const GradientReadyProbe* readyProbe_;
-  std::optional<StepProfile> profile_;  // with readyProbe_: the ready times of this process's steps
-  std::optional<RunDirectory> dir_;     // rank 0 only
-  nlohmann::json summary_;
-  std::vector<EpochStats> epochs_;
-  std::vector<StepRecord> epochRecords_;  // this rank's steps of the epoch in progress
+  std::optional<run::StepProfile> profile_;  // with readyProbe_: the ready times of this process's steps
+  std::optional<run::RunDirectory> dir_;     // rank 0 only
+  run::RunSummary summary_;                  // rank 0's; its epochs are the finished ones
+  std::vector<run::StepRecord> epochRecords_;  // this rank's steps of the epoch in progress
   size_t rowsWritten_ = 0;                // of epochRecords_, those already sent to batches.csv
   std::vector<TraceEvent> trace_;         // this rank's events not yet gathered
   std::vector<TraceEvent> allTrace_;      // rank 0: every rank's events

@@ -2,7 +2,7 @@
 // GradientReadyProbe: when, during backward, each parameter's gradient becomes ready, on every run
 // (one rank included: a single rank has no GradientSync, and this is how a 1-rank baseline tells
 // when its gradients are ready). Rank 0 has one; its RunRecorder collects the offsets of every step
-// into step_profile.json (trainer/record/step_profile.h, docs/run-directory.md).
+// into step_profile.json (run/step_profile.h, docs/run-directory.md).
 //
 // Contract: the probe registers a post-hook on the gradient accumulator of every trainable
 // parameter (requires_grad, in model.parameters() order), the mechanism of
@@ -28,7 +28,7 @@
 #include <torch/csrc/autograd/function.h>
 #include <torch/nn/module.h>
 
-#include "trainer/record/step_profile.h"
+#include "run/step_profile.h"
 
 namespace dtbench::trainer {
 
@@ -40,7 +40,7 @@ class GradientReadyProbe {
   GradientReadyProbe& operator=(const GradientReadyProbe&) = delete;
 
   // The trainable parameters in model.parameters() order: name, elements, element type.
-  const std::vector<ProfiledParameter>& parameters() const { return parameters_; }
+  const std::vector<run::ProfiledParameter>& parameters() const { return parameters_; }
   // Elements of the model's floating-point buffers (trainer/sync/flat_tensors.h, floatingBuffers).
   int64_t bufferElements() const { return bufferElements_; }
 
@@ -54,7 +54,7 @@ class GradientReadyProbe {
  private:
   void gradientReady(size_t parameter);
 
-  std::vector<ProfiledParameter> parameters_;
+  std::vector<run::ProfiledParameter> parameters_;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
   std::vector<uintptr_t> hookKeys_;
   std::vector<double> readyS_;

@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "trainer/step/phase_events.h"
-#include "trainer/record/step_record.h"
+#include "run/step_record.h"
 #include "trainer/step/step_timer.h"
 
 namespace dtbench::trainer {
 
 struct PendingStep {
-  StepRecord record;
+  run::StepRecord record;
   int64_t globalStep = 0;
   std::vector<double> readyS;             // when each gradient became ready (trainer/step/gradient_ready.h)
   std::unique_ptr<PhaseEvents> events;    // null: nothing to fill

@@ -8,11 +8,11 @@
 
 namespace dtbench::trainer {
 
-void fillPhases(StepRecord& record, PhaseEvents& events, const std::vector<DeferredPhase>& phases) {
+void fillPhases(run::StepRecord& record, PhaseEvents& events, const std::vector<DeferredPhase>& phases) {
   for (const DeferredPhase& p : phases) record.*(p.column) = events.secondsBetween(p.from, p.to);
 }
 
-StepTimer::StepTimer(c10::Device device, run::PhaseTiming timing, PhaseEvents* events, StepRecord& record,
+StepTimer::StepTimer(c10::Device device, run::PhaseTiming timing, PhaseEvents* events, run::StepRecord& record,
                      const TraceClock& clock, std::vector<TraceEvent>* trace)
     : timing_(timing),
       syncDevice_(device.is_cuda() && timing == run::PhaseTiming::kSync),
@@ -30,7 +30,7 @@ StepTimer::TimePoint StepTimer::now(bool deviceTime) const {
   return std::chrono::steady_clock::now();
 }
 
-StepTimer::TimePoint StepTimer::end(const char* name, double StepRecord::*column) {
+StepTimer::TimePoint StepTimer::end(const char* name, double run::StepRecord::*column) {
   const bool hostPhase = ended_ == 0;  // the wait for data
   const TimePoint t = now(!hostPhase);
   if (column != nullptr) {

@@ -31,19 +31,19 @@
 #include "run/settings.h"
 #include "trainer/record/chrome_trace.h"
 #include "trainer/step/phase_events.h"
-#include "trainer/record/step_record.h"
+#include "run/step_record.h"
 
 namespace dtbench::trainer {
 
 // A column to fill from two marks of the step's PhaseEvents.
 struct DeferredPhase {
-  double StepRecord::*column;
+  double run::StepRecord::*column;
   size_t from;
   size_t to;
 };
 
 // Fills each column from the marks; the marks must have been passed (PhaseEvents::passed()).
-void fillPhases(StepRecord& record, PhaseEvents& events, const std::vector<DeferredPhase>& phases);
+void fillPhases(run::StepRecord& record, PhaseEvents& events, const std::vector<DeferredPhase>& phases);
 
 class StepTimer {
  public:
@@ -51,13 +51,13 @@ class StepTimer {
 
   // `events` receives the marks under run::PhaseTiming::kEvents (it must then not be null); it is
   // ignored otherwise.
-  StepTimer(c10::Device device, run::PhaseTiming timing, PhaseEvents* events, StepRecord& record,
+  StepTimer(c10::Device device, run::PhaseTiming timing, PhaseEvents* events, run::StepRecord& record,
             const TraceClock& clock, std::vector<TraceEvent>* trace);
 
   // Ends the current phase: its seconds go to `column` (when given; under `events` later, under
   // `none` never), and it becomes a trace event named `name`. Returns the host's moment it ended,
   // which starts the next phase.
-  TimePoint end(const char* name, double StepRecord::*column = nullptr);
+  TimePoint end(const char* name, double run::StepRecord::*column = nullptr);
 
   // The host's moment the current phase began (the previous end, or the start).
   TimePoint last() const { return last_; }
@@ -74,7 +74,7 @@ class StepTimer {
   run::PhaseTiming timing_;
   bool syncDevice_;
   PhaseEvents* events_;
-  StepRecord& record_;
+  run::StepRecord& record_;
   const TraceClock& clock_;
   std::vector<TraceEvent>* trace_;
   TimePoint start_;

@@ -34,7 +34,7 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
   std::optional<SideStream::Scope> onCaptureStream;
   if (captureStream_) onCaptureStream.emplace(*captureStream_, *captureStream_->markCurrent());
   StepOutcome outcome;
-  StepRecord& r = outcome.record;
+  run::StepRecord& r = outcome.record;
   r.rank = p_.world ? p_.world->rank() : 0;
   r.epoch = epoch;
   r.step = step;
@@ -44,7 +44,7 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
   const int64_t receivedBefore = p_.world ? p_.world->recorder->bytesReceived() : 0;
 
   const Batch host = nextBatch(epoch, step);
-  timer.end("data", &StepRecord::dataS);
+  timer.end("data", &run::StepRecord::dataS);
   if (captured_ && eagerSteps_ >= GraphStep::kWarmupSteps && captured_->accepts(host.images, host.labels)) {
     runCaptured(host, outcome, timer);
     timer.finish();
@@ -56,15 +56,15 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
     ++eagerSteps_;
   }
   const Batch batch = copyToDevice(host);
-  timer.end("h2d", &StepRecord::h2dS);
+  timer.end("h2d", &run::StepRecord::h2dS);
   const Forward out = forward(batch);
-  timer.end("forward", &StepRecord::forwardS);
+  timer.end("forward", &run::StepRecord::forwardS);
   const bool stopRequested = p_.stopSignal.requested();
   backward(out, globalStep, stopRequested);
-  timer.end("backward", &StepRecord::backwardS);
+  timer.end("backward", &run::StepRecord::backwardS);
   outcome.stop = synchronize(r, timer, globalStep, stopRequested, trace);
   update();
-  timer.end("optimizer", &StepRecord::optimizerS);
+  timer.end("optimizer", &run::StepRecord::optimizerS);
 
   r.samples = batch.labels.size(0);
   r.loss = out.loss.item<double>();
@@ -79,9 +79,9 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
 }
 
 void TrainStep::runCaptured(const Batch& host, StepOutcome& outcome, StepTimer& timer) {
-  StepRecord& r = outcome.record;
+  run::StepRecord& r = outcome.record;
   captured_->load(host.images, host.labels);
-  timer.end("h2d", &StepRecord::h2dS);
+  timer.end("h2d", &run::StepRecord::h2dS);
   const bool stopRequested = p_.stopSignal.requested();
   if (!captured_->captured()) captured_->capture();
   captured_->replay();
@@ -129,7 +129,7 @@ void TrainStep::backward(const Forward& out, int64_t globalStep, bool stopReques
 
 // comm_total_s = the union of the step's collective intervals; comm_exposed_s = from the end of
 // backward (the timer's last end) to the completion of the last collective.
-bool TrainStep::synchronize(StepRecord& r, StepTimer& timer, int64_t globalStep, bool stopRequested,
+bool TrainStep::synchronize(run::StepRecord& r, StepTimer& timer, int64_t globalStep, bool stopRequested,
                             std::vector<TraceEvent>* trace) {
   if (!p_.sync) return stopRequested;
   const StepTimer::TimePoint backwardEnd = timer.last();

@@ -47,7 +47,7 @@
 #include "trainer/step/grad_scaler.h"
 #include "trainer/step/phase_events.h"
 #include "trainer/step/gradient_ready.h"
-#include "trainer/record/step_record.h"
+#include "run/step_record.h"
 #include "trainer/step/step_timer.h"
 #include "trainer/stop_signal.h"
 #include "trainer/sync/gradient_sync.h"
@@ -76,7 +76,7 @@ struct StepParts {
 };
 
 struct StepOutcome {
-  StepRecord record;
+  run::StepRecord record;
   bool stop = false;  // some rank asked to stop: every rank stops after this step
   // --phase-timing events: the step's marks and the columns of `record` still to fill from them.
   std::unique_ptr<PhaseEvents> events;
@@ -109,7 +109,7 @@ class TrainStep {
   Batch copyToDevice(const Batch& batch) const;
   Forward forward(const Batch& batch);
   void backward(const Forward& out, int64_t globalStep, bool stopRequested);
-  bool synchronize(StepRecord& record, StepTimer& timer, int64_t globalStep, bool stopRequested,
+  bool synchronize(run::StepRecord& record, StepTimer& timer, int64_t globalStep, bool stopRequested,
                    std::vector<TraceEvent>* trace);
   void update();
   // --cuda-graph, after GraphStep::kWarmupSteps eager steps: the batch into the static inputs,

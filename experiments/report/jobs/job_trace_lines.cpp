@@ -4,9 +4,10 @@
 #include <stdexcept>
 #include <utility>
 
-#include "experiments/report/regular_file.h"
+#include "common/regular_file.h"
 
 namespace dtbench::report {
+using common::openRegularFile;
 
 JobTraceLines::JobTraceLines(const std::string& path) : path_(path), in_(openRegularFile(path)) {}
 

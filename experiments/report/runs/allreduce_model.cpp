@@ -49,7 +49,8 @@ AllreduceModel allreduceModel(const RunData& run) {
   const std::optional<run::BucketFacts> buckets = run.facts.world ? run.facts.world->buckets : std::nullopt;
   if (buckets) {
     elements = buckets->elements;
-    if (run.config.contains("bucket_dtypes"))
+    // A run written before bucket_dtypes was recorded sent float32 buckets.
+    if (!buckets->dtypes.empty())
       dtypes = buckets->dtypes;
     else
       dtypes.assign(elements.size(), "float32");
@@ -57,7 +58,7 @@ AllreduceModel allreduceModel(const RunData& run) {
       throw std::runtime_error("config.json: bucket_dtypes has " + std::to_string(dtypes.size()) +
                                " entries, bucket_elements " + std::to_string(elements.size()));
   } else {
-    if (!run.config.contains("model_parameters"))
+    if (run.facts.modelParameters <= 0)
       throw std::runtime_error("config.json has neither bucket_elements nor model_parameters");
     elements = {run.facts.modelParameters};
     dtypes = {"float32"};

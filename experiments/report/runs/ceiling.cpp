@@ -10,10 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/report/csv_file.h"
-#include "experiments/report/regular_file.h"
+#include "common/csv_file.h"
+#include "common/regular_file.h"
 
 namespace dtbench::report {
+using common::CsvFile;
+using common::openRegularFile;
 
 std::vector<CeilingRow> readCeiling(const std::string& path) {
   std::stringstream text;

@@ -1,11 +1,11 @@
 #pragma once
-// RunData: one run directory (docs/run-directory.md) as dtbench report reads it. Loading never
-// throws for a damaged run: what could not be read is kept in `problems`, one sentence each, and
+// RunData: one run directory (docs/run-directory.md) as dtbench report reads it, every file through
+// run/'s own reader of it, typed (the settings, facts, summary and rows). Loading never throws for a damaged run: what could not be read is kept in `problems`, one sentence each, and
 // the report lists the run as left out with that reason instead of failing the whole report.
 // Damage is anything the format rules out: a file that is not a regular file, a field that is not
 // a number, a value out of its range (a NaN, infinite, negative or zero step time, a phase longer
 // than its step, a rank outside the world), a (rank, epoch, step) row written twice, a world size
-// that is not a count or disagrees with config.json's hosts. A damaged run keeps no rows, so none
+// that breaks its setting's rule or disagrees with config.json's hosts. A damaged run keeps no rows, so none
 // of its numbers reaches a table beside the job table and the runs left out.
 
 #include <cstdint>
@@ -17,69 +17,43 @@
 
 #include "experiments/report/wire/wire_data.h"
 #include "run/run_facts.h"
+#include "run/run_outcome.h"
+#include "run/run_summary.h"
+#include "run/step_record.h"
+#include "run/traffic_files.h"
+#include "run/train_history.h"
 
 namespace dtbench::report {
-
-struct BatchRow {
-  int rank = 0;
-  int epoch = 0;
-  int64_t step = 0;
-  int64_t samples = 0;
-  double dataS = 0, h2dS = 0, forwardS = 0, backwardS = 0, commTotalS = 0, commExposedS = 0, optimizerS = 0,
-         stepS = 0;  // h2dS, forwardS, backwardS, optimizerS: NaN when the run did not time them (an empty cell)
-  int64_t bytesSent = 0, bytesRecv = 0;
-};
-
-struct HistoryRow {
-  double timestamp = 0;
-  bool epochRow = false;  // Type == Epoch
-  int epoch = 0;
-  int64_t step = 0;
-  double loss = 0;
-  double accuracy = 0;  // NaN when empty (--no-eval)
-};
-
-struct TrafficEntry {
-  int src = 0, dst = 0;
-  int64_t bytes = 0;
-  std::string kind;  // counted | modelled
-};
-
-struct TimelineEntry {
-  double startS = 0;  // Unix seconds of the 10 ms bin
-  int src = 0, dst = 0;
-  int64_t bytes = 0;
-};
 
 struct RunData {
   std::string path;  // as found
   std::string id;    // the directory's name (its path when two runs share a name)
-  nlohmann::json config;   // null without config.json
+  bool configRead = false;  // config.json was read (else model and dataset show as "?")
   // config.json read through the run's schema (run/run_facts.h): its settings, a default where a key
   // is absent, and what the run recorded when it started.
   run::RunConfig settings;
   run::RunFacts facts;
-  nlohmann::json summary;  // null without summary.json
-  std::vector<BatchRow> batches;
-  std::vector<HistoryRow> history;
-  std::vector<TrafficEntry> traffic;
-  std::vector<TimelineEntry> timeline;
+  run::RunSummary summary;  // summary.json (run/run_summary.h); the status unknown without one
+  std::vector<run::StepRecord> batches;
+  std::vector<run::HistoryRow> history;
+  std::vector<run::TrafficEntry> traffic;
+  std::vector<run::TimelineEntry> timeline;
   std::optional<WireData> wire;  // wire/ (docs/wire.md), when the run has one
   std::vector<std::string> problems;
 
   // summary.json's status, "unknown" without one.
-  std::string status() const;
+  std::string status() const { return run::outcomeText(summary.status); }
   std::string model() const;
   std::string dataset() const;
-  int worldSize() const;  // 1 without world_size, 0 when it is not a count from 1 to INT_MAX
-  int batchSize() const;  // 0 without batch_size or when it is not a count
+  int worldSize() const { return settings.worldSize(); }
+  int64_t batchSize() const { return settings.data.batchSize; }
 };
 
 RunData loadRun(const std::string& directory);
 
-// Reads run.config (config.json) into run.settings and run.facts, through the run's schema; a value
-// that does not read as its key's adds its sentence to run.problems. loadRun does it.
-void readConfig(RunData& run);
+// config.json's content `config` into run.configRead, run.settings and run.facts, through the run's
+// schema (run/run_facts.h); what does not read adds its sentence to run.problems. loadRun does it.
+void readConfig(RunData& run, const nlohmann::json& config);
 
 // The run directories named by `arguments`: a directory holding config.json is a run; any other is
 // searched up to four levels deep (checkpoint/ skipped). Sorted by path. Throws

@@ -10,32 +10,11 @@
 namespace dtbench::report {
 namespace {
 
-const nlohmann::json* summaryEpoch(const RunData& run, int epoch) {
-  if (!run.summary.is_object() || !run.summary.contains("epochs") || !run.summary["epochs"].is_array()) return nullptr;
-  for (const nlohmann::json& e : run.summary["epochs"])
-    if (e.is_object() && e.contains("epoch") && e["epoch"].is_number_integer() && e["epoch"].get<int>() == epoch)
-      return &e;
-  return nullptr;
-}
-
 std::string statusReason(const RunData& run) {
-  const std::string status = run.status();
-  std::string reason = "status " + status;
-  if (status == "failed" && run.summary.contains("error") && run.summary["error"].is_string())
-    reason += ": " + run.summary["error"].get<std::string>();
-  if (status == "interrupted" && run.summary.contains("interrupted_at_step"))
-    reason += " at step " + run.summary["interrupted_at_step"].dump();
+  std::string reason = "status " + run.status();
+  if (run.summary.error) reason += ": " + *run.summary.error;
+  if (run.summary.interruptedAtStep) reason += " at step " + std::to_string(*run.summary.interruptedAtStep);
   return reason;
-}
-
-// The epoch object's non-negative whole number `key`, -1 when it is absent or anything else.
-int64_t integerOf(const nlohmann::json& epoch, const char* key) {
-  if (!epoch.contains(key) || !epoch[key].is_number_integer()) return -1;
-  const nlohmann::json& value = epoch[key];
-  if (value.is_number_unsigned())
-    return value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? value.get<int64_t>()
-                                                                                               : -1;
-  return std::max<int64_t>(value.get<int64_t>(), -1);
 }
 
 std::string joinRanks(const std::vector<int>& ranks) {
@@ -62,10 +41,7 @@ double RunEpoch::imagesPerS() const {
   return most > 0 ? static_cast<double>(samples) / most : 0;
 }
 
-int finishedEpochs(const RunData& run) {
-  if (!run.summary.is_object() || !run.summary.contains("epochs") || !run.summary["epochs"].is_array()) return 0;
-  return static_cast<int>(run.summary["epochs"].size());
-}
+int finishedEpochs(const RunData& run) { return static_cast<int>(run.summary.epochs.size()); }
 
 EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
   EpochSelection selection;
@@ -73,13 +49,13 @@ EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
     selection.reason = run.problems.front();
     return selection;
   }
-  if (run.status() != "completed") {
+  if (!run::isComplete(run.summary.status)) {
     selection.reason = statusReason(run);
     return selection;
   }
   const int finished = finishedEpochs(run);
   const int epoch = wanted.value_or(finished);
-  const nlohmann::json* summary = summaryEpoch(run, epoch);
+  const run::EpochStats* summary = run.summary.findEpoch(epoch);
   if (summary == nullptr) {
     selection.reason = "no epoch " + std::to_string(epoch) + " (the run has " + std::to_string(finished) + ")";
     return selection;
@@ -89,7 +65,7 @@ EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
   e.epoch = epoch;
   e.ranks.assign(world, RankSums{});
   std::map<int64_t, double> slowest;
-  for (const BatchRow& row : run.batches) {
+  for (const run::StepRecord& row : run.batches) {
     if (row.epoch != epoch) continue;
     if (row.rank < 0 || row.rank >= world) {
       selection.reason = "batches.csv has a row of rank " + std::to_string(row.rank) + " in a world of " +
@@ -130,17 +106,16 @@ EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
   e.steps = e.ranks[0].steps;
   // summary.json's `steps` counts one rank's steps of the epoch: rows per rank. More rows than steps
   // are rows written twice or left over from an earlier attempt; fewer are rows lost.
-  const int64_t summarySteps = integerOf(*summary, "steps");
-  if (summarySteps != e.steps) {
+  if (summary->steps != e.steps) {
     selection.reason = "batches.csv has " + std::to_string(e.steps) + " epoch " + std::to_string(epoch) +
-                       " rows per rank, summary.json says the epoch had " +
-                       (summarySteps < 0 ? std::string("no valid 'steps'") : std::to_string(summarySteps) + " steps");
+                       " rows per rank, summary.json says the epoch had " + std::to_string(summary->steps) + " steps";
     return selection;
   }
-  e.fullSteps = summary->contains("full_epoch_steps") ? integerOf(*summary, "full_epoch_steps") : e.steps;
+  // A summary written before full_epoch_steps was recorded reads 0: the epoch was whole.
+  e.fullSteps = summary->fullEpochSteps > 0 ? summary->fullEpochSteps : e.steps;
   if (e.fullSteps < e.steps) {
     selection.reason = "summary.json epoch " + std::to_string(epoch) + ": full_epoch_steps " +
-                       (*summary)["full_epoch_steps"].dump() + " is not a step count of at least its " +
+                       std::to_string(summary->fullEpochSteps) + " is not a step count of at least its " +
                        std::to_string(e.steps) + " steps";
     return selection;
   }

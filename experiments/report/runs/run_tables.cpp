@@ -21,11 +21,7 @@ const UsableRun* usableOf(const RunData& run, const RunSelection& selection) {
   return nullptr;
 }
 
-double summaryNumber(const RunData& run, const char* key) {
-  if (run.summary.is_object() && run.summary.contains(key) && run.summary[key].is_number())
-    return run.summary[key].get<double>();
-  return std::nan("");
-}
+double orNaN(const std::optional<double>& seconds) { return seconds.value_or(std::nan("")); }
 
 Cell secondsOrEmpty(double value) { return std::isfinite(value) ? Cell::seconds(value) : Cell::empty(); }
 
@@ -44,7 +40,7 @@ Table leftOutTable(const RunSelection& selection) {
   return table;
 }
 
-std::vector<const BatchRow*> batchRowsOf(const RunData& run, const RunSelection& selection, std::optional<int> epoch,
+std::vector<const run::StepRecord*> batchRowsOf(const RunData& run, const RunSelection& selection, std::optional<int> epoch,
                                          int* chosenEpoch) {
   int wanted = 0;
   if (const UsableRun* usable = usableOf(run, selection))
@@ -52,9 +48,9 @@ std::vector<const BatchRow*> batchRowsOf(const RunData& run, const RunSelection&
   else if (epoch)
     wanted = *epoch;
   else
-    for (const BatchRow& row : run.batches) wanted = std::max(wanted, row.epoch);
-  std::vector<const BatchRow*> rows;
-  for (const BatchRow& row : run.batches)
+    for (const run::StepRecord& row : run.batches) wanted = std::max(wanted, static_cast<int>(row.epoch));
+  std::vector<const run::StepRecord*> rows;
+  for (const run::StepRecord& row : run.batches)
     if (row.epoch == wanted) rows.push_back(&row);
   if (chosenEpoch) *chosenEpoch = wanted;
   return rows;
@@ -68,10 +64,10 @@ Table batchTimesTable(const std::vector<RunData>& runs, const RunSelection& sele
                    "data_p50_s", "data_p90_s", "data_p99_s", "data_max_s", "slowest10_share", "periodic_stall"};
   for (const RunData& run : runs) {
     int chosen = 0;
-    const std::vector<const BatchRow*> rows = batchRowsOf(run, selection, epoch, &chosen);
+    const std::vector<const run::StepRecord*> rows = batchRowsOf(run, selection, epoch, &chosen);
     if (rows.empty()) continue;
     std::vector<double> step, data, rank0;
-    for (const BatchRow* row : rows) {
+    for (const run::StepRecord* row : rows) {
       step.push_back(std::max(0.0, row->stepS));
       data.push_back(std::max(0.0, row->dataS));
       if (row->rank == 0) rank0.push_back(std::max(0.0, row->stepS));
@@ -101,29 +97,29 @@ Table accuracyTable(const std::vector<RunData>& runs, std::optional<double> targ
   if (targetAccuracy)
     for (const char* c : {"target_epoch", "time_to_target_s", "bytes_to_target"}) table.columns.push_back(c);
   for (const RunData& run : runs) {
-    std::vector<const HistoryRow*> epochs;
+    std::vector<const run::HistoryRow*> epochs;
     double first = std::nan("");
-    for (const HistoryRow& row : run.history) {
+    for (const run::HistoryRow& row : run.history) {
       if (std::isnan(first)) first = row.timestamp;
-      if (row.epochRow) epochs.push_back(&row);
+      if (row.type == run::HistoryRowType::kEpoch) epochs.push_back(&row);
     }
     if (epochs.empty()) continue;
     int64_t bytes = 0;
-    for (const BatchRow& row : run.batches) bytes += row.bytesSent;
+    for (const run::StepRecord& row : run.batches) bytes += row.bytesSent;
     const double final = epochs.back()->accuracy;
     std::vector<Cell> cells = {Cell::of(run.id), Cell::of(run.status()), Cell::integral(run.worldSize()),
                                Cell::integral(run.batchSize()), Cell::integral(static_cast<int64_t>(epochs.size())),
                                std::isfinite(final) ? Cell::ratio(final) : Cell::empty(), Cell::integral(bytes)};
     if (targetAccuracy) {
-      const HistoryRow* reached = nullptr;
-      for (const HistoryRow* e : epochs)
+      const run::HistoryRow* reached = nullptr;
+      for (const run::HistoryRow* e : epochs)
         if (std::isfinite(e->accuracy) && e->accuracy >= *targetAccuracy) {
           reached = e;
           break;
         }
       if (reached) {
         int64_t upTo = 0;
-        for (const BatchRow& row : run.batches)
+        for (const run::StepRecord& row : run.batches)
           if (row.epoch <= reached->epoch) upTo += row.bytesSent;
         cells.push_back(Cell::integral(reached->epoch));
         cells.push_back(Cell::seconds(reached->timestamp - first));
@@ -150,20 +146,19 @@ Table jobTable(const std::vector<RunData>& runs) {
   table.title = "Job table";
   table.columns = {"id", "path", "configuration", "gpus", "start", "duration_s", "gpu_seconds", "state", "error"};
   for (const RunData& run : runs) {
-    const double start = summaryNumber(run, "started_at");
-    double end = summaryNumber(run, "finished_at");
-    if (!std::isfinite(end)) end = summaryNumber(run, "updated_at");
+    const double start = orNaN(run.summary.startedAt);
+    double end = orNaN(run.summary.finishedAt);
+    if (!std::isfinite(end)) end = orNaN(run.summary.updatedAt);
     const double duration = end - start;
     std::string error;
-    if (run.summary.is_object() && run.summary.contains("error") && run.summary["error"].is_string())
-      error = run.summary["error"].get<std::string>();
+    if (run.summary.error)
+      error = *run.summary.error;
     else if (!run.problems.empty())
       error = run.problems.front();
-    const int gpus = run.worldSize();  // 0: config.json's world_size is not a count (the error says so)
+    const int gpus = run.worldSize();  // the schema's default when config.json's is damaged (`error` says so)
     table.rows.push_back({Cell::of(run.id), Cell::of(run.path), Cell::of(describe(configurationOf(run))),
-                          gpus > 0 ? Cell::integral(gpus) : Cell::empty(), secondsOrEmpty(start),
-                          secondsOrEmpty(duration), gpus > 0 ? secondsOrEmpty(gpus * duration) : Cell::empty(),
-                          Cell::of(run.status()), Cell::of(error)});
+                          Cell::integral(gpus), secondsOrEmpty(start), secondsOrEmpty(duration),
+                          secondsOrEmpty(gpus * duration), Cell::of(run.status()), Cell::of(error)});
   }
   table.notes = {"- One row per run found. `gpus` = world size (one device per rank); `duration_s` = finished_at (else "
                  "the last update) − started_at from summary.json; `gpu_seconds` = gpus × duration_s."};

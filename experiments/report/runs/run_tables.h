@@ -19,7 +19,7 @@ Table accuracyTable(const std::vector<RunData>& runs, std::optional<double> targ
 Table jobTable(const std::vector<RunData>& runs);
 
 // The epoch batchTimesTable uses for `run`, and its rows (every rank); empty when it has none.
-std::vector<const BatchRow*> batchRowsOf(const RunData& run, const RunSelection& selection, std::optional<int> epoch,
+std::vector<const run::StepRecord*> batchRowsOf(const RunData& run, const RunSelection& selection, std::optional<int> epoch,
                                          int* chosenEpoch = nullptr);
 
 }  // namespace dtbench::report

@@ -25,14 +25,14 @@ bool hasTraffic(const RunData& run) { return run.worldSize() > 1 && !run.traffic
 std::vector<std::vector<int64_t>> trafficMatrix(const RunData& run) {
   const int n = run.worldSize();
   std::vector<std::vector<int64_t>> matrix(n, std::vector<int64_t>(n, 0));
-  for (const TrafficEntry& e : run.traffic)
+  for (const run::TrafficEntry& e : run.traffic)
     if (e.src >= 0 && e.src < n && e.dst >= 0 && e.dst < n) matrix[e.src][e.dst] += e.bytes;
   return matrix;
 }
 
 std::string trafficKind(const RunData& run) {
   std::set<std::string> kinds;
-  for (const TrafficEntry& e : run.traffic) kinds.insert(e.kind);
+  for (const run::TrafficEntry& e : run.traffic) kinds.insert(e.kind);
   std::string text;
   for (const std::string& k : kinds) text += (text.empty() ? "" : " + ") + k;
   return text;
@@ -72,7 +72,7 @@ Table trafficTable(const std::vector<RunData>& runs) {
     }
     if (model.available) {
       std::vector<int64_t> rowsOfRank(n, 0);
-      for (const BatchRow& row : run.batches)
+      for (const run::StepRecord& row : run.batches)
         if (row.rank >= 0 && row.rank < n) ++rowsOfRank[row.rank];
       int64_t expected = 0;
       for (int r = 0; r < n; ++r) expected += model.sentPerStep[r] * rowsOfRank[r];
@@ -83,7 +83,7 @@ Table trafficTable(const std::vector<RunData>& runs) {
       cells.insert(cells.end(), {Cell::empty(), Cell::integral(total), Cell::empty()});
     }
     std::map<std::pair<int, int>, std::vector<int64_t>> bins;
-    for (const TimelineEntry& e : run.timeline) bins[{e.src, e.dst}].push_back(e.bytes);
+    for (const run::TimelineEntry& e : run.timeline) bins[{e.src, e.dst}].push_back(e.bytes);
     double sum = 0, peak = 0;
     int64_t count = 0;
     for (const auto& [link, values] : bins)

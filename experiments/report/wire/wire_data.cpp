@@ -10,10 +10,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "experiments/report/csv_file.h"
-#include "experiments/report/regular_file.h"
+#include "common/csv_file.h"
+#include "common/regular_file.h"
 
 namespace dtbench::report {
+using common::CsvFile;
+using common::openRegularFile;
 namespace fs = std::filesystem;
 namespace {
 

@@ -40,10 +40,10 @@ std::string flowLabel(const WireFlow& f) {
 
 StepWindow throughputWindow(const RunData& run, const CaptureWindow& capture) {
   std::vector<double> ends;
-  for (const HistoryRow& row : run.history)
-    if (!row.epochRow) ends.push_back(row.timestamp);
+  for (const run::HistoryRow& row : run.history)
+    if (row.type == run::HistoryRowType::kBatch) ends.push_back(row.timestamp);
   std::vector<std::pair<std::pair<int, int64_t>, double>> rank0;
-  for (const BatchRow& row : run.batches)
+  for (const run::StepRecord& row : run.batches)
     if (row.rank == 0) rank0.push_back({{row.epoch, row.step}, row.stepS});
   std::sort(rank0.begin(), rank0.end());
   std::vector<std::pair<int64_t, int64_t>> inside;  // steps wholly in the capture
@@ -76,7 +76,7 @@ nlohmann::json wireFigureData(const RunData& run) {
   }
   const bool counted = !run.traffic.empty() && !hostOfRank(run, 0).empty();
   if (counted)
-    for (const TrafficEntry& e : run.traffic) {
+    for (const run::TrafficEntry& e : run.traffic) {
       countedBytes[{hostOfRank(run, e.src), hostOfRank(run, e.dst)}] += e.bytes;
       hostSet.insert({hostOfRank(run, e.src), hostOfRank(run, e.dst)});
     }

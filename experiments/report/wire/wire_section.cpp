@@ -48,7 +48,7 @@ Table wireMatrixTable(const std::vector<RunData>& runs) {
     }
     const bool counted = !run.traffic.empty() && !hostOfRank(run, 0).empty();
     if (counted)
-      for (const TrafficEntry& e : run.traffic) pairs[{hostOfRank(run, e.src), hostOfRank(run, e.dst)}].counted += e.bytes;
+      for (const run::TrafficEntry& e : run.traffic) pairs[{hostOfRank(run, e.src), hostOfRank(run, e.dst)}].counted += e.bytes;
     for (const auto& [hosts, bytes] : pairs) {
       std::vector<Cell> cells = {Cell::of(run.id),           Cell::of(hosts.first),    Cell::of(hosts.second),
                                  Cell::integral(bytes.payload), gigabytes(bytes.payload), Cell::integral(bytes.frame),

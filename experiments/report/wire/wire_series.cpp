@@ -57,7 +57,7 @@ std::optional<BinSeries> countedLinkSeries(const RunData& run, const LinkDirecti
   if (run.timeline.empty() || hostOfRank(run, 0).empty()) return std::nullopt;
   const std::string node = linkHost(link.link);
   BinSeries series;
-  for (const TimelineEntry& e : run.timeline) {
+  for (const run::TimelineEntry& e : run.timeline) {
     const std::string src = hostOfRank(run, e.src), dst = hostOfRank(run, e.dst);
     const bool on = link.direction == "up"     ? src == node && dst != node
                     : link.direction == "down" ? dst == node && src != node

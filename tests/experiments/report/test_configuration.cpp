@@ -17,10 +17,10 @@ namespace {
 
 RunData runWith(const nlohmann::json& extra) {
   RunData run;
-  run.config = {{"model", "resnet18"}, {"dataset", "synthetic"}, {"batch_size", 128}, {"world_size", 2},
-                {"backend", "gloo"},   {"topology", "ring"},      {"sync", "ssgd"}};
-  if (!extra.is_null()) run.config.update(extra);
-  dtbench::report::readConfig(run);
+  nlohmann::json config = {{"model", "resnet18"}, {"dataset", "synthetic"}, {"batch_size", 128}, {"world_size", 2},
+                           {"backend", "gloo"},   {"topology", "ring"},      {"sync", "ssgd"}};
+  if (!extra.is_null()) config.update(extra);
+  dtbench::report::readConfig(run, config);
   return run;
 }
 

@@ -31,14 +31,18 @@ namespace {
 constexpr double kPayload1Gbit = 119550858.65257595;    // 1e9 / 8 × 1448 / 1514
 constexpr double kPayloadHalfGbit = 59775429.32628798;  // 5e8 / 8 × 1448 / 1514
 
+nlohmann::json configWith(const nlohmann::json& extra) {
+  nlohmann::json config = {{"model", "lenet"},  {"dataset", "synthetic"}, {"batch_size", 32},     {"world_size", 2},
+                           {"backend", "gloo"}, {"topology", "ring"},      {"sync", "ssgd"},       {"hosts", {"node1", "node2"}},
+                           {"hosts_emulated", false}, {"ranks_per_host", 0}, {"bucket_elements", {62007}},
+                           {"bucket_dtypes", {"float32"}}, {"link_rate_bps", {{"node1", 1e9}, {"node2", 1e9}}}};
+  if (!extra.is_null()) config.update(extra);
+  return config;
+}
+
 RunData runWith(const nlohmann::json& extra) {
   RunData run;
-  run.config = {{"model", "lenet"},  {"dataset", "synthetic"}, {"batch_size", 32},     {"world_size", 2},
-                {"backend", "gloo"}, {"topology", "ring"},      {"sync", "ssgd"},       {"hosts", {"node1", "node2"}},
-                {"hosts_emulated", false}, {"ranks_per_host", 0}, {"bucket_elements", {62007}},
-                {"bucket_dtypes", {"float32"}}, {"link_rate_bps", {{"node1", 1e9}, {"node2", 1e9}}}};
-  if (!extra.is_null()) run.config.update(extra);
-  dtbench::report::readConfig(run);
+  dtbench::report::readConfig(run, configWith(extra));
   return run;
 }
 
@@ -95,12 +99,10 @@ TEST_CASE("nodes are the distinct real hosts and emulated hosts are marked apart
   CHECK(odd.text() == "3 emulated hosts × 1–2 ranks");
   // One rank lists no hosts and runs on one node; a run of several ranks without hosts is unknown.
   RunData single;
-  single.config = {{"world_size", 1}};
-  dtbench::report::readConfig(single);
+  dtbench::report::readConfig(single, {{"world_size", 1}});
   CHECK(placementOf(single).nodes == 1);
   RunData old;
-  old.config = {{"world_size", 2}};
-  dtbench::report::readConfig(old);
+  dtbench::report::readConfig(old, {{"world_size", 2}});
   CHECK(placementOf(old).nodes == 0);
 }
 
@@ -175,14 +177,10 @@ TEST_CASE("emulated hosts keep the run's schedule and charge its bytes to the re
 
 TEST_CASE("there is no link bound off shaped links or on one host", "[report][link]") {
   CHECK(whyNot(runWith({{"link_rate_bps", nullptr}})).empty());  // off the cluster: nothing to say
-  RunData noKey = runWith({});
-  noKey.config.erase("link_rate_bps");
-  noKey = [&] {
-    RunData reread = noKey;
-    reread.facts = {};
-    dtbench::report::readConfig(reread);
-    return reread;
-  }();
+  nlohmann::json withoutKey = configWith({});
+  withoutKey.erase("link_rate_bps");
+  RunData noKey;
+  dtbench::report::readConfig(noKey, withoutKey);
   CHECK(whyNot(noKey).empty());
   CHECK_THAT(whyNot(runWith({{"hosts", {"node1", "node1"}}})), Catch::Contains("all ranks ran on one host (node1)"));
   CHECK_THAT(whyNot(runWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", nullptr}}}})),

@@ -21,16 +21,16 @@
 #include "file_size_limit.h"
 #include "models/registry.h"
 #include "temp_dir.h"
-#include "trainer/checkpoint/checkpoint_folder.h"
+#include "run/checkpoint_folder.h"
+#include "run/step_record.h"
 #include "trainer/checkpoint/rng_state.h"
 #include "trainer/checkpoint/training_state.h"
-#include "trainer/record/step_record.h"
 
 using dtbench::testing::TempDir;
 using dtbench::trainer::captureRngState;
-using dtbench::trainer::checkpointDirectory;
+using dtbench::run::checkpointDirectory;
 using dtbench::trainer::deserializeTrainingState;
-using dtbench::trainer::hasCheckpoint;
+using dtbench::run::hasCheckpoint;
 using dtbench::trainer::restoreRngState;
 using dtbench::trainer::serializeTrainingState;
 namespace fs = std::filesystem;
@@ -40,16 +40,16 @@ namespace {
 // A single-model checkpoint the way the trainer writes one: rank0.pt and state.json.
 void saveCheckpoint(const std::string& run, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                     const nlohmann::json& state) {
-  dtbench::trainer::saveCheckpoint(run, {{"rank0.pt", serializeTrainingState(model, optimizer)}}, state);
+  dtbench::run::saveCheckpoint(run, {{"rank0.pt", serializeTrainingState(model, optimizer)}}, state);
 }
 
 void saveCheckpoint(const std::string& run, const std::map<std::string, std::string>& files,
                     const nlohmann::json& state) {
-  dtbench::trainer::saveCheckpoint(run, files, state);
+  dtbench::run::saveCheckpoint(run, files, state);
 }
 
 nlohmann::json loadCheckpoint(const std::string& run, torch::nn::Module& model, torch::optim::Optimizer& optimizer) {
-  dtbench::trainer::LoadedCheckpoint loaded = dtbench::trainer::loadCheckpoint(run);
+  dtbench::run::LoadedCheckpoint loaded = dtbench::run::loadCheckpoint(run);
   deserializeTrainingState(loaded.files.at("rank0.pt"), model, optimizer, loaded.directory);
   return loaded.state;
 }
@@ -229,19 +229,19 @@ TEST_CASE("a checkpoint of named files comes back byte for byte", "[checkpoint]"
   const std::string binary("\0\x01\xff rank 1", 10);
   saveCheckpoint(run, std::map<std::string, std::string>{{"rank0.pt", "zero"}, {"rank1.pt", binary}, {"empty", ""}},
                  {{"ranks", 2}});
-  const auto loaded = dtbench::trainer::loadCheckpoint(run);
+  const auto loaded = dtbench::run::loadCheckpoint(run);
   CHECK(loaded.directory == checkpointDirectory(run));
   CHECK(loaded.state == nlohmann::json{{"ranks", 2}});
   CHECK(loaded.files == std::map<std::string, std::string>{{"rank0.pt", "zero"}, {"rank1.pt", binary}, {"empty", ""}});
 
   saveCheckpoint(run, std::map<std::string, std::string>{{"rank0.pt", "again"}}, {{"ranks", 1}});
-  CHECK(dtbench::trainer::loadCheckpoint(run).files == std::map<std::string, std::string>{{"rank0.pt", "again"}});
+  CHECK(dtbench::run::loadCheckpoint(run).files == std::map<std::string, std::string>{{"rank0.pt", "again"}});
 
   for (const std::string bad : {"", ".", "..", "state.json", "a/b"}) {
     INFO(bad);
     CHECK_THROWS_AS(saveCheckpoint(run, std::map<std::string, std::string>{{bad, "x"}}, {}), std::invalid_argument);
   }
-  CHECK(dtbench::trainer::loadCheckpoint(run).state.at("ranks") == 1);  // refused saves changed nothing
+  CHECK(dtbench::run::loadCheckpoint(run).state.at("ranks") == 1);  // refused saves changed nothing
 }
 
 TEST_CASE("model and optimizer travel as one archive in memory", "[checkpoint]") {
@@ -299,7 +299,7 @@ TEST_CASE("a save that runs out of space leaves the previous checkpoint and no p
     }
     CHECK_FALSE(fs::exists(tmp / "checkpoint.partial"));
     CHECK_FALSE(fs::exists(tmp / "checkpoint.old"));
-    const auto loaded = dtbench::trainer::loadCheckpoint(run);
+    const auto loaded = dtbench::run::loadCheckpoint(run);
     CHECK(loaded.state.at("step") == 1);
     CHECK(loaded.files == first);
   }
@@ -349,16 +349,44 @@ TEST_CASE("a malformed RNG state is refused and changes nothing", "[checkpoint][
 // A diverged step's loss is NaN, which JSON writes as null: the step record a checkpoint holds
 // must read back, so that a run checkpointed after it diverged can still be resumed.
 TEST_CASE("a step record with a NaN loss survives the checkpoint's JSON", "[checkpoint]") {
-  dtbench::trainer::StepRecord r;
+  dtbench::run::StepRecord r;
   r.step = 3;
   r.stepS = 0.25;
   r.loss = std::numeric_limits<double>::quiet_NaN();
   r.accuracy = 0.5;
-  const nlohmann::json text = nlohmann::json::parse(dtbench::trainer::toJson(r).dump());
-  REQUIRE(text[14].is_null());
-  const dtbench::trainer::StepRecord back = dtbench::trainer::stepRecordFromJson(text);
+  const nlohmann::json text = nlohmann::json::parse(dtbench::run::toJson(r).dump());
+  REQUIRE(text.at("loss").is_null());
+  const dtbench::run::StepRecord back = dtbench::run::stepRecordFromJson(text);
   CHECK(std::isnan(back.loss));
   CHECK(back.accuracy == 0.5);
   CHECK(back.step == 3);
   CHECK(back.stepS == 0.25);
+}
+
+// Checkpoints written until 0ad05bc held a step as an array of 16 numbers (batches.csv's columns,
+// then loss and accuracy): --resume of such a checkpoint reads them as they were.
+TEST_CASE("a step record of an earlier checkpoint's array reads back", "[checkpoint]") {
+  const nlohmann::json earlier = nlohmann::json::parse(
+      "[1, 2, 3, 32, 0.01, null, 0.02, 0.03, 0.04, 0.005, 0.001, 0.25, 4096, 2048, null, 0.5]");
+  const dtbench::run::StepRecord back = dtbench::run::stepRecordFromJson(earlier);
+  CHECK(back.rank == 1);
+  CHECK(back.epoch == 2);
+  CHECK(back.step == 3);
+  CHECK(back.samples == 32);
+  CHECK(back.dataS == 0.01);
+  CHECK(std::isnan(back.h2dS));
+  CHECK(back.forwardS == 0.02);
+  CHECK(back.backwardS == 0.03);
+  CHECK(back.commTotalS == 0.04);
+  CHECK(back.commExposedS == 0.005);
+  CHECK(back.optimizerS == 0.001);
+  CHECK(back.stepS == 0.25);
+  CHECK(back.bytesSent == 4096);
+  CHECK(back.bytesRecv == 2048);
+  CHECK(std::isnan(back.loss));
+  CHECK(back.accuracy == 0.5);
+  // Written again, it takes the object form, which reads back the same.
+  const dtbench::run::StepRecord again = dtbench::run::stepRecordFromJson(dtbench::run::toJson(back));
+  CHECK(again.bytesRecv == 2048);
+  CHECK(std::isnan(again.h2dS));
 }

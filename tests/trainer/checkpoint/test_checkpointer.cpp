@@ -26,18 +26,20 @@
 #include "run/config_schema.h"
 #include "trainer/config.h"
 #include "trainer/record/config_json.h"
-#include "trainer/record/run_directory.h"
+#include "run/run_directory.h"
 #include "trainer/record/run_recorder.h"
-#include "trainer/record/step_record.h"
+#include "run/step_record.h"
+
+namespace run = dtbench::run;
 
 using dtbench::testing::TempDir;
 using dtbench::trainer::Checkpointer;
 using dtbench::trainer::RunConfig;
-using dtbench::trainer::RunDirectory;
-using dtbench::trainer::RunDirectoryLock;
+using dtbench::run::RunDirectory;
+using dtbench::run::RunDirectoryLock;
 using dtbench::trainer::RunPosition;
 using dtbench::trainer::RunRecorder;
-using dtbench::trainer::StepRecord;
+using dtbench::run::StepRecord;
 namespace fs = std::filesystem;
 
 namespace {
@@ -81,7 +83,7 @@ class CheckpointedRun {
     config_.outDir = out_;
     Training training(1);
     RunRecorder recorder(config_, nullptr, nullptr);
-    recorder.open(RunDirectory(out_));
+    recorder.open(run::RunDirectory(out_));
     recorder.begin(dtbench::run::settingsJson(config_));
     Checkpointer checkpointer(config_, nullptr, training.model->module(), *training.optimizer, nullptr, recorder);
     int64_t globalStep = 0;
@@ -132,8 +134,8 @@ class CheckpointedRun {
   }
 
  private:
-  static StepRecord record(int64_t epoch, int64_t step) {
-    StepRecord r;
+  static run::StepRecord record(int64_t epoch, int64_t step) {
+    run::StepRecord r;
     r.epoch = epoch;
     r.step = step;
     r.samples = 8;
@@ -296,7 +298,7 @@ TEST_CASE("a --resume into a directory another process owns is refused at once",
   const CheckpointedRun run;
   const auto before = run.files();
   {
-    const RunDirectoryLock owner(run.out());
+    const run::RunDirectoryLock owner(run.out());
     CHECK_THROWS_WITH(run.resume(),
                       Catch::Contains("is in use by a running dtbench (pid " + std::to_string(::getpid()) + ", host "));
   }

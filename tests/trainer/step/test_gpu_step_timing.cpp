@@ -24,6 +24,7 @@
 #include "trainer/step/multi_tensor_optimizers.h"
 #include "trainer/step/phase_events.h"
 #include "trainer/trainer.h"
+#include "run/run_summary.h"
 
 using dtbench::testing::TempDir;
 using dtbench::testing::batchesColumn;
@@ -77,7 +78,7 @@ TEST_CASE("batches.csv on a GPU: every phase under events and sync, device phase
   using dtbench::run::PhaseTiming;
   for (PhaseTiming timing : {PhaseTiming::kEvents, PhaseTiming::kSync, PhaseTiming::kNone}) {
     const std::string out = tmp / dtbench::run::phaseTimingNames().name(timing);
-    REQUIRE(dtbench::trainer::Trainer(smallGpuRun(out, timing)).run().at("status") == "completed");
+    REQUIRE(dtbench::run::summaryJson(dtbench::trainer::Trainer(smallGpuRun(out, timing)).run()).at("status") == "completed");
     const std::vector<std::string> steps = batchesColumn(out, "step_s");
     REQUIRE(steps.size() == 6);  // every step of both epochs, the last of each included
     for (const char* phase : {"h2d_s", "forward_s", "backward_s", "optimizer_s"}) {

@@ -11,15 +11,17 @@
 #include "trainer/record/chrome_trace.h"
 #include "trainer/step/pending_steps.h"
 #include "trainer/step/phase_events.h"
-#include "trainer/record/step_record.h"
+#include "run/step_record.h"
 #include "trainer/step/step_timer.h"
+
+namespace run = dtbench::run;
 
 using dtbench::run::PhaseTiming;
 using dtbench::trainer::PendingStep;
 using dtbench::trainer::PendingSteps;
 using dtbench::trainer::PhaseEvents;
 using dtbench::trainer::PhaseEventSource;
-using dtbench::trainer::StepRecord;
+using dtbench::run::StepRecord;
 using dtbench::trainer::StepTimer;
 using dtbench::trainer::TraceClock;
 
@@ -76,12 +78,12 @@ PendingStep timedStep(PhaseTiming timing, PhaseEventSource* source, int64_t glob
   if (timing == PhaseTiming::kEvents) p.events = source->acquire();
   const TraceClock clock;
   StepTimer timer(c10::Device(c10::kCPU), timing, p.events.get(), p.record, clock, nullptr);
-  timer.end("data", &StepRecord::dataS);
-  timer.end("h2d", &StepRecord::h2dS);
-  timer.end("forward", &StepRecord::forwardS);
-  timer.end("backward", &StepRecord::backwardS);
+  timer.end("data", &run::StepRecord::dataS);
+  timer.end("h2d", &run::StepRecord::h2dS);
+  timer.end("forward", &run::StepRecord::forwardS);
+  timer.end("backward", &run::StepRecord::backwardS);
   timer.end("sync");
-  timer.end("optimizer", &StepRecord::optimizerS);
+  timer.end("optimizer", &run::StepRecord::optimizerS);
   timer.finish();
   p.phases = timer.deferredPhases();
   return p;
@@ -90,7 +92,7 @@ PendingStep timedStep(PhaseTiming timing, PhaseEventSource* source, int64_t glob
 // The fake's seconds between marks k-1 and k.
 double fakePhase(size_t k) { return FakeEvents::at(k) - FakeEvents::at(k - 1); }
 
-void checkFilledFromMarks(const StepRecord& r) {
+void checkFilledFromMarks(const run::StepRecord& r) {
   CHECK(r.h2dS == Approx(fakePhase(1)));
   CHECK(r.forwardS == Approx(fakePhase(2)));
   CHECK(r.backwardS == Approx(fakePhase(3)));
@@ -123,7 +125,7 @@ TEST_CASE("under none the device phases stay unmeasured and under sync they are 
   CHECK(std::isnan(none.record.forwardS));
   CHECK(std::isnan(none.record.backwardS));
   CHECK(std::isnan(none.record.optimizerS));
-  CHECK(dtbench::trainer::toCsvRow(none.record).find(",,,") != std::string::npos);  // empty cells
+  CHECK(dtbench::run::toCsvRow(none.record).find(",,,") != std::string::npos);  // empty cells
   const PendingStep sync = timedStep(PhaseTiming::kSync, nullptr, 1);
   CHECK(sync.phases.empty());
   for (double v : {sync.record.h2dS, sync.record.forwardS, sync.record.backwardS, sync.record.optimizerS}) {
@@ -133,7 +135,7 @@ TEST_CASE("under none the device phases stay unmeasured and under sync they are 
 }
 
 TEST_CASE("events without a PhaseEvents are refused", "[phase_timing]") {
-  StepRecord r;
+  run::StepRecord r;
   const TraceClock clock;
   CHECK_THROWS_AS(StepTimer(c10::Device(c10::kCPU), PhaseTiming::kEvents, nullptr, r, clock, nullptr),
                   std::invalid_argument);

@@ -1,4 +1,4 @@
-#include "trainer/record/step_profile.h"
+#include "run/step_profile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
-namespace dtbench::trainer {
+#include "run/json_values.h"
+
+namespace dtbench::run {
 namespace {
 
 // The median of the finite values; none when there are none.
@@ -77,4 +79,34 @@ nlohmann::json StepProfile::toJson(int rank) const {
           {"parameters", parameters}};
 }
 
-}  // namespace dtbench::trainer
+ProfiledStep readStepProfile(const nlohmann::json& json) {
+  std::vector<std::string> problems;
+  ProfiledStep step;
+  const JsonFields fields(json, "", problems);
+  fields.read("steps", [&](const nlohmann::json& v) { step.steps = wholeValue(v); });
+  fields.read("backward_s", [&](const nlohmann::json& v) { step.backwardS = numberValue(v); }, true);
+  fields.read("buffer_elements", [&](const nlohmann::json& v) { step.bufferElements = wholeValue(v); });
+  fields.read(
+      "parameters",
+      [&](const nlohmann::json& list) {
+        if (!list.is_array()) wrongValue("a list", list);
+        for (size_t i = 0; i < list.size(); ++i) {
+          const JsonFields parameter(list[i], "parameters[" + std::to_string(i) + "].", problems);
+          ProfiledParameter p;
+          std::optional<double> ready;
+          parameter.read("name", [&](const nlohmann::json& v) { p.name = textValue(v); }, true);
+          parameter.read("elements", [&](const nlohmann::json& v) { p.elements = wholeValue(v); }, true);
+          parameter.read("dtype", [&](const nlohmann::json& v) { p.dtype = textValue(v); }, true);
+          parameter.read(
+              "ready_s", [&](const nlohmann::json& v) { ready = v.is_null() ? std::nullopt : std::optional(numberValue(v)); },
+              true);
+          step.parameters.push_back(std::move(p));
+          step.readyS.push_back(ready);
+        }
+      },
+      true);
+  if (!problems.empty()) throw std::invalid_argument(problems.front());
+  return step;
+}
+
+}  // namespace dtbench::run

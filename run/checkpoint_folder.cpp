@@ -1,4 +1,4 @@
-#include "trainer/checkpoint/checkpoint_folder.h"
+#include "run/checkpoint_folder.h"
 
 #include <cerrno>
 #include <cstring>
@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "trainer/record/run_directory.h"
+#include "run/run_directory.h"
 
-namespace dtbench::trainer {
+namespace dtbench::run {
 namespace fs = std::filesystem;
 
 namespace {
@@ -159,4 +159,4 @@ LoadedCheckpoint loadCheckpoint(const std::string& runDir) {
   return loaded;
 }
 
-}  // namespace dtbench::trainer
+}  // namespace dtbench::run

@@ -16,7 +16,7 @@
 //     dropped and from then on only every 2^k-th step is kept, so the medians are over an evenly
 //     spaced sample of the counted steps (every step up to kMaxKeptSteps of them); `steps` counts
 //     them all.
-// Plain data, no LibTorch.
+// readStepProfile reads the file back (predict, docs/predict.md). Plain data, no LibTorch.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,7 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace dtbench::trainer {
+namespace dtbench::run {
 
 // One trainable parameter as step_profile.json describes it.
 struct ProfiledParameter {
@@ -70,4 +70,16 @@ class StepProfile {
   int64_t stride_ = 1;
 };
 
-}  // namespace dtbench::trainer
+// step_profile.json read back.
+struct ProfiledStep {
+  int64_t steps = 0;
+  double backwardS = 0;                       // NaN: null, no step measured
+  std::optional<int64_t> bufferElements;      // absent from profiles written before it was recorded
+  std::vector<ProfiledParameter> parameters;  // model.parameters() order
+  std::vector<std::optional<double>> readyS;  // per parameter; nullopt: its gradient never arrived
+};
+
+// Throws std::invalid_argument naming the key and what it takes when `json` is not such a profile.
+ProfiledStep readStepProfile(const nlohmann::json& json);
+
+}  // namespace dtbench::run

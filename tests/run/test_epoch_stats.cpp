@@ -1,17 +1,21 @@
 #include <cmath>
 #include <initializer_list>
 #include <memory>
+#include <string>
 #include <vector>
 
-#include "catch_torch.h"
-#include "trainer/record/step_record.h"
+#include <catch2/catch.hpp>
+#include "run/step_record.h"
 
-#include "trainer/record/epoch_stats.h"
+#include "run/epoch_stats.h"
+#include "run/json_values.h"
 
-using dtbench::trainer::StepRecord;
+namespace run = dtbench::run;
+
+using dtbench::run::StepRecord;
 
 TEST_CASE("an epoch adds up its steps", "[epoch_stats]") {
-  std::vector<StepRecord> steps(2);
+  std::vector<run::StepRecord> steps(2);
   steps[0].samples = 32;
   steps[0].stepS = 1.0;
   steps[0].dataS = 0.25;
@@ -24,7 +28,7 @@ TEST_CASE("an epoch adds up its steps", "[epoch_stats]") {
   steps[1].commExposedS = 0.125;
   steps[1].loss = 1.0;
   steps[1].accuracy = 1.0;
-  const auto s = dtbench::trainer::addUp(3, 10, steps);
+  const auto s = dtbench::run::addUp(3, 10, steps);
   CHECK(s.epoch == 3);
   CHECK(s.steps == 2);
   CHECK(s.samples == 48);
@@ -37,30 +41,32 @@ TEST_CASE("an epoch adds up its steps", "[epoch_stats]") {
   CHECK(s.extrapolatedEpochS() == Approx(1.125 / 2 * 10));
   CHECK(s.imagesPerSec() == Approx(48 / 1.5));
 
-  const auto j = dtbench::trainer::toJson(s);
+  const auto j = dtbench::run::toJson(s);
   CHECK(j.at("train_time_s") == 1.125);
   CHECK(j.at("extrapolated") == true);
   CHECK(j.at("test_accuracy").is_null());
 }
 
 TEST_CASE("a whole epoch is not extrapolated", "[epoch_stats]") {
-  std::vector<StepRecord> steps(4);
+  std::vector<run::StepRecord> steps(4);
   for (auto& r : steps) r.stepS = 0.5;
-  const auto s = dtbench::trainer::addUp(1, 4, steps);
+  const auto s = dtbench::run::addUp(1, 4, steps);
   CHECK_FALSE(s.extrapolated());
   CHECK(s.extrapolatedEpochS() == s.trainTimeS());
 }
 
 TEST_CASE("a diverged epoch's NaN loss survives its JSON round trip", "[epoch_stats]") {
-  dtbench::trainer::EpochStats stats;
+  dtbench::run::EpochStats stats;
   stats.epoch = 2;
   stats.steps = 3;
   stats.meanLoss = std::nan("");
-  const nlohmann::json written = nlohmann::json::parse(dtbench::trainer::toJson(stats).dump());
+  const nlohmann::json written = nlohmann::json::parse(dtbench::run::toJson(stats).dump());
   CHECK(written.at("train_loss").is_null());
-  const dtbench::trainer::EpochStats read = dtbench::trainer::epochStatsFromJson(written);
+  std::vector<std::string> problems;
+  const dtbench::run::EpochStats read = dtbench::run::readEpochStats(written, "", problems, /*complete=*/true);
+  CHECK(problems.empty());
   CHECK(std::isnan(read.meanLoss));
   CHECK(read.steps == 3);
-  CHECK(std::isnan(dtbench::trainer::numberOrNaN(nlohmann::json())));
-  CHECK(dtbench::trainer::numberOrNaN(nlohmann::json(2.5)) == 2.5);
+  CHECK(std::isnan(dtbench::run::numberValue(nlohmann::json())));
+  CHECK(dtbench::run::numberValue(nlohmann::json(2.5)) == 2.5);
 }

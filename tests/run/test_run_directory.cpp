@@ -1,5 +1,5 @@
-#include "catch_torch.h"
-#include "trainer/record/step_record.h"
+#include <catch2/catch.hpp>
+#include "run/step_record.h"
 
 #include <signal.h>
 #include <spawn.h>
@@ -24,13 +24,15 @@
 
 #include "file_size_limit.h"
 #include "temp_dir.h"
-#include "trainer/record/run_directory.h"
+#include "run/run_directory.h"
+
+namespace run = dtbench::run;
 
 using dtbench::testing::TempDir;
-using dtbench::trainer::describeLogPrefixMismatch;
-using dtbench::trainer::HistoryRow;
-using dtbench::trainer::RunDirectory;
-using dtbench::trainer::RunDirectoryLock;
+using dtbench::run::describeLogPrefixMismatch;
+using dtbench::run::HistoryRow;
+using dtbench::run::RunDirectory;
+using dtbench::run::RunDirectoryLock;
 
 namespace {
 
@@ -57,24 +59,30 @@ std::string ownedByThisProcess() {
   return "is in use by a running dtbench (pid " + std::to_string(::getpid()) + ", host " + thisHost() + ")";
 }
 
+run::RunSummary completedSummary() {
+  run::RunSummary summary;
+  summary.status = run::RunOutcome::kCompleted;
+  return summary;
+}
+
 }  // namespace
 
 TEST_CASE("the run directory writes the contract's headers and rows", "[run_directory]") {
   TempDir tmp;
   const std::string path = tmp / "run";
   {
-    RunDirectory dir(path);
+    run::RunDirectory dir(path);
     dir.writeConfig({{"seed", 7}});
-    dtbench::trainer::StepRecord r;
+    dtbench::run::StepRecord r;
     r.epoch = 1;
     r.step = 1;
     r.samples = 32;
     r.stepS = 0.5;
     dir.appendBatch(r);
-    dir.appendHistory({1700000000.25, "Batch", 1, 1, 2.5, 0.125, 64.0});
-    dir.appendHistory({1700000001.5, "Epoch", 1, 1, 2.5, std::numeric_limits<double>::quiet_NaN(), 64.0});
+    dir.appendHistory({1700000000.25, run::HistoryRowType::kBatch, 1, 1, 2.5, 0.125, 64.0});
+    dir.appendHistory({1700000001.5, run::HistoryRowType::kEpoch, 1, 1, 2.5, std::numeric_limits<double>::quiet_NaN(), 64.0});
     dir.flush();
-    dir.writeSummary({{"status", "completed"}});
+    dir.writeSummary(completedSummary());
   }
   const auto history = lines(path + "/train_history.log");
   REQUIRE(history.size() == 3);
@@ -99,8 +107,8 @@ TEST_CASE("the run directory writes the contract's headers and rows", "[run_dire
 TEST_CASE("a directory that holds a run is never overwritten", "[run_directory]") {
   TempDir tmp;
   const std::string path = tmp / "run";
-  { RunDirectory(path).writeSummary({{"status", "completed"}}); }
-  CHECK_THROWS_WITH(RunDirectory(path), Catch::Contains("already holds a run") && Catch::Contains("--out"));
+  { run::RunDirectory(path).writeSummary(completedSummary()); }
+  CHECK_THROWS_WITH(run::RunDirectory(path), Catch::Contains("already holds a run") && Catch::Contains("--out"));
   std::ifstream summary(path + "/summary.json");
   CHECK(nlohmann::json::parse(summary).at("status") == "completed");
 }
@@ -108,15 +116,15 @@ TEST_CASE("a directory that holds a run is never overwritten", "[run_directory]"
 TEST_CASE("an unwritable run directory is a clear error", "[run_directory]") {
   TempDir tmp;
   std::ofstream(tmp / "file") << "x";
-  CHECK_THROWS_WITH(RunDirectory(tmp / "file/run"), Catch::Contains("cannot create run directory"));
+  CHECK_THROWS_WITH(run::RunDirectory(tmp / "file/run"), Catch::Contains("cannot create run directory"));
 }
 
 TEST_CASE("a second run into a directory in use is refused, naming the owner, and changes nothing",
           "[run_directory][lock]") {
   TempDir tmp;
   const std::string path = tmp / "run";
-  RunDirectory first(path);
-  dtbench::trainer::StepRecord r;
+  run::RunDirectory first(path);
+  dtbench::run::StepRecord r;
   r.epoch = 1;
   r.step = 1;
   first.appendBatch(r);
@@ -124,29 +132,29 @@ TEST_CASE("a second run into a directory in use is refused, naming the owner, an
   const std::string batches = readText(path + "/batches.csv");
   // Before config.json exists too: the lock, not the files, says the directory is taken.
   REQUIRE_FALSE(std::filesystem::exists(path + "/config.json"));
-  CHECK_THROWS_WITH(RunDirectory(path), Catch::Contains("run directory " + path + " " + ownedByThisProcess()) &&
+  CHECK_THROWS_WITH(run::RunDirectory(path), Catch::Contains("run directory " + path + " " + ownedByThisProcess()) &&
                                             Catch::Contains("--out") && Catch::Contains("--resume"));
   // What --resume takes first:
-  CHECK_THROWS_WITH(RunDirectoryLock(path), Catch::Contains(ownedByThisProcess()));
+  CHECK_THROWS_WITH(run::RunDirectoryLock(path), Catch::Contains(ownedByThisProcess()));
   // The refused run did not truncate the owner's log:
   CHECK(readText(path + "/batches.csv") == batches);
   first.writeConfig({{"seed", 1}});
-  CHECK_THROWS_WITH(RunDirectory(path), Catch::Contains(ownedByThisProcess()));
+  CHECK_THROWS_WITH(run::RunDirectory(path), Catch::Contains(ownedByThisProcess()));
 }
 
 TEST_CASE("the lock goes with its owner: a finished run's directory is refused as holding a run",
           "[run_directory][lock]") {
   TempDir tmp;
   const std::string path = tmp / "run";
-  { RunDirectory(path).writeConfig({{"seed", 1}}); }
+  { run::RunDirectory(path).writeConfig({{"seed", 1}}); }
   CHECK(std::filesystem::exists(path + "/dtbench.lock"));  // left behind, and free
-  CHECK_THROWS_WITH(RunDirectory(path),
+  CHECK_THROWS_WITH(run::RunDirectory(path),
                     Catch::Contains("already holds a run (config.json)") && !Catch::Contains("in use"));
-  { const RunDirectoryLock resume(path); }  // --resume may take it
-  RunDirectoryLock again(path);
-  const RunDirectoryLock moved(std::move(again));
+  { const run::RunDirectoryLock resume(path); }  // --resume may take it
+  run::RunDirectoryLock again(path);
+  const run::RunDirectoryLock moved(std::move(again));
   CHECK(moved.directory() == path);
-  CHECK_THROWS_WITH(RunDirectoryLock(path), Catch::Contains("in use"));  // the moved lock still holds it
+  CHECK_THROWS_WITH(run::RunDirectoryLock(path), Catch::Contains("in use"));  // the moved lock still holds it
 }
 
 TEST_CASE("a lock held by a process that was killed is free again: no stale lock after a crash",
@@ -164,7 +172,7 @@ TEST_CASE("a lock held by a process that was killed is free again: no stale lock
   bool held = false;
   for (int tries = 0; tries < 200 && !held; ++tries) {
     try {
-      const RunDirectoryLock probe(path);
+      const run::RunDirectoryLock probe(path);
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     } catch (const std::runtime_error& e) {
       held = true;
@@ -181,7 +189,7 @@ TEST_CASE("a lock held by a process that was killed is free again: no stale lock
   bool free = false;
   for (int tries = 0; tries < 200 && !free; ++tries) {
     try {
-      const RunDirectoryLock taken(path);
+      const run::RunDirectoryLock taken(path);
       free = true;
     } catch (const std::runtime_error&) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -195,24 +203,24 @@ TEST_CASE("a checkpoint's log size must end the header and exactly its rows", "[
   TempDir tmp;
   const std::string file = tmp / "log.csv";
   std::ofstream(file) << "a,b\n1,2\n3,4\n";
-  CHECK(describeLogPrefixMismatch(file, 12, 2) == "");
-  CHECK(describeLogPrefixMismatch(file, 8, 1) == "");
-  CHECK(describeLogPrefixMismatch(file, 4, 0) == "");
-  CHECK(describeLogPrefixMismatch(file, 8, 2) == "the first 8 bytes hold the header and 1 rows, not 2");
-  CHECK(describeLogPrefixMismatch(file, 0, 0) == "byte 0 is not the end of a line");
-  CHECK(describeLogPrefixMismatch(file, 6, 1) == "byte 6 is not the end of a line");
-  CHECK(describeLogPrefixMismatch(file, 13, 2) == "the file holds only 12 bytes");
-  CHECK(describeLogPrefixMismatch(tmp / "missing.csv", 4, 0) == "the file is missing or unreadable");
+  CHECK(run::describeLogPrefixMismatch(file, 12, 2) == "");
+  CHECK(run::describeLogPrefixMismatch(file, 8, 1) == "");
+  CHECK(run::describeLogPrefixMismatch(file, 4, 0) == "");
+  CHECK(run::describeLogPrefixMismatch(file, 8, 2) == "the first 8 bytes hold the header and 1 rows, not 2");
+  CHECK(run::describeLogPrefixMismatch(file, 0, 0) == "byte 0 is not the end of a line");
+  CHECK(run::describeLogPrefixMismatch(file, 6, 1) == "byte 6 is not the end of a line");
+  CHECK(run::describeLogPrefixMismatch(file, 13, 2) == "the file holds only 12 bytes");
+  CHECK(run::describeLogPrefixMismatch(tmp / "missing.csv", 4, 0) == "the file is missing or unreadable");
 }
 
 TEST_CASE("a JSON file that cannot be written leaves the old one and no temporary file", "[run_directory]") {
   TempDir tmp;
   const std::string path = tmp / "summary.json";
-  dtbench::trainer::writeJsonAtomically(path, {{"status", "running"}});
+  dtbench::run::writeJsonAtomically(path, {{"status", "running"}});
   const std::string before = readText(path);
   {
     const dtbench::testing::FileSizeLimit limit(1024);
-    CHECK_THROWS_WITH(dtbench::trainer::writeJsonAtomically(path, {{"status", std::string(4096, 'x')}}),
+    CHECK_THROWS_WITH(dtbench::run::writeJsonAtomically(path, {{"status", std::string(4096, 'x')}}),
                       Catch::Contains(path + ".tmp") && Catch::Contains(std::strerror(EFBIG)));
   }
   CHECK(readText(path) == before);

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <string>
 
-namespace dtbench::report {
+namespace dtbench::common {
 
 // `path` opened for reading. Throws std::runtime_error naming the path when it does not exist, is
 // a directory, a FIFO, a socket or a device, or cannot be opened.
 std::ifstream openRegularFile(const std::string& path);
 
-}  // namespace dtbench::report
+}  // namespace dtbench::common

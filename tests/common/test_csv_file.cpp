@@ -1,4 +1,4 @@
-// How the report opens and reads a run's files (experiments/report/csv_file.h, regular_file.h): a
+// How the report opens and reads a run's files (common/csv_file.h, regular_file.h): a
 // byte order mark is skipped, a FIFO or a directory is an error naming the path (never a hang, never
 // "empty"), and errors name the line a row came from.
 #include <catch2/catch.hpp>
@@ -12,11 +12,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "experiments/report/csv_file.h"
-#include "experiments/report/regular_file.h"
+#include "common/csv_file.h"
+#include "common/regular_file.h"
 
-using dtbench::report::CsvFile;
-using dtbench::report::openRegularFile;
+using dtbench::common::CsvFile;
+using dtbench::common::openRegularFile;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 

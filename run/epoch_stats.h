@@ -1,5 +1,7 @@
 #pragma once
-// EpochStats: one epoch of one rank, added up from its StepRecords, as summary.json reports it.
+// EpochStats: one epoch of one rank, added up from its StepRecords, as summary.json reports it
+// (docs/run-directory.md): the sums of every phase column of batches.csv under the column's name
+// (run/step_record.h), and the epoch's figures.
 //
 // train_time_s = sum(step_s - data_s): the epoch time T of docs/report.md's Table 1 (data I/O excluded;
 // copy, forward, backward, communication and update included). When --max-steps cut the epoch
@@ -8,27 +10,20 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "trainer/record/step_record.h"
+#include "run/step_record.h"
 
-namespace dtbench::trainer {
+namespace dtbench::run {
 
-struct EpochStats {
+struct EpochStats : PhaseTimes {  // the phases: sums over the epoch's steps (step_s: the loop's wall time)
   int64_t epoch = 0;
   int64_t steps = 0;
   int64_t fullEpochSteps = 0;  // steps a whole epoch has
   int64_t samples = 0;
-  double stepS = 0;  // sum of step_s: the training loop's wall time
-  double dataS = 0;
-  double h2dS = 0;
-  double forwardS = 0;
-  double backwardS = 0;
-  double commTotalS = 0;
-  double commExposedS = 0;
-  double optimizerS = 0;
   double meanLoss = 0;
   double trainAccuracy = 0;
   double testAccuracy = std::numeric_limits<double>::quiet_NaN();
@@ -44,10 +39,12 @@ struct EpochStats {
 EpochStats addUp(int64_t epoch, int64_t fullEpochSteps, const std::vector<StepRecord>& steps);
 
 nlohmann::json toJson(const EpochStats& stats);
-// Inverse of toJson (checkpoints keep the finished epochs' figures).
-EpochStats epochStatsFromJson(const nlohmann::json& json);
 
-// A number written by nlohmann::json, where NaN (a diverged loss) was written as null: NaN again.
-double numberOrNaN(const nlohmann::json& value);
+// An epoch object of summary.json (or of a checkpoint) read back. Each key present is read by its
+// own reader; a value of another type adds "<where>KEY takes ..., got ..." to `problems` and keeps
+// the default. An absent key keeps its default too, unless `complete` (a checkpoint's own epochs,
+// which hold every key): then it is a problem.
+EpochStats readEpochStats(const nlohmann::json& object, const std::string& where, std::vector<std::string>& problems,
+                          bool complete = false);
 
-}  // namespace dtbench::trainer
+}  // namespace dtbench::run

@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace dtbench::trainer {
+namespace dtbench::run {
 
 // <runDir>/checkpoint, where saveCheckpoint puts the checkpoint.
 std::string checkpointDirectory(const std::string& runDir);
@@ -44,4 +44,4 @@ struct LoadedCheckpoint {
 
 LoadedCheckpoint loadCheckpoint(const std::string& runDir);
 
-}  // namespace dtbench::trainer
+}  // namespace dtbench::run

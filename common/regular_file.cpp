@@ -1,4 +1,4 @@
-#include "experiments/report/regular_file.h"
+#include "common/regular_file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <system_error>
 
-namespace dtbench::report {
+namespace dtbench::common {
 namespace fs = std::filesystem;
 namespace {
 
@@ -37,4 +37,4 @@ std::ifstream openRegularFile(const std::string& path) {
   return in;
 }
 
-}  // namespace dtbench::report
+}  // namespace dtbench::common

@@ -1,4 +1,4 @@
-#include "experiments/report/csv_file.h"
+#include "common/csv_file.h"
 
 #include <cmath>
 #include <cstdio>
@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "experiments/report/regular_file.h"
+#include "common/regular_file.h"
 
-namespace dtbench::report {
+namespace dtbench::common {
 namespace {
 
 constexpr char kUtf8ByteOrderMark[] = "\xEF\xBB\xBF";
@@ -112,4 +112,4 @@ void CsvFile::fail(size_t row, size_t column, const std::string& what) const {
                            "': " + what);
 }
 
-}  // namespace dtbench::report
+}  // namespace dtbench::common

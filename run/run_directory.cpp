@@ -1,4 +1,4 @@
-#include "trainer/record/run_directory.h"
+#include "run/run_directory.h"
 
 #include <unistd.h>
 
@@ -19,7 +19,7 @@
 #include "common/atomic_file.h"
 #include "common/file_lock.h"
 
-namespace dtbench::trainer {
+namespace dtbench::run {
 namespace fs = std::filesystem;
 
 namespace {
@@ -82,8 +82,8 @@ RunDirectory::RunDirectory(std::string path) : lock_(createAndLock(path)), path_
                                "); choose a new --out, or add --resume to continue it if it was interrupted");
     }
   }
-  history_ = openCsv(dir / "train_history.log", "Timestamp,Type,Epoch,Step,Loss,Accuracy,ImagesPerSec");
-  batches_ = openCsv(dir / "batches.csv", batchesCsvHeader());
+  history_ = openCsv(dir / "train_history.log", trainHistoryHeader());
+  batches_ = openCsv(dir / "batches.csv", batchesCsvHeader().c_str());
 }
 
 RunDirectory RunDirectory::reopen(RunDirectoryLock lock, int64_t historyBytes, int64_t batchesBytes) {
@@ -119,14 +119,15 @@ int64_t RunDirectory::batchesBytes() const {
   return static_cast<int64_t>(fs::file_size(fs::path(path_) / "batches.csv"));
 }
 
-void RunDirectory::writeTraffic(const comm::MergedTraffic& traffic) const {
+void RunDirectory::writeTraffic(const std::vector<comm::TrafficRow>& traffic,
+                                const std::vector<comm::TimelineRow>& timelineRows) const {
   const fs::path dir(path_);
   std::ofstream out(dir / "traffic.csv");
-  comm::writeTrafficCsv(out, traffic.traffic);
+  comm::writeTrafficCsv(out, traffic);
   if (!out) throw std::runtime_error("cannot write " + (dir / "traffic.csv").string());
-  if (traffic.timeline.empty()) return;
+  if (timelineRows.empty()) return;
   std::ofstream timeline(dir / "traffic_timeline.csv");
-  comm::writeTimelineCsv(timeline, traffic.timeline);
+  comm::writeTimelineCsv(timeline, timelineRows);
   if (!timeline) throw std::runtime_error("cannot write " + (dir / "traffic_timeline.csv").string());
 }
 
@@ -173,19 +174,11 @@ void RunDirectory::writeConfig(const nlohmann::json& config) const {
   writeJsonAtomically((fs::path(path_) / "config.json").string(), config);
 }
 
-void RunDirectory::writeSummary(const nlohmann::json& summary) const {
-  writeJsonAtomically((fs::path(path_) / "summary.json").string(), summary);
+void RunDirectory::writeSummary(const RunSummary& summary) const {
+  writeJsonAtomically((fs::path(path_) / "summary.json").string(), summaryJson(summary));
 }
 
-void RunDirectory::appendHistory(const HistoryRow& row) {
-  char line[256];
-  char accuracy[32] = "";
-  if (!std::isnan(row.accuracy)) std::snprintf(accuracy, sizeof accuracy, "%.6f", row.accuracy);
-  std::snprintf(line, sizeof line, "%.6f,%s,%lld,%lld,%.6f,%s,%.3f\n", row.timestamp, row.type,
-                static_cast<long long>(row.epoch), static_cast<long long>(row.step), row.loss, accuracy,
-                row.imagesPerSec);
-  history_ << line;
-}
+void RunDirectory::appendHistory(const HistoryRow& row) { history_ << toCsvRow(row) << '\n'; }
 
 void RunDirectory::appendBatch(const StepRecord& record) { batches_ << toCsvRow(record) << '\n'; }
 
@@ -197,4 +190,4 @@ void RunDirectory::flush() {
   }
 }
 
-}  // namespace dtbench::trainer
+}  // namespace dtbench::run

@@ -1,7 +1,7 @@
 // StepProfile (step_profile.json's content) on hand-worked cases: the warm-up step left out unless
 // it is alone, medians of odd and even counts, gradients that were not produced, the bounded
 // sample of a long run, and the JSON's keys.
-#include "catch_torch.h"
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -11,21 +11,23 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainer/record/step_profile.h"
+#include "run/step_profile.h"
 
-using dtbench::trainer::ProfiledParameter;
-using dtbench::trainer::StepProfile;
+namespace run = dtbench::run;
+
+using dtbench::run::ProfiledParameter;
+using dtbench::run::StepProfile;
 
 namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-StepProfile twoParameters() { return StepProfile({{"conv1.weight", 150, "float32"}, {"fc.bias", 10, "float32"}}); }
+run::StepProfile twoParameters() { return run::StepProfile({{"conv1.weight", 150, "float32"}, {"fc.bias", 10, "float32"}}); }
 
 }  // namespace
 
 TEST_CASE("the profile leaves the warm-up out and takes medians", "[step_profile]") {
-  StepProfile profile = twoParameters();
+  run::StepProfile profile = twoParameters();
   CHECK(profile.steps() == 0);
   profile.add(9.0, {8.0, 1.0});  // warm-up: slow, left out
   CHECK(profile.steps() == 1);
@@ -51,7 +53,7 @@ TEST_CASE("the profile leaves the warm-up out and takes medians", "[step_profile
 }
 
 TEST_CASE("a lone warm-up step is the profile and gradients never produced are null", "[step_profile]") {
-  StepProfile profile = twoParameters();
+  run::StepProfile profile = twoParameters();
   profile.add(0.3, {0.2, kNaN});
   nlohmann::json j = profile.toJson(1);
   CHECK(j.at("rank") == 1);
@@ -68,11 +70,11 @@ TEST_CASE("a lone warm-up step is the profile and gradients never produced are n
 }
 
 TEST_CASE("a long run keeps an evenly spaced sample of its steps", "[step_profile]") {
-  StepProfile profile({{"w", 1, "float32"}});
+  run::StepProfile profile({{"w", 1, "float32"}});
   profile.add(100.0, {100.0});  // warm-up
   // Step k's backward_s is k: after 3 x kMaxKeptSteps steps the sample is every 4th step (0, 4, 8,
   // ...), whose median is that of all steps, give or take the stride.
-  const int64_t n = 3 * static_cast<int64_t>(StepProfile::kMaxKeptSteps);
+  const int64_t n = 3 * static_cast<int64_t>(run::StepProfile::kMaxKeptSteps);
   for (int64_t k = 0; k < n; ++k) profile.add(static_cast<double>(k), {static_cast<double>(k) / 1000});
   const nlohmann::json j = profile.toJson(0);
   CHECK(j.at("steps") == n);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace dtbench::report {
+namespace dtbench::common {
 
 class CsvFile {
  public:
@@ -41,4 +41,4 @@ class CsvFile {
   std::vector<size_t> lines_;  // per row
 };
 
-}  // namespace dtbench::report
+}  // namespace dtbench::common

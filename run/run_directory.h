@@ -1,6 +1,7 @@
 #pragma once
-// RunDirectory: writes one run's directory in the format of docs/run-directory.md,
-// the contract with every analysis:
+// RunDirectory: writes one run's directory in the format of docs/run-directory.md, the contract with
+// every analysis, through the run's own types of each file (run/: config.json through run_facts.h,
+// the rows of train_history.h and step_record.h, summary.json through run_summary.h):
 //   config.json        full configuration, versions, host, seed (written once, atomically)
 //   train_history.log  CSV Timestamp,Type,Epoch,Step,Loss,Accuracy,ImagesPerSec
 //   batches.csv        one StepRecord per (rank, epoch, step)
@@ -22,23 +23,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "comm/traffic/traffic_exchange.h"
+#include <vector>
+
+#include "comm/traffic/traffic_recorder.h"
 #include "common/file_lock.h"
-#include "trainer/record/step_record.h"
+#include "run/run_summary.h"
+#include "run/step_record.h"
+#include "run/train_history.h"
 
-namespace dtbench::trainer {
-
-// One row of train_history.log. Type "Batch": rank 0's batch loss and train accuracy, Step is
-// the global step. Type "Epoch": mean train loss and test accuracy, Step is the epoch's steps.
-struct HistoryRow {
-  double timestamp = 0;  // Unix seconds
-  const char* type = "Batch";
-  int64_t epoch = 0;
-  int64_t step = 0;
-  double loss = 0;
-  double accuracy = 0;  // fraction in [0, 1]; NaN when not measured (written as an empty field)
-  double imagesPerSec = 0;
-};
+namespace dtbench::run {
 
 // Ownership of a run directory: an exclusive flock(2) on <dir>/dtbench.lock, which also holds the
 // owner's pid and host for the message a refused process prints. Released when the object is
@@ -77,12 +70,12 @@ class RunDirectory {
   const std::string& path() const { return path_; }
 
   void writeConfig(const nlohmann::json& config) const;
-  void writeSummary(const nlohmann::json& summary) const;
+  void writeSummary(const RunSummary& summary) const;
   void appendHistory(const HistoryRow& row);
   void appendBatch(const StepRecord& record);
   void appendBatchRows(const std::string& csvRows);  // whole lines, as toCsvRow makes them
   // traffic.csv, and traffic_timeline.csv when some traffic was counted (point-to-point topologies).
-  void writeTraffic(const comm::MergedTraffic& traffic) const;
+  void writeTraffic(const std::vector<comm::TrafficRow>& traffic, const std::vector<comm::TimelineRow>& timeline) const;
   void flush();
   // Bytes of train_history.log and batches.csv on disk after a flush() (for checkpoints).
   int64_t historyBytes() const;
@@ -106,4 +99,4 @@ nlohmann::json readJsonFile(const std::string& path);
 // the temporary file is removed (it may be what filled the disk) and `path` is left as it was.
 void writeJsonAtomically(const std::string& path, const nlohmann::json& value);
 
-}  // namespace dtbench::trainer
+}  // namespace dtbench::run
