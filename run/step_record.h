@@ -83,7 +83,8 @@ std::vector<StepRecord> readBatchesCsv(const common::CsvFile& file);
 
 // Every field, for checkpoints (a resumed epoch adds up the steps before the interruption too): an
 // object under batches.csv's column names, with "loss" and "accuracy". stepRecordFromJson also
-// reads the array of 16 numbers that checkpoints held before (written by dtbench until 0ad05bc).
+// reads the array of 16 numbers that checkpoints held before (written by dtbench until 0ad05bc), and
+// an object without a phase column added after it was written (that phase reads 0).
 nlohmann::json toJson(const StepRecord& record);
 StepRecord stepRecordFromJson(const nlohmann::json& json);
 

@@ -389,4 +389,10 @@ TEST_CASE("a step record of an earlier checkpoint's array reads back", "[checkpo
   const dtbench::run::StepRecord again = dtbench::run::stepRecordFromJson(dtbench::run::toJson(back));
   CHECK(again.bytesRecv == 2048);
   CHECK(std::isnan(again.h2dS));
+  // A checkpoint written before a phase column existed: that phase reads 0; a count must be there.
+  nlohmann::json older = dtbench::run::toJson(back);
+  older.erase("optimizer_s");
+  CHECK(dtbench::run::stepRecordFromJson(older).optimizerS == 0);
+  older.erase("samples");
+  CHECK_THROWS(dtbench::run::stepRecordFromJson(older));
 }
