@@ -2,7 +2,8 @@
 // The settings every rank of a run must share, and the checks that they are shared
 // (docs/design.md, "Correctness guards"): the rows of run/config_schema.h whose agreement is not per
 // rank, read both by the check across ranks, once after the world forms and before anything else
-// communicates, and by --resume's check against the run it continues (trainer/checkpoint/checkpointer.cpp).
+// communicates, and by --resume's check against the run it continues (run::describeResumeChanges, from
+// trainer/checkpoint/checkpointer.cpp).
 //
 // A rank that trained with another learning rate, seed or batch size would finish "completed" with
 // silently different parameters; one with another model, step count, topology or checkpoint period
