@@ -1,5 +1,6 @@
 #include "run/run_facts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -30,6 +31,8 @@ json configJson(const RunConfig& settings, const RunFacts& facts) {
   } else {
     out["link_rate_bps"] = nullptr;
   }
+  out["devices"] = json::array();
+  for (const DeviceFacts& device : facts.devices) out["devices"].push_back(deviceJson(device));
   if (const std::optional<WorldFacts>& world = facts.world) {
     out["hosts"] = world->hosts;
     out["hosts_emulated"] = world->hostsEmulated;
@@ -41,6 +44,54 @@ json configJson(const RunConfig& settings, const RunFacts& facts) {
     }
   }
   return out;
+}
+
+json deviceJson(const DeviceFacts& d) {
+  json out = {{"type", d.type}, {"model", d.model}, {"host", d.host}, {"boot_id", d.bootId}};
+  const auto put = [&out](const char* key, const auto& value) {
+    if (value) out[key] = *value;
+  };
+  put("cores", d.cores);
+  put("threads", d.threads);
+  put("index", d.index);
+  put("sm_count", d.smCount);
+  put("memory_bytes", d.memoryBytes);
+  put("clock_mhz", d.clockMhz);
+  put("compute_capability", d.computeCapability);
+  put("driver", d.driverVersion);
+  put("cuda_runtime", d.cudaRuntimeVersion);
+  return out;
+}
+
+DeviceFacts readDeviceJson(const json& device) {
+  if (!device.is_object()) wrongValue("an object per rank", device);
+  std::vector<std::string> problems;
+  const JsonFields fields(device, "", problems);
+  DeviceFacts d;
+  fields.read("type", [&](const json& v) { d.type = textValue(v); });
+  fields.read("model", [&](const json& v) { d.model = textValue(v); });
+  fields.read("host", [&](const json& v) { d.host = textValue(v); });
+  fields.read("boot_id", [&](const json& v) { d.bootId = textValue(v); });
+  fields.read("cores", [&](const json& v) { d.cores = wholeValue(v); });
+  fields.read("threads", [&](const json& v) { d.threads = wholeValue(v); });
+  fields.read("index", [&](const json& v) { d.index = wholeValue(v); });
+  fields.read("sm_count", [&](const json& v) { d.smCount = wholeValue(v); });
+  fields.read("memory_bytes", [&](const json& v) { d.memoryBytes = wholeValue(v); });
+  fields.read("clock_mhz", [&](const json& v) { d.clockMhz = numberValue(v); });
+  fields.read("compute_capability", [&](const json& v) { d.computeCapability = textValue(v); });
+  fields.read("driver", [&](const json& v) { d.driverVersion = textValue(v); });
+  fields.read("cuda_runtime", [&](const json& v) { d.cudaRuntimeVersion = textValue(v); });
+  if (!problems.empty()) throw std::invalid_argument(problems.front());
+  return d;
+}
+
+std::string devicesLabel(const RunFacts& facts) {
+  std::vector<std::string> labels;
+  for (const DeviceFacts& d : facts.devices)
+    if (std::find(labels.begin(), labels.end(), d.label()) == labels.end()) labels.push_back(d.label());
+  std::string text;
+  for (const std::string& label : labels) text += (text.empty() ? "" : " + ") + label;
+  return text;
 }
 
 RunRecord readConfigJson(const json& config, std::vector<std::string>& problems) {
@@ -74,6 +125,7 @@ RunRecord readConfigJson(const json& config, std::vector<std::string>& problems)
     }
     f.linkRateBps = std::move(rates);
   });
+  read("devices", [&](const json& v) { f.devices = listValue<DeviceFacts>(v, readDeviceJson); });
   if (config.contains("hosts")) {
     WorldFacts world;
     read("hosts", [&](const json& v) { world.hosts = listValue<std::string>(v, textValue); });
@@ -113,6 +165,7 @@ RunRecord readConfigFile(const std::string& runDirectory, std::vector<std::strin
 const std::vector<std::string>& factKeys() {
   static const std::vector<std::string> keys{"rank",          "environment",     "slurm_job_id",  "model_parameters",
                                              "train_samples", "test_samples",    "dp_devices",    "cluster_file",
+                                             "devices",
                                              "link_rate_bps", "hosts",           "hosts_emulated", "segment_bytes",
                                              "buckets",       "bucket_elements", "bucket_dtypes"};
   return keys;

@@ -32,6 +32,34 @@ struct WorldFacts {
   std::optional<BucketFacts> buckets;   // ssgd only
 };
 
+// The device one rank trained on, and the machine it shared (config.json's "devices", one per rank in
+// rank order; absent from runs written before it was recorded). Keys of values that do not apply
+// (a CPU's SM count, a GPU's cores) are left out.
+struct DeviceFacts {
+  std::string type;    // "type": "cpu" or "cuda"
+  std::string model;   // "model": the GPU's name ("NVIDIA H100 80GB HBM3"), or the CPU's model name
+  std::string host;    // "host": the rank's real host name
+  std::string bootId;  // "boot_id": the host's boot id; ranks and runs with the same one shared a machine
+  std::optional<int64_t> cores;    // "cores": the cores the rank could use (its affinity)
+  std::optional<int64_t> threads;  // "threads": its intra-op threads
+  // A GPU's (cudaDeviceProp, cudaDriverGetVersion, cudaRuntimeGetVersion):
+  std::optional<int64_t> index;                     // "index": cuda:N as the rank saw it
+  std::optional<int64_t> smCount;                   // "sm_count"
+  std::optional<int64_t> memoryBytes;               // "memory_bytes"
+  std::optional<double> clockMhz;                   // "clock_mhz": the SMs' peak clock
+  std::optional<std::string> computeCapability;     // "compute_capability": "9.0"
+  std::optional<std::string> driverVersion;         // "driver": the CUDA version the driver supports, "13.0"
+  std::optional<std::string> cudaRuntimeVersion;    // "cuda_runtime": the runtime LibTorch loads, "13.0"
+
+  // "cuda NVIDIA H100 80GB HBM3", "cpu AMD EPYC 7742 64-Core Processor": what a run ran on, for
+  // grouping and messages.
+  std::string label() const { return model.empty() ? type : type + " " + model; }
+};
+
+nlohmann::json deviceJson(const DeviceFacts& device);
+// Throws std::invalid_argument "KEY takes ..., got ..." for a value of the wrong type.
+DeviceFacts readDeviceJson(const nlohmann::json& device);
+
 struct RunFacts {
   int rank = 0;                            // "rank": the rank that wrote config.json (0)
   nlohmann::json environment = nlohmann::json::object();  // "environment": versions, threads, build (an object)
@@ -45,7 +73,12 @@ struct RunFacts {
   // absent (nullopt) off the cluster.
   std::optional<std::map<std::string, std::optional<double>>> linkRateBps;
   std::optional<WorldFacts> world;
+  std::vector<DeviceFacts> devices;  // "devices": one per rank; empty in runs written before it existed
 };
+
+// The device models of a run: every rank's label() ("cuda NVIDIA A100-SXM4-80GB"), the distinct ones
+// joined by " + " in rank order; "" when the run recorded none.
+std::string devicesLabel(const RunFacts& facts);
 
 // config.json as rank 0 writes it: every recorded setting, then the facts.
 nlohmann::json configJson(const RunConfig& settings, const RunFacts& facts);

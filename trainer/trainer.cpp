@@ -28,6 +28,7 @@
 #include "trainer/record/chrome_trace.h"
 #include "trainer/config_agreement.h"
 #include "trainer/record/config_json.h"
+#include "trainer/record/device_facts.h"
 #include "trainer/datasets.h"
 #include "trainer/record/environment.h"
 #include "run/epoch_stats.h"
@@ -198,7 +199,10 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   pending.emplace(phaseEvents.get());
   step.emplace(StepParts{config, device, *trainLoader, model, *optimizer, ampDtype, scaler.get(), sync.get(),
                          readyProbe.get(), worldOrNull(), *stopSignal, traceClock, phaseEvents.get()});
-  if (root()) recorder->begin(describeRun(config, memoryPolicy, model->module(), data, worldOrNull(), sync.get()));
+  std::vector<run::DeviceFacts> devices = describeDevices(device, worldOrNull());  // collective with a world
+  if (root())
+    recorder->begin(
+        describeRun(config, memoryPolicy, model->module(), data, worldOrNull(), sync.get(), std::move(devices)));
 }
 
 // Parameters and floating-point buffers from rank 0, so every rank starts from the same model

@@ -70,6 +70,8 @@ int runSweepCommand(const std::vector<std::string>& args) {
   settings.slurm.scriptDirectory = slurmScriptDirectory();
   settings.slurm.sbatchArgs = o.sbatchArgs;
   settings.slurm.timeoutSeconds = o.slurmTimeout;
+  settings.slurm.gpuType = o.gpuType;
+  settings.slurm.constraint = o.constraint;
   const bool slurm = o.launcher == Launcher::kSlurm;
   if (o.dryRun) return dryRun(points, settings, slurm);
 

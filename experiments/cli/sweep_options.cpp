@@ -81,6 +81,11 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
                     "--cpus-per-task=4\"", cxxopts::value<std::string>())
     ("slurm-timeout", "slurm: give up after S seconds, cancelling the jobs left (0: no limit)",
      cxxopts::value<double>()->default_value("0"))
+    ("gpu-type", "slurm: the GPU model every point asks for, as the cluster names it in its gres (a100 gives "
+                 "--gres=gpu:a100:N), so that no point and its baseline run on different GPU models",
+     cxxopts::value<std::string>())
+    ("constraint", "slurm: sbatch --constraint for every point (node features, e.g. a100|h100 as the cluster "
+                   "defines them)", cxxopts::value<std::string>())
     ("dry-run", "Print the points and their commands; run nothing")
     ("h,help", "Show this help");
   // clang-format on
@@ -96,12 +101,24 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   const cxxopts::ParseResult& parsed = result.result;
   o.launcher = launcherNames().parse(parsed["launcher"].as<std::string>());
   if (o.launcher != Launcher::kSlurm)
-    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout"})
+    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout", "gpu-type", "constraint"})
       if (parsed.count(flag))
         throw UsageError(std::string("--") + flag + " is for --launcher slurm; add --launcher slurm or drop it");
   if (parsed.count("slurm-script")) o.slurmScript = parsed["slurm-script"].as<std::string>();
   if (parsed.count("sbatch-args")) o.sbatchArgs = sweep::splitWords(parsed["sbatch-args"].as<std::string>());
   o.slurmTimeout = parsed["slurm-timeout"].as<double>();
+  if (parsed.count("gpu-type")) {
+    o.gpuType = parsed["gpu-type"].as<std::string>();
+    // A gres type is one word of Slurm's: letters, digits, '_', '-' and '.'.
+    if (o.gpuType.empty() || o.gpuType.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789_-.") != std::string::npos)
+      throw UsageError("--gpu-type must be one gres type name as the cluster's gres.conf spells it (letters, digits, "
+                       "'_', '-', '.'), e.g. a100, got '" + o.gpuType + "'");
+  }
+  if (parsed.count("constraint")) {
+    o.constraint = parsed["constraint"].as<std::string>();
+    if (o.constraint.empty()) throw UsageError("--constraint needs the node features, e.g. --constraint a100");
+  }
   if (!(o.slurmTimeout >= 0))
     throw UsageError("--slurm-timeout must be >= 0 seconds (0: no limit), got " + std::to_string(o.slurmTimeout));
   if (!parsed.count("out")) throw UsageError("--out DIR is required: the directory that holds the sweep's runs");

@@ -25,6 +25,8 @@ struct SweepOptions {
   std::string slurmScript;              // --slurm-script; empty: the default job script
   std::vector<std::string> sbatchArgs;  // --sbatch-args, split into words
   double slurmTimeout = 0;              // --slurm-timeout in seconds; 0: no limit
+  std::string gpuType;                  // --gpu-type: the gres type of every point's GPUs; "" any
+  std::string constraint;               // --constraint: sbatch --constraint of every point; "" none
   bool dryRun = false;
   bool help = false;
   std::string helpText;

@@ -60,6 +60,11 @@ int exitCodeOf(const std::string& slurmExitCode) {
 }  // namespace
 
 std::string slurmScript(const GridPoint& point, const SweepSettings& settings) {
+  if (!settings.slurm.gpuType.empty() && !(settings.slurm.script.empty() && wantsCuda(point, settings)))
+    throw common::UsageError(
+        "--gpu-type types the GPUs that the default GPU job scripts ask for, but point " + point.name +
+        (settings.slurm.script.empty() ? " runs on the CPU: give --device cuda after --, or drop --gpu-type"
+                                       : " runs --slurm-script: put the type in its #SBATCH --gres or in --sbatch-args"));
   if (!settings.slurm.script.empty()) {
     if (!fs::is_regular_file(settings.slurm.script))
       throw common::UsageError("--slurm-script " + settings.slurm.script +
@@ -94,9 +99,12 @@ SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& s
   command.insert(command.end(), {"--output=" + (fs::path(runs) / (point.name + ".log")).string(),
                                  "--open-mode=append", "--export=ALL"});
   // The default GPU scripts: one GPU per rank of a node (train_gpus.sbatch: the whole world on one node).
+  if (!settings.slurm.constraint.empty()) command.push_back("--constraint=" + settings.slurm.constraint);
   if (settings.slurm.script.empty() && wantsCuda(point, settings)) {
     if (point.nodes == 0) command.push_back("--ntasks-per-node=" + world);
-    command.push_back("--gres=gpu:" + perNode);
+    // A typed GPU (--gpu-type): every point, its baseline included, on the same GPU model.
+    const std::string type = settings.slurm.gpuType.empty() ? "" : settings.slurm.gpuType + ":";
+    command.push_back("--gres=gpu:" + type + perNode);
   } else if (settings.slurm.script.empty() && point.nodes > 0) {
     // CPU ranks through train_multinode.sbatch: cancel its `#SBATCH --gres=gpu:1`, which nodes
     // without GPUs cannot satisfy ("Invalid generic resource (gres) specification").

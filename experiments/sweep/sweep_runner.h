@@ -31,6 +31,8 @@ struct SlurmSettings {
   std::string scriptDirectory;          // where the default scripts are: the repository's slurm/
   std::vector<std::string> sbatchArgs;  // --sbatch-args, split into words
   double timeoutSeconds = 0;            // --slurm-timeout; 0: wait as long as the jobs take
+  std::string gpuType;                  // --gpu-type: --gres=gpu:TYPE:N for the GPU points; "" any type
+  std::string constraint;               // --constraint: sbatch --constraint=C for every point; "" none
 };
 
 struct SweepSettings {

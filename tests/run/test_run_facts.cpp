@@ -80,3 +80,48 @@ TEST_CASE("the report's fixture runs, written before the schema, read without a 
   }
   CHECK(read >= 15);
 }
+
+TEST_CASE("a rank's device reads back as written, GPU and CPU", "[run][facts]") {
+  run::DeviceFacts gpu;
+  gpu.type = "cuda";
+  gpu.model = "NVIDIA H100 80GB HBM3";
+  gpu.host = "node1";
+  gpu.bootId = "0c1f-boot";
+  gpu.cores = 16;
+  gpu.threads = 1;
+  gpu.index = 0;
+  gpu.smCount = 132;
+  gpu.memoryBytes = 85'045'395'456;
+  gpu.clockMhz = 1980;
+  gpu.computeCapability = "9.0";
+  gpu.driverVersion = "13.0";
+  gpu.cudaRuntimeVersion = "13.0";
+  run::DeviceFacts cpu;
+  cpu.type = "cpu";
+  cpu.model = "AMD EPYC 7742 64-Core Processor";
+  cpu.host = "node2";
+  cpu.bootId = "7d2a-boot";
+  cpu.cores = 2;
+  cpu.threads = 1;
+  const nlohmann::json written = run::deviceJson(cpu);
+  CHECK_FALSE(written.contains("sm_count"));  // what does not apply is left out
+  for (const run::DeviceFacts& d : {gpu, cpu})
+    CHECK(run::deviceJson(run::readDeviceJson(run::deviceJson(d))) == run::deviceJson(d));
+
+  run::RunFacts facts;
+  facts.devices = {gpu, gpu, cpu};
+  CHECK(run::devicesLabel(facts) == "cuda NVIDIA H100 80GB HBM3 + cpu AMD EPYC 7742 64-Core Processor");
+  CHECK(run::devicesLabel(run::RunFacts{}).empty());  // a run written before devices were recorded
+  std::vector<std::string> problems;
+  const run::RunRecord read = run::readConfigJson(run::configJson(run::resolveDefaults(run::RunConfig{}), facts), problems);
+  CHECK(problems.empty());
+  REQUIRE(read.facts.devices.size() == 3);
+  CHECK(read.facts.devices[0].smCount == 132);
+  CHECK(read.facts.devices[2].model == cpu.model);
+
+  nlohmann::json mistyped = run::configJson(run::resolveDefaults(run::RunConfig{}), facts);
+  mistyped["devices"][1]["sm_count"] = "many";
+  run::readConfigJson(mistyped, problems);
+  REQUIRE(problems.size() == 1);
+  CHECK_THAT(problems[0], Catch::Contains("devices") && Catch::Contains("sm_count") && Catch::Contains("whole number"));
+}

@@ -62,8 +62,20 @@ for e in summary["epochs"]:
     check(abs(e["train_time_s"] - t) < 1e-6 * max(1.0, t), f"epoch {e['epoch']} train_time_s {e['train_time_s']} != {t}")
 with open(f"{d}/config.json") as f:
     config = json.load(f)
-for key in ("model", "seed", "batch_size", "lr", "environment", "link_rate_bps", "cluster_file"):
+for key in ("model", "seed", "batch_size", "lr", "environment", "link_rate_bps", "cluster_file", "devices"):
     check(key in config, f"config.json lacks {key}")
+# The device of every rank: one entry per rank, the CPU's model and cores, the host and its boot id
+# (the machine's, as the kernel gives it).
+devices = config.get("devices", [])
+check(len(devices) == config.get("world_size", 1), f"devices {devices!r} is not one entry per rank")
+with open("/proc/sys/kernel/random/boot_id") as f:
+    boot_id = f.read().strip()
+for device in devices:
+    check(device.get("type") == "cpu", f"device type {device.get('type')!r}")
+    check(isinstance(device.get("model"), str) and device["model"] != "", f"device model {device.get('model')!r}")
+    check(device.get("boot_id") == boot_id, f"boot_id {device.get('boot_id')!r}, the kernel says {boot_id!r}")
+    check(isinstance(device.get("cores"), int) and device["cores"] >= 1, f"cores {device.get('cores')!r}")
+    check(device.get("threads") == 2, f"threads {device.get('threads')!r} (the run's --threads 2)")
 # The emulated cluster's links: an object {host: bit/s or null} over the run's hosts and the file
 # they come from, or both null off the cluster.
 rates, cluster_file = config.get("link_rate_bps"), config.get("cluster_file")

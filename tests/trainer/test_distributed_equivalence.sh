@@ -49,6 +49,12 @@ if ranks_per_host != "-":
 for key, want in expected:
     if config.get(key) != want:
         problems.append(f"config.json {key} = {config.get(key)!r} (want {want!r})")
+# Every rank's device, in rank order: all of them this machine's CPU, under one boot id.
+devices = config.get("devices", [])
+if len(devices) != world or any(d.get("type") != "cpu" or not d.get("model") for d in devices):
+    problems.append(f"config.json devices {devices!r} is not one CPU entry per rank")
+elif len({d.get("boot_id") for d in devices}) != 1 or len({d.get("host") for d in devices}) != 1:
+    problems.append(f"config.json devices {devices!r}: the ranks of one machine show different boot ids or hosts")
 a, b = ref["param_checksum"], run["param_checksum"]
 rel = abs(a - b) / max(abs(a), 1e-12)
 if rel > 1e-5:

@@ -340,7 +340,7 @@ TEST_CASE("a one-step run's config.json holds exactly the schema's keys", "[trai
   for (const auto& [key, value] : settings.items()) expected.insert(key);
   // One rank over gloo: the facts of every run, none of a world's (hosts, buckets) or of --mode dp.
   for (const char* key : {"rank", "environment", "slurm_job_id", "model_parameters", "train_samples", "test_samples",
-                          "cluster_file", "link_rate_bps"})
+                          "cluster_file", "link_rate_bps", "devices"})
     expected.insert(key);
   std::set<std::string> keys;
   for (const auto& [key, value] : written.items()) keys.insert(key);
@@ -350,6 +350,9 @@ TEST_CASE("a one-step run's config.json holds exactly the schema's keys", "[trai
   CHECK(problems.empty());
   CHECK(read.settings.model == "lenet");
   CHECK(read.facts.modelParameters == 62006);
+  REQUIRE(read.facts.devices.size() == 1);  // one rank: its CPU
+  CHECK(read.facts.devices[0].type == "cpu");
+  CHECK_FALSE(read.facts.devices[0].model.empty());
 }
 
 TEST_CASE("phase timing changes no result, and none leaves the device phases empty", "[training][phase_timing]") {

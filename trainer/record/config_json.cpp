@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/cuda.h>
@@ -48,7 +49,8 @@ std::optional<std::string> slurmJobId() {
 }  // namespace
 
 nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const torch::nn::Module& model,
-                           const data::DatasetSplits& data, const World* world, const GradientSync* sync) {
+                           const data::DatasetSplits& data, const World* world, const GradientSync* sync,
+                           std::vector<run::DeviceFacts> devices) {
   RunConfig settings = config;
   if (world) {  // the World's rank and size are authoritative (trainer/world.h)
     settings.comm.connection.rank = world->rank();
@@ -65,6 +67,7 @@ nlohmann::json describeRun(const RunConfig& config, const std::string& allocator
   facts.modelParameters = models::parameterStats(model).parameters;
   facts.trainSamples = data.train.size();
   facts.testSamples = data.test.size();
+  facts.devices = std::move(devices);
   if (config.mode == ParallelMode::kDp) facts.dpDevices = static_cast<int64_t>(torch::cuda::device_count());
   describeClusterLinks(facts, world ? world->hostNames : std::vector<std::string>{comm::thisHostName()});
   if (world) {

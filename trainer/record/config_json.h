@@ -4,11 +4,13 @@
 // hosts, gradient buckets), gathered here from the trainer's parts.
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "data/dataset.h"
 #include <torch/nn/module.h>
+#include "run/run_facts.h"
 #include "trainer/config.h"
 #include "trainer/sync/gradient_sync.h"
 #include "trainer/world.h"
@@ -19,7 +21,9 @@ namespace dtbench::trainer {
 // world), "rank", "environment" (with the heap policy `allocator`), the model's parameter count, the
 // data's sizes and, with a world, the hosts, the pipeline segment and the gradient buckets. `world`
 // and `sync` may be null.
+// `devices`: every rank's (trainer/record/device_facts.h, describeDevices).
 nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const torch::nn::Module& model,
-                           const data::DatasetSplits& data, const World* world, const GradientSync* sync);
+                           const data::DatasetSplits& data, const World* world, const GradientSync* sync,
+                           std::vector<run::DeviceFacts> devices);
 
 }  // namespace dtbench::trainer

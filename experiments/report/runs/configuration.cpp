@@ -1,10 +1,12 @@
 #include "experiments/report/runs/configuration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "comm/backends/backend.h"
 #include "experiments/report/runs/placement.h"
@@ -30,12 +32,27 @@ std::string linkRatesText(const RunData& run) {
   return text.empty() ? "" : ", links " + text;
 }
 
+std::string gpuModels(const run::RunFacts& facts) {
+  std::vector<std::string> models;
+  for (const run::DeviceFacts& d : facts.devices)
+    if (d.type == "cuda" && std::find(models.begin(), models.end(), d.model) == models.end()) models.push_back(d.model);
+  std::string text;
+  for (const std::string& model : models) text += (text.empty() ? "" : " + ") + model;
+  return text;
+}
+
 Configuration configurationOf(const RunData& run) {
   Configuration c;
   c.model = run.model();
   c.dataset = run.dataset();
   const run::RunConfig& s = run.settings;
   c.device = run::deviceNames().name(s.device);
+  // A GPU's model is part of the device (config.json's devices, recorded since they existed): runs on
+  // other GPU models never share a series or a baseline, where a speedup would compare the GPUs.
+  if (s.device == run::DeviceKind::kCuda) {
+    const std::string models = gpuModels(run.facts);
+    if (!models.empty()) c.device += " " + models;
+  }
   c.mode = run::modeNames().name(s.mode);
   // Numerics and memory format change the step time for every world size alike: part of the mode,
   // so an AMP run is neither a repeat nor the baseline of a float32 one.

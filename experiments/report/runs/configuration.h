@@ -13,7 +13,8 @@
 namespace dtbench::report {
 
 struct Configuration {
-  std::string model, dataset, device;
+  std::string model, dataset;
+  std::string device;  // "cpu", or "cuda" with the GPU's model ("cuda NVIDIA A100-SXM4-80GB") when recorded
   std::string mode;  // "ddp" or "dp", then ", amp bf16" / ", amp fp16" and ", channels-last" when used
   // "backend/topology sync[, no overlap][, bucket B MB][, local BN][, delay D ms][, rate R Gbps][, loss L%]
   // [, links R Gbps]"; "" for one rank
@@ -43,5 +44,9 @@ std::string describe(const Configuration& configuration);
 // links): the distinct rates of its hosts in Gbit/s, ascending, joined by '/', "unshaped" for a host
 // whose rate is null ("links 0.5/1 Gbps", "links 1 Gbps/unshaped"); "" without link rates.
 std::string linkRatesText(const RunData& run);
+
+// The distinct GPU models of the run's devices (config.json's "devices") in rank order, joined by
+// " + "; "" without a GPU or a record of it.
+std::string gpuModels(const run::RunFacts& facts);
 
 }  // namespace dtbench::report

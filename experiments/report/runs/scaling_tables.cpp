@@ -152,6 +152,16 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
     table.notes.push_back("- Epoch 1 includes warm-up (allocation and first-step costs): run 2 epochs and report "
                           "the second, or pass --epoch.");
   for (const std::string& m : missing) table.notes.push_back("- No single-rank baseline for " + m + ": no speedup.");
+  std::set<std::string> gpus;
+  for (const ScalingRow& row : rows)
+    if (row.configuration.device.rfind("cuda ", 0) == 0) gpus.insert(row.configuration.device.substr(5));
+  if (gpus.size() > 1) {
+    std::string list;
+    for (const std::string& gpu : gpus) list += (list.empty() ? "" : "; ") + gpu;
+    table.notes.push_back("- The runs ran on " + std::to_string(gpus.size()) + " GPU models (" + list +
+                          "): each model is a series of its own, with its own baseline, since a speedup across "
+                          "two models would compare the GPUs, not the scaling.");
+  }
   return table;
 }
 

@@ -67,3 +67,20 @@ TEST_CASE("the sweep's own numbers name their flag", "[cli][sweep]") {
                     Catch::Contains("--slurm-timeout") && Catch::Contains("'nan'"));
   CHECK_THROWS_WITH(parseSweepOptions({"--out", "", "--grid", "batch=8"}), Catch::Contains("--out needs a value"));
 }
+
+TEST_CASE("the typed GPU and node features (--gpu-type, --constraint) are Slurm's, one GPU model", "[cli][sweep]") {
+  const std::vector<std::string> grid{"--out", "d", "--grid", "world=1,2"};
+  auto with = [&grid](std::vector<std::string> flags) {
+    flags.insert(flags.end(), grid.begin(), grid.end());
+    return flags;
+  };
+  const auto typed = parseSweepOptions(with({"--launcher", "slurm", "--gpu-type", "a100", "--constraint", "ib"}));
+  CHECK(typed.gpuType == "a100");
+  CHECK(typed.constraint == "ib");
+  CHECK_THROWS_WITH(parseSweepOptions(with({"--gpu-type", "a100"})),
+                    Catch::Contains("--gpu-type is for --launcher slurm"));
+  CHECK_THROWS_WITH(parseSweepOptions(with({"--constraint", "ib"})),
+                    Catch::Contains("--constraint is for --launcher slurm"));
+  CHECK_THROWS_WITH(parseSweepOptions(with({"--launcher", "slurm", "--gpu-type", "a100:2"})),
+                    Catch::Contains("--gpu-type must be one gres type name") && Catch::Contains("'a100:2'"));
+}

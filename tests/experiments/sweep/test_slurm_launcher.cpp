@@ -5,6 +5,7 @@
 #include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_runner.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -124,4 +125,35 @@ TEST_CASE("a point on nodes without train_multinode.sbatch is refused before any
                     Catch::Contains("train_multinode.sbatch does not exist; set DTBENCH_SLURM_DIR"));
   // A point of a plain world is not affected.
   CHECK_NOTHROW(sbatchSubmission(pointOf({"world=2"}, 1, 0), settingsIn(folder, {"--device", "cpu"})));
+}
+
+TEST_CASE("a typed GPU (--gpu-type) for every GPU point, and node features (--constraint)",
+          "[sweep][slurm][gpu-type]") {
+  const ScriptFolder folder;
+  SweepSettings settings = settingsIn(folder, {"--device", "cuda"});
+  settings.slurm.gpuType = "a100";
+  settings.slurm.constraint = "ib";
+  const auto one = sbatchSubmission(pointOf({"world=1,4"}, 1, 0), settings).command;
+  const auto four = sbatchSubmission(pointOf({"world=1,4"}, 1, 1), settings).command;
+  // The baseline and the 4-GPU point on the same model: the report never compares two models.
+  CHECK(std::find(one.begin(), one.end(), "--gres=gpu:a100:1") != one.end());
+  CHECK(std::find(four.begin(), four.end(), "--gres=gpu:a100:4") != four.end());
+  CHECK(std::find(four.begin(), four.end(), "--constraint=ib") != four.end());
+  const auto nodes = sbatchSubmission(pointOf({"nodes=2"}, 2, 0), settingsIn(folder, {})).command;
+  CHECK(std::find(nodes.begin(), nodes.end(), "--gres=gpu:2") != nodes.end());  // no type: any GPU
+  SweepSettings typedNodes = settingsIn(folder, {});
+  typedNodes.slurm.gpuType = "h100";
+  const auto typed = sbatchSubmission(pointOf({"nodes=2"}, 2, 0), typedNodes).command;
+  CHECK(std::find(typed.begin(), typed.end(), "--gres=gpu:h100:2") != typed.end());
+
+  // A point the type cannot apply to is refused, saying what to do.
+  SweepSettings cpu = settingsIn(folder, {"--device", "cpu"});
+  cpu.slurm.gpuType = "a100";
+  CHECK_THROWS_WITH(dtbench::sweep::slurmScript(pointOf({"world=2"}, 1, 0), cpu),
+                    Catch::Contains("runs on the CPU") && Catch::Contains("--device cuda"));
+  SweepSettings own = settingsIn(folder, {"--device", "cuda"});
+  own.slurm.gpuType = "a100";
+  own.slurm.script = folder.script("mine.sbatch");
+  CHECK_THROWS_WITH(dtbench::sweep::slurmScript(pointOf({"world=2"}, 1, 0), own),
+                    Catch::Contains("--slurm-script") && Catch::Contains("#SBATCH --gres"));
 }
