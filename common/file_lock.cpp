@@ -12,14 +12,19 @@
 namespace dtbench::common {
 namespace {
 
-// "pid N, host H" from the lock file's text "pid N host H", as its holder wrote it.
+// "pid N, host H" from the lock file's text "pid N host H", as its holder wrote it. The holder writes
+// it right after taking the lock, so a process refused in between waits for it a little (up to
+// 200 ms) before it says the holder is unknown.
 std::string describeOwner(int fd, const std::string& path) {
-  char text[512] = "";
-  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-  long long pid = 0;
-  char host[300] = "";
-  if (n > 0 && std::sscanf(text, "pid %lld host %299s", &pid, host) == 2)
-    return "pid " + std::to_string(pid) + ", host " + host;
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    char text[512] = "";
+    const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+    long long pid = 0;
+    char host[300] = "";
+    if (n > 0 && std::sscanf(text, "pid %lld host %299s", &pid, host) == 2)
+      return "pid " + std::to_string(pid) + ", host " + host;
+    ::usleep(5000);
+  }
   return "pid unknown: the holder has not written " + path + " yet";
 }
 
