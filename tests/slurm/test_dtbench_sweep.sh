@@ -85,10 +85,10 @@ for usage in dataset_synthetic-model_nosuchmodel dataset_cifar10-model_nosuchmod
   grep -q "^$usage,.*,failed,.*unknown model 'nosuchmodel'" "$bad/jobs.csv" || fail "$usage's error is not in jobs.csv"
 done
 
-info "sweep 3b: a point whose run is killed is resubmitted once and completes"
+info "sweep 3b: a point whose run is killed is resubmitted once and completes (a run of several seconds: the kill must find it)"
 killed=$work/killed
 timeout 150 "$DTBENCH" sweep --launcher slurm --out "$killed" --grid batch=8 --retries 1 -- --model lenet \
-  --dataset synthetic --synthetic-train-size 4096 --synthetic-test-size 64 --epochs 1 --max-steps 400 --threads 1 \
+  --dataset synthetic --synthetic-train-size 32768 --synthetic-test-size 64 --epochs 1 --max-steps 3000 --threads 1 \
   --quiet >"$work/sweep3b.txt" 2>&1 &
 pid=$!
 running() { grep -qs '"status": *"running"' "$killed/batch8/summary.json" || ! kill -0 "$pid" 2>/dev/null; }
