@@ -1,20 +1,11 @@
 # Every dependency is found with find_package from Debian's packages (or a prefix given with
-# CMAKE_PREFIX_PATH on machines without them). Optional ones degrade to a clear message.
+# CMAKE_PREFIX_PATH, or a cluster's module); the header-only ones are fetched where the system has none
+# (cmake/FetchedDependencies.cmake). Optional ones degrade to a clear message naming what they turn off.
 
 include(Torch)
 find_package(Threads REQUIRED)
 
-# Gloo's headers: c10d's ProcessGroupGloo.hpp includes <gloo/...>, and PyTorch's wheel ships none.
-# Debian's libgloo-dev provides them (they compile against LibTorch 2.11's c10d; the multi-rank gloo
-# tests are the check that they fit); scripts/gpu_deps.sh unpacks them into a prefix for GPU nodes.
-find_path(DTBENCH_GLOO_INCLUDE_DIR gloo/algorithm.h)
-if(NOT DTBENCH_GLOO_INCLUDE_DIR)
-  message(FATAL_ERROR "Gloo's headers (gloo/algorithm.h) are missing: c10d's ProcessGroupGloo.hpp needs them and "
-                      "PyTorch's wheel does not ship them. Install libgloo-dev (scripts/install_deps.sh), or on a "
-                      "machine without apt add scripts/gpu_deps.sh's prefix to CMAKE_PREFIX_PATH.")
-endif()
-find_package(nlohmann_json 3 REQUIRED)
-find_package(cxxopts REQUIRED)
+include(FetchedDependencies)  # cxxopts, Catch2, Gloo's headers and nlohmann-json: the system's, else fetched
 
 set(DTBENCH_HAVE_MPI OFF)
 if(DTBENCH_WITH_MPI)
@@ -79,6 +70,3 @@ if(DTBENCH_WITH_CAPTURE)
   endif()
 endif()
 
-if(DTBENCH_BUILD_TESTS)
-  find_package(Catch2 2 REQUIRED)
-endif()

@@ -21,7 +21,29 @@ elseif(DEFINED ENV{XDG_CACHE_HOME})
 else()
   set(_cache "$ENV{HOME}/.cache/dtbench")
 endif()
-set(DTBENCH_TORCH_VENV "${_cache}/torch-${DTBENCH_PINNED_TORCH_VERSION}-${DTBENCH_PINNED_TORCH_CUDA}")
+set(DTBENCH_CACHE "${_cache}")
+# Another release or variant than torch.env's: DTBENCH_TORCH_VERSION / DTBENCH_TORCH_CUDA, as
+# scripts/install_deps.sh takes them (scripts/deps_paths.sh).
+set(DTBENCH_WANTED_TORCH_VERSION "${DTBENCH_PINNED_TORCH_VERSION}")
+set(DTBENCH_WANTED_TORCH_CUDA "${DTBENCH_PINNED_TORCH_CUDA}")
+if(DEFINED ENV{DTBENCH_TORCH_VERSION} AND NOT "$ENV{DTBENCH_TORCH_VERSION}" STREQUAL "")
+  set(DTBENCH_WANTED_TORCH_VERSION "$ENV{DTBENCH_TORCH_VERSION}")
+endif()
+if(DEFINED ENV{DTBENCH_TORCH_CUDA} AND NOT "$ENV{DTBENCH_TORCH_CUDA}" STREQUAL "")
+  set(DTBENCH_WANTED_TORCH_CUDA "$ENV{DTBENCH_TORCH_CUDA}")
+endif()
+set(DTBENCH_TORCH_VENV "${_cache}/torch-${DTBENCH_WANTED_TORCH_VERSION}-${DTBENCH_WANTED_TORCH_CUDA}")
+# A CUDA toolkit from PyPI that scripts/install_deps.sh --user made because this machine had none of
+# the torch's CUDA major: FindCUDAToolkit (called by LibTorch's CMake package) takes it.
+set(_pip_cuda "${_cache}/cuda-toolkit-${DTBENCH_WANTED_TORCH_CUDA}/root")
+if(NOT CUDAToolkit_ROOT AND NOT DEFINED ENV{CUDAToolkit_ROOT} AND EXISTS "${_pip_cuda}/bin/nvcc")
+  # LibTorch's package asks FindCUDA (CUDA_TOOLKIT_ROOT_DIR), then enables CUDA (CMAKE_CUDA_COMPILER)
+  # and FindCUDAToolkit (CUDAToolkit_ROOT): all three name the same toolkit.
+  set(CUDAToolkit_ROOT "${_pip_cuda}" CACHE PATH "The CUDA toolkit for LibTorch's CMake package")
+  set(CUDA_TOOLKIT_ROOT_DIR "${_pip_cuda}" CACHE PATH "The CUDA toolkit for LibTorch's CMake package")
+  set(CMAKE_CUDA_COMPILER "${_pip_cuda}/bin/nvcc" CACHE FILEPATH "nvcc of the CUDA toolkit")
+  message(STATUS "CUDA toolkit from PyPI: ${_pip_cuda}")
+endif()
 
 set(DTBENCH_TORCH_PYTHON "" CACHE FILEPATH "A python whose torch package is the LibTorch to build against")
 if(NOT DTBENCH_TORCH_PYTHON AND NOT Torch_DIR)
@@ -51,7 +73,7 @@ if(NOT Torch_FOUND)
                          "build folder configured before may hold it in Torch_DIR; configure a fresh one)")
   endif()
   message(FATAL_ERROR
-    "No LibTorch 2.4 or newer found${_older}. Run scripts/install_deps.sh (it installs torch==${DTBENCH_PINNED_TORCH_VERSION} into "
+    "No LibTorch 2.4 or newer found${_older}. Run scripts/install_deps.sh (it installs torch==${DTBENCH_WANTED_TORCH_VERSION} into "
     "${DTBENCH_TORCH_VENV}), or name one with -DTorch_DIR=<libtorch>/share/cmake/Torch, "
     "-DCMAKE_PREFIX_PATH=<libtorch> or -DDTBENCH_TORCH_PYTHON=<python with torch>. LibTorch before 2.4 is not supported.")
 endif()

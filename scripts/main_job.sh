@@ -24,8 +24,14 @@ for batch in 32 64; do
   done
 done
 
-"$dtbench" report "$study" --csv-dir "$study/tables" --job-table "$study/jobs.csv" --plots "$study/figures" \
-  > "$study/report.md"
+# Figures need matplotlib in the python dtbench draws with (/usr/bin/python3; a cluster without it gets
+# the tables and says so).
+plots=(--plots "$study/figures")
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "main job: no figures (/usr/bin/python3 has no matplotlib); the tables follow"
+  plots=()
+fi
+"$dtbench" report "$study" --csv-dir "$study/tables" --job-table "$study/jobs.csv" "${plots[@]}" > "$study/report.md"
 echo
 "$dtbench" report "$study" --table time_speedup,compute_comm,bandwidth
 echo "study: $study (report.md: every table; tables/*.csv; jobs.csv; figures/*.png and *.pdf)"

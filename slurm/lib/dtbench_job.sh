@@ -15,6 +15,11 @@
 #                    given as DTBENCH_LAUNCHER below)
 #   DTBENCH_LAUNCHER words put before $DTBENCH in the srun command line, e.g.
 #                    "singularity exec --nv $SIF" (default: none)
+#   DTBENCH_CONTAINER an Apptainer/Singularity image of dtbench (container/dtbench.def): every rank runs
+#                    in it, `apptainer exec --nv [DTBENCH_CONTAINER_ARGS] IMAGE` (singularity where
+#                    apptainer is missing), DTBENCH being the image's own binary (/opt/dtbench/bin/dtbench,
+#                    or DTBENCH_IN_CONTAINER); DTBENCH_CONTAINER_ARGS e.g. "--bind /scratch --overlay
+#                    $SCRATCH/overlay.ext3:ro". Not together with DTBENCH_LAUNCHER.
 #   RUNS             where run directories go (default $SCRATCH/dtbench-runs, else
 #                    /scratch/$USER/dtbench-runs when /scratch/$USER exists, else ./runs)
 #   DTBENCH_THREADS  intra-op threads per rank (default SLURM_CPUS_PER_TASK, else 1); not added
@@ -39,7 +44,32 @@ dtbench_default_runs() {
   fi
 }
 
+# DTBENCH_CONTAINER: the launcher that enters the image, and the image's dtbench.
+dtbench_container() {
+  [[ -n ${DTBENCH_CONTAINER:-} ]] || return 0
+  if [[ -n ${DTBENCH_LAUNCHER:-} ]]; then
+    dtbench_log "error: set DTBENCH_CONTAINER or DTBENCH_LAUNCHER, not both"
+    exit 2
+  fi
+  if [[ ! -e $DTBENCH_CONTAINER ]]; then
+    dtbench_log "error: DTBENCH_CONTAINER=$DTBENCH_CONTAINER does not exist (build it: apptainer build dtbench.sif container/dtbench.def)"
+    exit 2
+  fi
+  local runtime
+  runtime=$(command -v apptainer || command -v singularity || true)
+  if [[ -z $runtime ]]; then
+    dtbench_log "error: DTBENCH_CONTAINER is set but neither apptainer nor singularity is on PATH (module load apptainer?)"
+    exit 2
+  fi
+  DTBENCH_LAUNCHER="$runtime exec --nv ${DTBENCH_CONTAINER_ARGS:-} $DTBENCH_CONTAINER"
+  local inside=${DTBENCH_IN_CONTAINER:-/opt/dtbench/bin/dtbench}
+  [[ -n ${DTBENCH:-} && $DTBENCH != "$inside" ]] && dtbench_log "DTBENCH=$DTBENCH is this machine's; the image's $inside runs"
+  DTBENCH=$inside
+  export DTBENCH DTBENCH_LAUNCHER
+}
+
 dtbench_job_init() {
+  dtbench_container
   if [[ -z ${DTBENCH:-} ]]; then
     dtbench_log "error: set DTBENCH to the dtbench binary (export DTBENCH=...; sbatch passes the environment)"
     exit 2

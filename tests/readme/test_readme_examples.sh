@@ -1,33 +1,39 @@
 #!/usr/bin/env bash
-# The README's examples, run as written: every command of README.md's ```bash blocks, in order, in
-# a fresh directory where `build/` is the build under test and experiments/, slurm/ and scripts/ are
-# the checkout's. Left out, and listed: the two opening commands (what CI itself runs: they install,
-# build and test), the "Building by hand" section (a build of its own), and every command whose
-# last line ends in `# needs ...` (a dataset, the internet, root's cluster, Slurm). Every other
-# command must exit 0. Usage: test_readme_examples.sh REPO BUILD_DIR
+# A document's examples, run as written: every command of its ```bash blocks, in order, in a fresh
+# directory where `build/` is the build under test and experiments/, slurm/ and scripts/ are the
+# checkout's ($SCRATCH a folder of its own there). Left out, and listed: every command whose last line
+# ends in `# needs ...` (a dataset, the internet, root's cluster, Slurm) or `# not run here ...` (a GPU
+# cluster's, an image build), and for README.md the two opening commands (what CI itself runs: they
+# install, build and test) and the "Building by hand" section (a build of its own). Every other
+# command must exit 0. Usage: test_readme_examples.sh REPO BUILD_DIR [DOC]  (DOC: default README.md,
+# relative to REPO)
 set -uo pipefail
-repo=$(realpath "$1") build=$(realpath "$2")
+repo=$(realpath "$1") build=$(realpath "$2") doc=${3:-README.md}
+readme=0
+[[ $doc == README.md ]] && readme=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/readme-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 ln -s "$build" "$work/build"
 for d in experiments slurm scripts; do ln -s "$repo/$d" "$work/$d"; done
+export SCRATCH=$work/scratch
+mkdir -p "$SCRATCH"
 
 # The commands, one per record (continuation lines joined), separated by \036 (RS), each prefixed
 # "run" or "skip needs ..." and a tab.
-commands=$(awk '
-  /^## Building by hand/ { done = 1 }
+commands=$(awk -v readme="$readme" '
+  readme && /^## Building by hand/ { done = 1 }
   /^```bash$/ { if (!done) { block++; inside = 1 }; next }
   /^```$/ { inside = 0; next }
-  !inside || block == 1 || done { next }
+  !inside || (readme && block == 1) || done { next }
   {
     line = $0
     if (command == "" && line ~ /^[[:space:]]*$/) next
     command = command line "\n"
     if (line ~ /\\$/) next
-    if (match(line, /# needs [^#]*$/)) printf "skip %s\t%s\036", substr(line, RSTART + 2), command
+    if (match(line, /# (needs|not run here)[^#]*$/)) printf "skip %s\t%s\036", substr(line, RSTART + 2), command
     else printf "run \t%s\036", command
     command = ""
-  }' "$repo/README.md")
+  }' "$repo/$doc")
 
 failures=0 ran=0 skipped=0 n=0
 start=$SECONDS
@@ -53,6 +59,7 @@ while IFS= read -r -d $'\036' record; do
   fi
 done < <(printf '%s' "$commands")
 
-(( ran >= 10 )) || { echo "FAIL: only $ran README commands were found to run" >&2; failures=$((failures + 1)); }
-echo "README examples: $ran ran, $failures failed, $skipped need something this machine lacks, in $((SECONDS - start)) s"
+least=${DTBENCH_DOC_LEAST_COMMANDS:-10}
+(( ran >= least )) || { echo "FAIL: only $ran commands of $doc were found to run" >&2; failures=$((failures + 1)); }
+echo "$doc examples: $ran ran, $failures failed, $skipped need something this machine lacks, in $((SECONDS - start)) s"
 exit $((failures > 0))
