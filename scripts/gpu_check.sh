@@ -6,6 +6,8 @@
 #     scripts/gpu_check.sh stage DIR      build dtbench and the gpu test executables with the options a
 #                                         GPU node lacks turned off (MPI, download, figures, capture),
 #                                         and copy them with their tests' scripts into DIR (a few MB);
+#                                         --build-dir BUILD: in BUILD, configured already without MPI,
+#                                         download and capture (a machine without those libraries);
 #     scripts/gpu_deps.sh PREFIX          or: the header-only packages for a build on the GPU machine.
 #   On the GPU machine, with DIR or PREFIX copied along with the sources:
 #     scripts/gpu_check.sh run OUTDIR --staged DIR     run the staged executables on this machine's
@@ -25,7 +27,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 here=$PWD
 usage() {
-  echo "usage: $0 stage DIR | run OUTDIR (--staged DIR | --build PREFIX) | bench OUTDIR --staged DIR [OPTIONS]" >&2
+  echo "usage: $0 stage DIR [--build-dir BUILD] | run OUTDIR (--staged DIR | --build PREFIX) | bench OUTDIR --staged DIR [OPTIONS]" >&2
   exit 2
 }
 
@@ -52,9 +54,18 @@ catch_suites=(tests_gpu_training tests_nccl)
 shell_tests=("gpu_runs_through_the_cli:tests/trainer/test_gpu_runs.sh")
 
 stage() {
-  local dir=$1 build=build-gpu-stage
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDTBENCH_WITH_MPI=OFF -DDTBENCH_WITH_DOWNLOAD=OFF \
-    -DDTBENCH_WITH_FIGURES=OFF -DDTBENCH_WITH_CAPTURE=OFF >/dev/null || return 1
+  local dir=$1 build=${2:-build-gpu-stage}
+  # A build of its own with what a GPU node lacks turned off; or, with --build-dir, a build configured
+  # already without them (a machine that has none of those libraries, as the install label's).
+  if [[ -z ${2:-} ]]; then
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDTBENCH_WITH_MPI=OFF -DDTBENCH_WITH_DOWNLOAD=OFF \
+      -DDTBENCH_WITH_FIGURES=OFF -DDTBENCH_WITH_CAPTURE=OFF >/dev/null || return 1
+  elif [[ $(grep -cE '^#define DTBENCH_HAVE_(MPI|DOWNLOAD|CAPTURE) 0$' "$build/generated/dtbench/build_config.h" \
+             2>/dev/null) != 3 ]]; then
+    echo "gpu_check: $build is not a configured build without MPI, download and capture (a GPU node has none of" \
+         "their libraries); stage without --build-dir to make one" >&2
+    return 1
+  fi
   cmake --build "$build" --target dtbench "${catch_suites[@]}" || return 1
   rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/tests/trainer" || return 1
   local exe
@@ -148,7 +159,7 @@ run() {
 }
 
 case "${1:-}" in
-  stage) [[ $# == 2 ]] || usage; stage "$(realpath -m "$2")" ;;
+  stage) [[ $# == 2 || ($# == 4 && $3 == --build-dir) ]] || usage; stage "$(realpath -m "$2")" "${4:-}" ;;
   run) [[ $# == 4 && ($3 == --staged || $3 == --build) ]] || usage; run "$2" "$3" "$4" ;;
   bench) [[ $# -ge 4 && $3 == --staged ]] || usage; bench "$2" "$4" "${@:5}" ;;
   *) usage ;;

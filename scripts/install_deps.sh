@@ -20,9 +20,11 @@
 #             - Open MPI, libpcap, libcurl and libarchive are used where the system or a module has
 #               them; without them CMake turns those features off and says which.
 #   Either way, a CUDA LibTorch needs a CUDA toolkit of its major version when CMake configures (no GPU
-#   needed): one on PATH or in /usr/local/cuda (a cluster's module) is used, else NVIDIA's nvcc (with
-#   NVVM and CRT), runtime and CCCL from PyPI are installed into DEPS_CACHE/cuda-toolkit-<cuda> (an
-#   image, another CUDA major).
+#   needed): one on PATH or in /usr/local/cuda (a cluster's module) is used, else, for CUDA 13, NVIDIA's
+#   nvcc (with NVVM and CRT), runtime and CCCL from PyPI are installed into DEPS_CACHE/cuda-toolkit-<cuda>
+#   (an image). PyPI has no CUDA 12 nvcc: a torch for CUDA 12 needs the machine's (a cuda/12.x module);
+#   DTBENCH_ALLOW_OTHER_CUDA_TOOLKIT=1 takes the machine's toolkit of another major instead (a CPU build:
+#   scripts/compat_check.sh).
 #
 # The torch environment: PyTorch's torch==TORCH_VERSION wheel for TORCH_CUDA (scripts/torch.env, or
 # DTBENCH_TORCH_VERSION / DTBENCH_TORCH_CUDA / DTBENCH_TORCH_INDEX: e.g. 2.8.0, cu128,
@@ -192,25 +194,36 @@ cuda_toolkit() {
   fi
   local dir=$DEPS_CACHE/cuda-toolkit-$TORCH_CUDA
   [[ -f $dir/.dtbench-complete ]] && { echo "install_deps: CUDA toolkit $(cat "$dir/.dtbench-complete") in $dir/root"; return; }
-  rm -rf "$dir"
-  local packages
-  if ((major >= 13)); then  # CUDA 13 split nvcc's NVVM and CRT into packages of their own
-    packages=("nvidia-cuda-nvcc==$cuda.*" "nvidia-nvvm==$cuda.*" "nvidia-cuda-crt==$cuda.*"
-              "nvidia-cuda-runtime==$cuda.*" "nvidia-cuda-cccl==$cuda.*")
-  else
-    packages=("nvidia-cuda-nvcc-cu$major==$cuda.*" "nvidia-cuda-runtime-cu$major==$cuda.*" "nvidia-cuda-cccl-cu$major==$cuda.*")
+  if ((major < 13)); then
+    # PyPI's nvidia-cuda-nvcc-cu12 ships ptxas alone, no nvcc: a CUDA 12 toolkit must be the machine's.
+    if [[ ${DTBENCH_ALLOW_OTHER_CUDA_TOOLKIT:-} == 1 && -n $(system_cuda_major) ]]; then
+      echo "install_deps: warning: CUDA $(system_cuda_major)'s toolkit for a torch of CUDA $cuda" \
+           "(DTBENCH_ALLOW_OTHER_CUDA_TOOLKIT=1): dtbench then loads CUDA $(system_cuda_major)'s runtime, which builds" \
+           "and runs on the CPU, but not on a GPU whose driver runs CUDA $major alone"
+      return
+    fi
+    echo "install_deps: no CUDA $major toolkit on this machine, which a torch for CUDA $cuda needs to configure: load" \
+         "your cluster's cuda/$major.x module (nvcc on PATH) and run again. PyPI has none for CUDA $major (its" \
+         "nvidia-cuda-nvcc-cu$major ships ptxas alone)" >&2
+    exit 1
   fi
+  rm -rf "$dir"
+  # CUDA 13's nvcc with its NVVM and CRT, runtime and CCCL (one shared nvidia/cu13/ folder).
+  local packages=("nvidia-cuda-nvcc==$cuda.*" "nvidia-nvvm==$cuda.*" "nvidia-cuda-crt==$cuda.*"
+                  "nvidia-cuda-runtime==$cuda.*" "nvidia-cuda-cccl==$cuda.*")
   echo "install_deps: no CUDA $major toolkit on this machine: installing ${packages[*]} from PyPI into $dir"
   local python
   python=$(base_python)
-  "$python" -m venv "$dir/pip"  # a pip of its own: a system Python may have none
-  "$dir/pip/bin/pip" install --quiet --disable-pip-version-check --no-deps --target "$dir/packages" "${packages[@]}"
-  # One root of symbolic links: CUDA 13's wheels share nvidia/cu13/, CUDA 12's have a folder each. The
-  # torch environment's own nvidia-* packages come after: LibTorch's CUDA headers include those
-  # libraries' headers (cusparse.h, cublas_v2.h, ...), which a toolkit has and these wheels do not.
+  # An environment of its own (a system Python may have no pip; its site-packages merges the packages'
+  # shared nvidia/ folder, which pip's --target would not).
+  "$python" -m venv "$dir/pip"
+  "$dir/pip/bin/pip" install --quiet --disable-pip-version-check --no-deps "${packages[@]}"
+  # One root of symbolic links. The torch environment's own nvidia-* packages come after: LibTorch's
+  # CUDA headers include those libraries' headers (cusparse.h, cublas_v2.h, ...), which a toolkit has
+  # and these wheels do not.
   mkdir -p "$dir/root"
   local part
-  for part in "$dir"/packages/nvidia/*/ "$TORCH_VENV"/lib/python3*/site-packages/nvidia/*/; do
+  for part in "$dir"/pip/lib/python3*/site-packages/nvidia/*/ "$TORCH_VENV"/lib/python3*/site-packages/nvidia/*/; do
     [[ -d $part ]] && cp -rsn "$part." "$dir/root/"
   done
   [[ -e $dir/root/lib64 ]] || ln -s lib "$dir/root/lib64"

@@ -5,7 +5,8 @@
 # unprivileged user there runs scripts/bootstrap.sh on a copy of this checkout. It must install what it
 # needs in user space (scripts/install_deps.sh's user way: CMake, ninja and nlohmann-json from PyPI,
 # a CUDA toolkit from PyPI for LibTorch's CMake package, cxxopts, Catch2 and Gloo's headers through
-# FetchContent), build dtbench and run the main job to its Table 1.
+# FetchContent), build dtbench and run the main job to its Table 1; then scripts/gpu_check.sh stages the
+# gpu label's executables from that build (a GPU node's staging without apt's headers).
 #
 # Two things come from this machine, as a cluster's shared file system would give them: the torch
 # environment (bind-mounted read-only, so that the 2.6 GB wheel is not downloaded again) and what
@@ -120,5 +121,18 @@ grep -q '^## Table 1 — time and speedup' "$work/bootstrap.log" || fail "the ma
 [[ -x $home/dtbench/build/dtbench ]] || fail "no build/dtbench"
 tables=$(find "$home/dtbench/runs" -name report.md 2>/dev/null | head -n 1)
 [[ -n $tables ]] && grep -q 'Table 3' "$tables" || fail "no report.md with the tables under runs/"
+
+# 5. The GPU check's staging works there too, without apt's headers: the gpu test executables built in
+# that build (configured without MPI, download and capture: no such library there) and staged.
+if [[ $rc -eq 0 ]]; then
+  timeout --kill-after=10 420 chroot --userspec="$ids" "$root" env -i "${env_vars[@]}" \
+    bash -c 'cd ~/dtbench && export PATH=$HOME/.cache/dtbench/build-tools/bin:$PATH &&
+             scripts/gpu_check.sh stage ~/staged --build-dir build' >"$work/stage.log" 2>&1
+  stage_rc=$?
+  step "scripts/gpu_check.sh stage --build-dir build as dtuser: exit $stage_rc"
+  grep -E '^gpu_check: staged [0-9]+ gpu tests' "$work/stage.log" ||
+    fail "the GPU check did not stage: $(tail -n 20 "$work/stage.log")"
+  [[ -x $home/staged/bin/dtbench && -x $home/staged/bin/tests_gpu_training ]] || fail "no staged executables"
+fi
 step "done"
 exit $status

@@ -1,5 +1,5 @@
 // cudaPhaseEvents (trainer/step/phase_events.h): timing CUDA events recorded on the current stream.
-// c10::cuda::CUDAEvent creates its event lazily at the first record (cudaEventDefault: timing on),
+// compat::CudaEvent creates its event lazily at the first record (cudaEventDefault: timing on),
 // so a reused set allocates nothing; elapsed_time() needs both events completed, which passed()
 // checks with query(), never with a synchronization.
 
@@ -7,11 +7,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include <c10/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
 
+#include "compat/cuda_compat.h"
 #include "trainer/step/phase_events.h"
 
 namespace dtbench::trainer {
@@ -46,7 +46,7 @@ class CudaMarks final : public PhaseEvents {
 
  private:
   c10::Device device_;
-  std::vector<c10::cuda::CUDAEvent> events_;
+  std::vector<compat::CudaEvent> events_;
   size_t made_ = 0;
 };
 
