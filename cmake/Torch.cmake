@@ -63,6 +63,19 @@ if(DTBENCH_TORCH_PYTHON AND NOT Torch_FOUND)
   endif()
   list(PREPEND CMAKE_PREFIX_PATH "${_torch_prefix}")
 endif()
+# LibTorch before 2.5 requires the target CUDA::nvToolsExt (NVTX 2), a library CUDA toolkits no
+# longer ship from 12.9 on; the torch wheel brings its own copy (nvidia-nvtx-cu12), which is the one it
+# loads: the target is made from that copy before LibTorch's package asks for it.
+foreach(_prefix IN LISTS CMAKE_PREFIX_PATH)
+  set(_nvtx "${_prefix}/../../../nvidia/nvtx")
+  if(NOT TARGET CUDA::nvToolsExt AND EXISTS "${_nvtx}/lib/libnvToolsExt.so.1")
+    get_filename_component(_nvtx "${_nvtx}" ABSOLUTE)
+    add_library(CUDA::nvToolsExt SHARED IMPORTED)
+    set_target_properties(CUDA::nvToolsExt PROPERTIES IMPORTED_LOCATION "${_nvtx}/lib/libnvToolsExt.so.1"
+                          INTERFACE_INCLUDE_DIRECTORIES "${_nvtx}/include")
+    message(STATUS "nvToolsExt from the torch wheel: ${_nvtx}")
+  endif()
+endforeach()
 if(NOT Torch_FOUND)
   find_package(Torch 2.4 QUIET)
 endif()
@@ -79,6 +92,14 @@ if(NOT Torch_FOUND)
 endif()
 if(NOT Torch_VERSION VERSION_EQUAL DTBENCH_PINNED_TORCH_VERSION)
   message(STATUS "LibTorch ${Torch_VERSION} (dtbench is measured on ${DTBENCH_PINNED_TORCH_VERSION}, scripts/torch.env)")
+endif()
+
+# A LibTorch built on the pre-C++11 std::string ABI (PyPI's wheels before torch 2.7) gives that ABI to
+# the targets that link it; the libraries without LibTorch (common, run, comm's data half) and every
+# test share strings with them, so the whole tree takes it.
+if(TORCH_CXX_FLAGS MATCHES "_GLIBCXX_USE_CXX11_ABI=0")
+  add_compile_definitions(_GLIBCXX_USE_CXX11_ABI=0)
+  message(STATUS "LibTorch ${Torch_VERSION} is built on the pre-C++11 string ABI: so is dtbench")
 endif()
 
 set(DTBENCH_TORCH_HAS_CUDA OFF)

@@ -33,6 +33,7 @@ json configJson(const RunConfig& settings, const RunFacts& facts) {
   }
   out["devices"] = json::array();
   for (const DeviceFacts& device : facts.devices) out["devices"].push_back(deviceJson(device));
+  if (facts.speedOfLight) out["speed_of_light"] = speedOfLightJson(*facts.speedOfLight);
   if (const std::optional<WorldFacts>& world = facts.world) {
     out["hosts"] = world->hosts;
     out["hosts_emulated"] = world->hostsEmulated;
@@ -126,6 +127,7 @@ RunRecord readConfigJson(const json& config, std::vector<std::string>& problems)
     f.linkRateBps = std::move(rates);
   });
   read("devices", [&](const json& v) { f.devices = listValue<DeviceFacts>(v, readDeviceJson); });
+  read("speed_of_light", [&](const json& v) { f.speedOfLight = readSpeedOfLightJson(v); });
   if (config.contains("hosts")) {
     WorldFacts world;
     read("hosts", [&](const json& v) { world.hosts = listValue<std::string>(v, textValue); });
@@ -165,7 +167,7 @@ RunRecord readConfigFile(const std::string& runDirectory, std::vector<std::strin
 const std::vector<std::string>& factKeys() {
   static const std::vector<std::string> keys{"rank",          "environment",     "slurm_job_id",  "model_parameters",
                                              "train_samples", "test_samples",    "dp_devices",    "cluster_file",
-                                             "devices",
+                                             "devices",       "speed_of_light",
                                              "link_rate_bps", "hosts",           "hosts_emulated", "segment_bytes",
                                              "buckets",       "bucket_elements", "bucket_dtypes"};
   return keys;

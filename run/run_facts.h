@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/run_config.h"
+#include "run/speed_of_light.h"
 
 namespace dtbench::run {
 
@@ -74,6 +75,9 @@ struct RunFacts {
   std::optional<std::map<std::string, std::optional<double>>> linkRateBps;
   std::optional<WorldFacts> world;
   std::vector<DeviceFacts> devices;  // "devices": one per rank; empty in runs written before it existed
+  // "speed_of_light": the model's FLOPs and the peak they are measured against (run/speed_of_light.h);
+  // absent in runs written before it existed.
+  std::optional<SpeedOfLight> speedOfLight;
 };
 
 // The device models of a run: every rank's label() ("cuda NVIDIA A100-SXM4-80GB"), the distinct ones

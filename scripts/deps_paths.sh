@@ -6,7 +6,7 @@
 #                               cu126, cpu, ...)
 #   TORCH_INDEX                 the pip index it comes from: DTBENCH_TORCH_INDEX, else PyPI's default
 #   DEPS_CACHE                  ${DTBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dtbench}
-#   TORCH_VENV                  $DEPS_CACHE/torch-<version>-<cuda>: torch (and numpy), shared by every
+#   TORCH_VENV                  $DEPS_CACHE/torch-<version>-<cuda>: torch (numpy, torchvision), shared by every
 #                               clone on the machine
 #   TOOLS_VENV                  $DEPS_CACHE/build-tools: cmake, ninja and nlohmann-json from PyPI, made
 #                               only where the system has none (scripts/install_deps.sh --user)

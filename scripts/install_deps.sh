@@ -32,7 +32,8 @@
 # nvidia-* packages, in a virtual environment outside the checkout that every clone on the machine
 # shares (scripts/deps_paths.sh: TORCH_VENV, about 4.6 GB). CMake finds it there (cmake/Torch.cmake).
 # The same torch runs the Python references (scripts/bench_*.py, scripts/reference/,
-# tests/models/generate_expected.py). A stamp written last marks it complete; an environment with its
+# tests/models/generate_expected.py), with the pinned torch's torchvision (TORCHVISION_VERSION: the
+# reference of the FLOP counts, tests/models/generate_flops.py). A stamp written last marks it complete; an environment with its
 # stamp is never deleted: if `import torch` fails there (a memory limit, an interrupted shell), the
 # script says so and stops, and only an environment without a stamp (an interrupted install) is made
 # again.
@@ -159,6 +160,19 @@ print(torch.__version__, "CUDA", torch.version.cuda, "NCCL", nccl)')
   echo "install_deps: torch $got in $TORCH_VENV ($(( $(date +%s) - start )) s)"
 }
 
+# torchvision beside the pinned torch (scripts/torch.env's TORCHVISION_VERSION, the release built for that
+# torch), installed into a complete environment when missing: the FLOP counts' reference runs its
+# ResNet-50 and VGG-16. Another torch gets none (its row of the compatibility table runs no Python).
+reference_packages() {
+  [[ $TORCH_VERSION == "$PINNED_TORCH_VERSION" && $TORCH_CUDA == "$PINNED_TORCH_CUDA" ]] || return 0
+  "$TORCH_VENV/bin/python" -c 'import torchvision' 2>/dev/null && return 0
+  local index=()
+  [[ -n $TORCH_INDEX ]] && index=(--index-url "$TORCH_INDEX")
+  echo "install_deps: torchvision==$TORCHVISION_VERSION into $TORCH_VENV"
+  "$TORCH_VENV/bin/pip" install --quiet --disable-pip-version-check "${index[@]}" "torchvision==$TORCHVISION_VERSION" \
+    "torch==$TORCH_VERSION"
+}
+
 # cmake, ninja and nlohmann-json from PyPI, where the system has no CMake of 3.25 or newer or no
 # nlohmann-json.
 build_tools() {
@@ -244,5 +258,6 @@ else
   system_packages
 fi
 torch_environment
+reference_packages
 $user && build_tools
 cuda_toolkit

@@ -29,6 +29,7 @@
 #include "trainer/config_agreement.h"
 #include "trainer/record/config_json.h"
 #include "trainer/record/device_facts.h"
+#include "trainer/record/speed_of_light.h"
 #include "trainer/datasets.h"
 #include "trainer/record/environment.h"
 #include "run/epoch_stats.h"
@@ -199,10 +200,14 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   pending.emplace(phaseEvents.get());
   step.emplace(StepParts{config, device, *trainLoader, model, *optimizer, ampDtype, scaler.get(), sync.get(),
                          readyProbe.get(), worldOrNull(), *stopSignal, traceClock, phaseEvents.get()});
+  // Rank 0 counts the model's FLOPs and, on the CPU, probes the GEMM rate, while the other ranks wait in
+  // describeDevices (a collective): before the first step, with no other rank computing beside it.
+  std::optional<run::SpeedOfLight> speedOfLight;
+  if (root()) speedOfLight = describeSpeedOfLight(config, data.train, device, describeDevice(device));
   std::vector<run::DeviceFacts> devices = describeDevices(device, worldOrNull());  // collective with a world
   if (root())
-    recorder->begin(
-        describeRun(config, memoryPolicy, model->module(), data, worldOrNull(), sync.get(), std::move(devices)));
+    recorder->begin(describeRun(config, memoryPolicy, model->module(), data, worldOrNull(), sync.get(),
+                                std::move(devices), std::move(speedOfLight)));
 }
 
 // Parameters and floating-point buffers from rank 0, so every rank starts from the same model

@@ -10,6 +10,7 @@
 
 #include "common/usage_error.h"
 #include "experiments/predict/step_description.h"
+#include "models/flop_count.h"
 #include "models/registry.h"
 #include "trainer/step/gradient_ready.h"
 
@@ -40,11 +41,7 @@ void check(const ZooStepRequest& r) {
 
 nlohmann::json describeZooStep(const ZooStepRequest& r) {
   check(r);
-  models::ModelOptions options;
-  options.inputChannels = r.channels;
-  options.numClasses = r.classes;
-  const bool hasImagenetLayout = r.model.rfind("resnet", 0) == 0 || r.model.rfind("vgg", 0) == 0;
-  options.imagenetLayout = hasImagenetLayout && r.imageSize >= 64;
+  const models::ModelOptions options = models::optionsForImageSize(r.model, r.channels, r.imageSize, r.classes);
   models::ClassifierPtr model;
   try {
     model = models::makeModel(r.model, options);

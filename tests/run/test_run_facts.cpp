@@ -54,6 +54,7 @@ TEST_CASE("every key written is the schema's or a fact's", "[run][facts]") {
   facts.world.emplace().buckets.emplace();
   facts.dpDevices = 1;
   facts.linkRateBps.emplace();
+  facts.speedOfLight.emplace();
   const nlohmann::json written = run::configJson(run::RunConfig{}, facts);
   for (const auto& [key, value] : written.items()) {
     INFO(key);

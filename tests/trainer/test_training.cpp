@@ -4,6 +4,7 @@
 #include "catch_torch.h"
 #include "common/named_values.h"
 #include "models/classifier.h"
+#include "models/flop_count.h"
 #include "trainer/config.h"
 
 #include <cmath>
@@ -340,7 +341,7 @@ TEST_CASE("a one-step run's config.json holds exactly the schema's keys", "[trai
   for (const auto& [key, value] : settings.items()) expected.insert(key);
   // One rank over gloo: the facts of every run, none of a world's (hosts, buckets) or of --mode dp.
   for (const char* key : {"rank", "environment", "slurm_job_id", "model_parameters", "train_samples", "test_samples",
-                          "cluster_file", "link_rate_bps", "devices"})
+                          "cluster_file", "link_rate_bps", "devices", "speed_of_light"})
     expected.insert(key);
   std::set<std::string> keys;
   for (const auto& [key, value] : written.items()) keys.insert(key);
@@ -353,6 +354,11 @@ TEST_CASE("a one-step run's config.json holds exactly the schema's keys", "[trai
   REQUIRE(read.facts.devices.size() == 1);  // one rank: its CPU
   CHECK(read.facts.devices[0].type == "cpu");
   CHECK_FALSE(read.facts.devices[0].model.empty());
+  // LeNet's FLOPs on the synthetic 3x32x32 images, measured against this CPU's GEMM probe.
+  REQUIRE(read.facts.speedOfLight);
+  CHECK(read.facts.speedOfLight->flops.training() == dtbench::models::countModelFlops("lenet").trainingFlops());
+  REQUIRE(read.facts.speedOfLight->gemmProbe);
+  CHECK(read.facts.speedOfLight->gemmProbe->gflops > 0);
 }
 
 TEST_CASE("phase timing changes no result, and none leaves the device phases empty", "[training][phase_timing]") {

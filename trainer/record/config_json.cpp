@@ -50,7 +50,7 @@ std::optional<std::string> slurmJobId() {
 
 nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const torch::nn::Module& model,
                            const data::DatasetSplits& data, const World* world, const GradientSync* sync,
-                           std::vector<run::DeviceFacts> devices) {
+                           std::vector<run::DeviceFacts> devices, std::optional<run::SpeedOfLight> speedOfLight) {
   RunConfig settings = config;
   if (world) {  // the World's rank and size are authoritative (trainer/world.h)
     settings.comm.connection.rank = world->rank();
@@ -68,6 +68,7 @@ nlohmann::json describeRun(const RunConfig& config, const std::string& allocator
   facts.trainSamples = data.train.size();
   facts.testSamples = data.test.size();
   facts.devices = std::move(devices);
+  facts.speedOfLight = std::move(speedOfLight);
   if (config.mode == ParallelMode::kDp) facts.dpDevices = static_cast<int64_t>(torch::cuda::device_count());
   describeClusterLinks(facts, world ? world->hostNames : std::vector<std::string>{comm::thisHostName()});
   if (world) {

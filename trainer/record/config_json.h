@@ -3,6 +3,7 @@
 // and what the run found out when it started (run/run_facts.h: environment, model size, data sizes,
 // hosts, gradient buckets), gathered here from the trainer's parts.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,11 @@ namespace dtbench::trainer {
 // world), "rank", "environment" (with the heap policy `allocator`), the model's parameter count, the
 // data's sizes and, with a world, the hosts, the pipeline segment and the gradient buckets. `world`
 // and `sync` may be null.
-// `devices`: every rank's (trainer/record/device_facts.h, describeDevices).
+// `devices`: every rank's (trainer/record/device_facts.h, describeDevices); `speedOfLight`: the FLOPs
+// and peak (trainer/record/speed_of_light.h), written when present.
 nlohmann::json describeRun(const RunConfig& config, const std::string& allocator, const torch::nn::Module& model,
                            const data::DatasetSplits& data, const World* world, const GradientSync* sync,
-                           std::vector<run::DeviceFacts> devices);
+                           std::vector<run::DeviceFacts> devices,
+                           std::optional<run::SpeedOfLight> speedOfLight = std::nullopt);
 
 }  // namespace dtbench::trainer

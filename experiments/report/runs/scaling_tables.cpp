@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <exception>
 #include <initializer_list>
@@ -40,6 +41,16 @@ ScalingRow reduce(const Configuration& configuration, const std::vector<const Us
   row.commTotalS = medianOver(repeats, [&](const UsableRun& r) { return critical(r).commTotalS * r.epoch.scale; });
   row.commExposedS = medianOver(repeats, [&](const UsableRun& r) { return critical(r).commExposedS * r.epoch.scale; });
   row.wallS = medianOver(repeats, [](const UsableRun& r) { return r.epoch.wallS(); });
+  const auto recorded = [&](const UsableRun* r) {
+    return r->run->facts.speedOfLight && r->run->facts.speedOfLight->flops.training() > 0 && critical(*r).trainS > 0;
+  };
+  if (std::all_of(repeats.begin(), repeats.end(), recorded)) {
+    row.achievedFlopsPerS = medianOver(repeats, [&](const UsableRun& r) {
+      return r.run->facts.speedOfLight->flops.training() * static_cast<double>(critical(r).samples) /
+             critical(r).trainS;
+    });
+    row.speedOfLight = repeats.front()->run->facts.speedOfLight;
+  }
   return row;
 }
 
@@ -114,9 +125,11 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
   table.title = "Table 1 — time and speedup";
   table.columns = configurationColumns();
   for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN",
-                        "images_per_s"})
+                        "images_per_s", "GFLOP_s_per_rank", "MFU", "of_gemm_probe"})
     table.columns.push_back(c);
   bool warmUp = false;
+  std::map<std::string, std::string> peaks;  // series label -> its peak
+  std::vector<std::string> aboveOne;
   std::set<std::string> missing;
   for (const ScalingRow& row : rows) {
     const int n = row.configuration.world;
@@ -135,6 +148,29 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
     cells.push_back(maybe(speedup ? std::optional<double>(*speedup / n) : std::nullopt));
     cells.push_back(maybe(speedup ? std::optional<double>(*speedup * n) : std::nullopt));
     cells.push_back(Cell::ratio(row.imagesPerS));
+    std::optional<double> fraction;
+    if (row.achievedFlopsPerS) {
+      cells.push_back(Cell::ratio(*row.achievedFlopsPerS / 1e9));
+      // --mode dp: one rank drives every GPU it sees, so its peak is theirs together.
+      const double gpus = static_cast<double>(row.first().run->facts.dpDevices.value_or(1));
+      if (const std::optional<double> peak = row.speedOfLight->peakFlopsPerS())
+        fraction = *row.achievedFlopsPerS / (*peak * gpus);
+      std::string label = row.configuration.model + " on " + row.configuration.device;
+      if (const std::optional<run::GemmProbe>& probe = row.speedOfLight->gemmProbe)
+        label += " (" + std::to_string(probe->threads) + (probe->threads == 1 ? " thread)" : " threads)");
+      peaks.emplace(label, row.speedOfLight->peakLabel());
+    } else {
+      cells.push_back(Cell::empty());
+    }
+    const bool gpu = row.speedOfLight && row.speedOfLight->onGpu();
+    cells.push_back(gpu ? maybe(fraction) : Cell::empty());
+    cells.push_back(!gpu ? maybe(fraction) : Cell::empty());
+    if (fraction && *fraction > 1) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.2f", *fraction);
+      aboveOne.push_back(row.configuration.model + " B=" + std::to_string(row.configuration.batch) +
+                         " N=" + std::to_string(n) + ": " + text);
+    }
     table.rows.push_back(std::move(cells));
     warmUp = warmUp || row.first().epoch.epoch == 1;
   }
@@ -148,6 +184,19 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       "N = 1 rows are the single-rank baseline of their series.",
       "- Every rank processes 1/N of the epoch, so T(1)/T(N) is strong scaling of the dataset; each rank's work per "
       "step stays constant (its batch is fixed), which is weak scaling per step."};
+  table.notes.push_back(
+      "- `GFLOP_s_per_rank` = the model's training FLOPs per image (forward and backward of its convolutions and "
+      "linear layers, 2 per multiply-add, counted from its layers; docs/report.md, \"FLOPs and the speed of "
+      "light\") × the critical rank's images ÷ its Σ(step_s − data_s): the rate one rank's arithmetic went at over "
+      "T. `MFU` (GPU runs) = that ÷ the GPU's dense datasheet peak for the precision its convolutions and linear "
+      "layers ran in; `of_gemm_probe` (CPU runs) = that ÷ the rate of fp32 matrix products measured on the machine "
+      "with the run's threads: a fraction of a measured rate, not of a datasheet peak. Empty where a run recorded no "
+      "FLOPs (written before they were recorded) or its GPU has no known peak.");
+  for (const auto& [label, peak] : peaks) table.notes.push_back("- Peak, " + label + ": " + peak + ".");
+  for (const std::string& row : aboveOne)
+    table.notes.push_back("- " + row + " of its peak: above 1, the run's arithmetic went faster than the peak it is "
+                          "measured against (on the CPU: the probe's products do not represent the run's kernels); "
+                          "shown as measured, never clipped.");
   if (warmUp)
     table.notes.push_back("- Epoch 1 includes warm-up (allocation and first-step costs): run 2 epochs and report "
                           "the second, or pass --epoch.");

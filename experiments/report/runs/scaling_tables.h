@@ -11,6 +11,7 @@
 #include "experiments/report/report_table.h"
 #include "experiments/report/runs/run_epoch.h"
 #include "experiments/report/runs/run_selection.h"
+#include "run/speed_of_light.h"
 
 namespace dtbench::report {
 
@@ -26,6 +27,11 @@ struct ScalingRow {
   // The critical rank's sums × k, medians over repeats (Table 2).
   double computeS = 0, commTotalS = 0, commExposedS = 0;
   double wallS = 0;  // max_r Σ step_s × k (cost)
+  // The critical rank's training FLOP/s over T: the model's training FLOPs per image × its images ÷ its
+  // Σ(step_s − data_s), median over repeats; nullopt when a repeat recorded no FLOPs (config.json's
+  // speed_of_light, run/speed_of_light.h).
+  std::optional<double> achievedFlopsPerS;
+  std::optional<run::SpeedOfLight> speedOfLight;  // the first repeat's: its peak
 
   const UsableRun& first() const { return *repeats.front(); }
   bool extrapolated() const { return first().epoch.extrapolated; }
