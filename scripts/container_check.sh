@@ -47,13 +47,21 @@ while read -r source destination; do
 done < <(section files)
 
 for fs in proc dev; do mount --rbind "/$fs" "$root/$fs" && mounts+=("$root/$fs"); done
+# The network as this machine reaches it while %post runs (apptainer build gives %post the host's
+# network too): names, the certificate authorities (a proxy's among them) and pip's settings; the
+# image's own are put back after it.
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+bundle=$root/etc/ssl/certs/ca-certificates.crt
+[[ -f $bundle ]] && cp "$bundle" "$work/image-ca-certificates.crt"
+cp /etc/ssl/certs/ca-certificates.crt "$bundle"
+[[ -f /etc/pip.conf ]] && cp /etc/pip.conf "$root/etc/pip.conf"
 section post >"$root/tmp/post.sh"
 start=$(date +%s)
 chroot "$root" /bin/bash -euo pipefail /tmp/post.sh >"$out/post.log" 2>&1 ||
   { echo "container_check: %post failed: $(tail -n 20 "$out/post.log")" >&2; exit 1; }
 post_s=$(( $(date +%s) - start ))
-rm -f "$root/tmp/post.sh" "$root/etc/resolv.conf"
+rm -f "$root/tmp/post.sh" "$root/etc/resolv.conf" "$root/etc/pip.conf"
+[[ -f $work/image-ca-certificates.crt ]] && cp "$work/image-ca-certificates.crt" "$bundle"
 for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}"; done
 mounts=()
 report "%post (container/setup.sh): $post_s s"
