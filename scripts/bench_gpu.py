@@ -162,6 +162,8 @@ def run_dtbench(args, model, batch, precision, extra=()):
             raise RuntimeError(f"dtbench failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
         with open(os.path.join(out, "batches.csv")) as f:
             rows = list(csv.DictReader(f))[args.warmup:]
+        with open(os.path.join(out, "config.json")) as f:
+            speed_of_light = json.load(f).get("speed_of_light")
     if not rows:
         raise RuntimeError("dtbench wrote no timed rows")
     samples = sum(int(r["samples"]) for r in rows)
@@ -171,7 +173,39 @@ def run_dtbench(args, model, batch, precision, extra=()):
     for column in ("data_s", "h2d_s", "forward_s", "backward_s", "optimizer_s", "step_s"):
         cells = [r[column] for r in rows]
         phases[column] = None if any(c == "" for c in cells) else statistics.median(float(c) for c in cells)
-    return {"images_per_s": samples / compute, "end_to_end_images_per_s": samples / whole, "phases": phases}
+    training_flops, peak, peak_name = flops_and_peak(speed_of_light)
+    return {"images_per_s": samples / compute, "end_to_end_images_per_s": samples / whole, "phases": phases,
+            "training_flops": training_flops, "peak_flops_per_s": peak, "peak_name": peak_name}
+
+
+def flops_and_peak(speed_of_light):
+    """(training FLOPs per image, peak FLOP/s, what a fraction of it is called) from config.json's
+    speed_of_light (docs/report.md, "FLOPs and the speed of light"): a GPU's datasheet peaks per kind of
+    layer (the step's FLOPs over their time at those peaks; None for a GPU dtbench cannot identify), or
+    the CPU's GEMM probe. The same figures serve PyTorch's side: the same model does the same arithmetic
+    in the same precision (PyTorch's TF32 defaults are LibTorch's)."""
+    if not speed_of_light:
+        return None, None, None
+    flops = speed_of_light["flops_per_image"]
+    if "gemm_probe" in speed_of_light:
+        return flops["training"], speed_of_light["gemm_probe"]["gflops"] * 1e9, "of_gemm_probe"
+    seconds = 0.0
+    for kind, peak in (("training_convolution", "convolution_peak"), ("training_linear", "linear_peak")):
+        if flops[kind] > 0:
+            tflops = speed_of_light.get(peak, {}).get("peak_tflops")
+            if not tflops:
+                return flops["training"], None, "MFU"
+            seconds += flops[kind] / (tflops * 1e12)
+    return flops["training"], (flops["training"] / seconds if seconds > 0 else None), "MFU"
+
+
+def fraction_cell(runs, images_per_s):
+    """The median rate's fraction of the peak dtbench's runs recorded, '—' without one."""
+    known = [r for r in runs if r.get("peak_flops_per_s")]
+    if not known or not images_per_s:
+        return "—"
+    r = known[-1]
+    return f"{statistics.median(images_per_s) * r['training_flops'] / r['peak_flops_per_s']:.3f}"
 
 
 def run_pytorch(args, model, batch, precision, mode):
@@ -229,8 +263,11 @@ class Results:
         lines = [f"GPU speed on {d['device']}, started {d['started']}; images/s medians of {self.args.repeats} "
                  f"alternating repeats, {self.args.warmup} warm-up and {self.args.steps} timed steps each.", ""]
         if d["eager"]:
+            names = {x.get("peak_name") for r in d["eager"].values() for x in r["dtbench"]} - {None}
+            fraction = names.pop() if len(names) == 1 else "fraction of peak"
             lines += ["| model | batch | precision | dtbench | PyTorch eager (best of cudnn.benchmark) | "
-                      "dtbench / PyTorch (spread) | dtbench forward / backward / optimizer ms |", "|---|---|---|---|---|---|---|"]
+                      "dtbench / PyTorch (spread) | dtbench forward / backward / optimizer ms | "
+                      f"{fraction}: dtbench | {fraction}: PyTorch |", "|---|---|---|---|---|---|---|---|---|"]
             ratios = []
             for key, r in d["eager"].items():
                 model, batch, precision = key.split("/")
@@ -242,7 +279,8 @@ class Results:
                                       for c in ("forward_s", "backward_s", "optimizer_s")) if ph else "—"
                 lines.append(f"| {model} | {batch} | {precision} | {rate_cell([x['images_per_s'] for x in r['dtbench']])} "
                              f"| {rate_cell(best)} | {ratio_cell([x['images_per_s'] for x in r['dtbench']], best)} "
-                             f"| {phase_ms} |")
+                             f"| {phase_ms} | {fraction_cell(r['dtbench'], [x['images_per_s'] for x in r['dtbench']])} "
+                             f"| {fraction_cell(r['dtbench'], best)} |")
             lines += ["", f"Geometric mean of the ratios over {len(ratios)} points: {geometric_mean(ratios):.3f}; "
                           f"lowest {min(ratios):.3f}." if ratios else "", ""]
         if d["graph"]:

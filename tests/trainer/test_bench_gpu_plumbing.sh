@@ -24,6 +24,9 @@ eager = d["eager"]["resnet18/8/fp32"]
 assert len(eager["dtbench"]) == 2 and len(eager["pytorch"]) == 2, eager
 assert all(x["images_per_s"] > 0 for x in eager["dtbench"])
 assert all(v > 0 for run in eager["pytorch"] for v in run.values())
+# The speed of light from dtbench's config.json: ResNet-18's training FLOPs and, on the CPU, the GEMM probe.
+assert all(abs(x["training_flops"] - 3328997376) < 1 and x["peak_flops_per_s"] > 0 and x["peak_name"] == "of_gemm_probe"
+           for x in eager["dtbench"]), eager["dtbench"]
 timing = d["phase_timing"]["resnet18/8/fp32"]
 assert len(timing["events"]) == 2 and len(timing["none"]) == 2, timing
 # --phase-timing none leaves the device phases empty; events fills them.
@@ -40,7 +43,7 @@ assert any("--data-on-device" in n for n in d["notes"]), d["notes"]
 printed = open(os.path.join(out, "printed.md")).read()
 written = open(os.path.join(out, "results.md")).read()
 assert printed.strip() == written.strip()
-for heading in ("PyTorch eager", "events / none", "The loader at resnet18, batch 8"):
+for heading in ("PyTorch eager", "events / none", "The loader at resnet18, batch 8", "of_gemm_probe: PyTorch"):
     assert heading in written, heading
 print("bench_gpu.py on the CPU: every part wrote its figures")
 PY
