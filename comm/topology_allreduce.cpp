@@ -1,5 +1,7 @@
 #include "comm/topology_allreduce.h"
 
+#include <utility>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -12,7 +14,7 @@ namespace dtbench::comm {
 
 TopologyAllreduce::TopologyAllreduce(Communicator& communicator, Topology topology, const HostLayout& hosts,
                                      TrafficRecorder& recorder, const Impairment& impairment,
-                                     std::optional<int64_t> segmentBytes)
+                                     std::optional<int64_t> segmentBytes, HoldBounds holdBounds)
     : communicator_(communicator),
       topology_(topology),
       recorder_(recorder),
@@ -30,7 +32,7 @@ TopologyAllreduce::TopologyAllreduce(Communicator& communicator, Topology topolo
       throw std::invalid_argument(
           "injected network impairment acts on the bytes dtbench moves itself; with --topology "
           "native the backend moves them: pick a point-to-point topology (ring, tree, ...)");
-    impaired_ = std::make_unique<ImpairedPointToPoint>(communicator, impairment);
+    impaired_ = std::make_unique<ImpairedPointToPoint>(communicator, impairment, std::move(holdBounds));
   }
 }
 

@@ -34,9 +34,11 @@ class TopologyAllreduce {
   // `segmentBytes`: the executor's pipeline segment (Note [Pipelined schedules]); 0: whole chunks;
   // none: the topology's defaultSegmentBytes(hosts) (comm/topology/registry.h).
   // `impairment` (comm/impairment/impairment.h) holds every send of the point-to-point topologies; an active
-  // one with topology "native" throws std::invalid_argument (the backend moves those bytes itself).
+  // one with topology "native" throws std::invalid_argument (the backend moves those bytes itself);
+  // `holdBounds` bound its holds (comm/impairment/impaired_point_to_point.h).
   TopologyAllreduce(Communicator& communicator, Topology topology, const HostLayout& hosts, TrafficRecorder& recorder,
-                    const Impairment& impairment = {}, std::optional<int64_t> segmentBytes = std::nullopt);
+                    const Impairment& impairment = {}, std::optional<int64_t> segmentBytes = std::nullopt,
+                    HoldBounds holdBounds = {});
   Topology topology() const { return topology_; }
   // nullopt for native.
   const std::optional<Schedule>& schedule() const { return schedule_; }

@@ -66,4 +66,6 @@ int StopSignalHandler::signalNumber() const { return stopSignal.load(); }
 
 void StopSignalHandler::clear() { stopSignal = 0; }
 
+bool stopSignalRequested() { return handlerAlive && stopSignal != 0; }
+
 }  // namespace dtbench::trainer

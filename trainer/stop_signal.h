@@ -42,4 +42,8 @@ class StopSignalHandler {
   struct sigaction previousInt_ {};
 };
 
+// The live handler's flag, for code that holds no reference to it (an injected hold in comm/, through
+// comm::HoldBounds): requested() of the handler alive now, false when none is.
+bool stopSignalRequested();
+
 }  // namespace dtbench::trainer

@@ -232,7 +232,7 @@ void Trainer::State::startSync() {
     sync = std::make_unique<BucketedAllreduce>(model->module(), *world->communicator, *world->allreduce, *worker, options);
   } else {
     sync = std::make_unique<PairAveraging>(model->module(), *world->communicator, *world->recorder, *worker, config.seed,
-                                           config.impairment);
+                                           config.impairment, holdBoundsFor(config));
   }
 }
 

@@ -1,5 +1,8 @@
 #include "trainer/world.h"
 
+#include <chrono>
+#include <cmath>
+
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -17,6 +20,7 @@
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "trainer/config_agreement.h"
+#include "trainer/stop_signal.h"
 
 namespace dtbench::trainer {
 namespace {
@@ -64,8 +68,16 @@ World joinWorld(const RunConfig& config) {
   world.allreduce = std::make_unique<comm::TopologyAllreduce>(
       *world.communicator, config.comm.topology, world.hosts, *world.recorder,
       config.sync.kind == Sync::kSsgd ? config.impairment : comm::Impairment{},
-      config.comm.topology.defaultSegmentBytes(world.hosts, world.slowestLinkBps));
+      config.comm.topology.defaultSegmentBytes(world.hosts, world.slowestLinkBps), holdBoundsFor(config));
   return world;
+}
+
+comm::HoldBounds holdBoundsFor(const RunConfig& config) {
+  comm::HoldBounds bounds;
+  if (config.comm.connection.timeoutS > 0 && std::isfinite(config.comm.connection.timeoutS))
+    bounds.timeout = std::chrono::milliseconds(static_cast<int64_t>(config.comm.connection.timeoutS * 1e3));
+  bounds.stopRequested = [] { return stopSignalRequested(); };
+  return bounds;
 }
 
 void World::writeMessageLog(bool failure) const {

@@ -42,4 +42,8 @@ struct World {
 // Throws common::UsageError for a backend this build lacks, comm::CommError when the rendezvous fails.
 World joinWorld(const RunConfig& config);
 
+// The bounds of the injected impairment's holds (comm/impairment/impaired_point_to_point.h): the run's
+// --timeout, and its stop signal (trainer/stop_signal.h).
+comm::HoldBounds holdBoundsFor(const RunConfig& config);
+
 }  // namespace dtbench::trainer

@@ -1,5 +1,7 @@
 #include "trainer/sync/pair_averaging.h"
 
+#include <utility>
+
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -20,9 +22,10 @@ constexpr int kExchangeTag = 1;
 
 PairAveraging::PairAveraging(torch::nn::Module& model, comm::Communicator& communicator,
                              comm::TrafficRecorder& recorder, CommWorker& worker, uint64_t seed,
-                             const comm::Impairment& impairment)
+                             const comm::Impairment& impairment, comm::HoldBounds holdBounds)
     : communicator_(communicator), recorder_(recorder), worker_(worker), seed_(seed) {
-  if (impairment.active()) impaired_ = std::make_unique<comm::ImpairedPointToPoint>(communicator, impairment);
+  if (impairment.active())
+    impaired_ = std::make_unique<comm::ImpairedPointToPoint>(communicator, impairment, std::move(holdBounds));
   tensors_ = model.parameters();
   for (const at::Tensor& b : floatingBuffers(model)) tensors_.push_back(b);
   mine_ = at::empty({totalElements(tensors_)}, at::kFloat);

@@ -30,9 +30,10 @@ namespace dtbench::trainer {
 class PairAveraging final : public GradientSync {
  public:
   // The module, communicator, recorder and worker outlive this object. An active `impairment`
-  // (comm/impairment/impairment.h) holds every pair exchange's send.
+  // (comm/impairment/impairment.h) holds every pair exchange's send, within `holdBounds`.
   PairAveraging(torch::nn::Module& model, comm::Communicator& communicator, comm::TrafficRecorder& recorder,
-                CommWorker& worker, uint64_t seed, const comm::Impairment& impairment = {});
+                CommWorker& worker, uint64_t seed, const comm::Impairment& impairment = {},
+                comm::HoldBounds holdBounds = {});
 
   void beforeBackward(int64_t globalStep, bool stopRequested) override;
   SyncResult afterBackward() override;

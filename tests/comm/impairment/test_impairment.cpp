@@ -1,8 +1,10 @@
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catch_torch.h"
@@ -95,4 +97,54 @@ TEST_CASE("injected segment losses follow the binomial model and the seed", "[im
   }
   CHECK(lost[0] != lost[1]);        // each rank draws its own stream
   CHECK(countLosses() == lost);     // same seed, same draws
+}
+
+TEST_CASE("a hold not shorter than --timeout is refused at once, naming both", "[impairment]") {
+  Impairment impairment;
+  impairment.delayMs = 40000;
+  dtbench::comm::HoldBounds bounds;
+  bounds.timeout = std::chrono::milliseconds(5000);
+  const auto messages = dtbench::comm::testing::runRanks<std::string>(2, [&](PointToPoint& p2p) {
+    ImpairedPointToPoint impaired(p2p, impairment, bounds);
+    try {
+      impaired.send(at::zeros({10}), 1 - p2p.rank(), 0);
+    } catch (const dtbench::comm::CommError& e) {
+      if (impaired.heldSeconds() != 0) throw std::runtime_error("held before refusing");
+      return std::string(e.what());
+    }
+    return std::string("sent");
+  });
+  for (const std::string& m : messages) {
+    CHECK_THAT(m, Catch::Contains("would be held 40.000 s by the injected impairment (--inject-delay-ms 40000"));
+    CHECK_THAT(m, Catch::Contains("not less than --timeout 5.000 s"));
+    CHECK_THAT(m, Catch::Contains("Lower the impairment or raise --timeout"));
+  }
+}
+
+TEST_CASE("the run's stop signal ends a hold, and the message still goes", "[impairment]") {
+  Impairment impairment;
+  impairment.delayMs = 600000;  // ten minutes: only the stop ends it
+  std::atomic<bool> stop{false};
+  dtbench::comm::HoldBounds bounds;
+  bounds.timeout = std::chrono::milliseconds(3600000);
+  bounds.stopRequested = [&] { return stop.load(); };
+  std::thread signal([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop = true;
+  });
+  const auto held = dtbench::comm::testing::runRanks<double>(2, [&](PointToPoint& p2p) {
+    ImpairedPointToPoint impaired(p2p, impairment, bounds);
+    at::Tensor out = at::full({10}, static_cast<float>(p2p.rank() + 1));
+    at::Tensor in = at::zeros({10});
+    auto sent = impaired.send(out, 1 - p2p.rank(), 0);
+    impaired.recv(in, 1 - p2p.rank(), 0)->wait();
+    sent->wait();
+    if (!in.eq(static_cast<float>(2 - p2p.rank())).all().item<bool>()) throw std::runtime_error("wrong message");
+    return impaired.heldSeconds();
+  });
+  signal.join();
+  for (double seconds : held) {
+    CHECK(seconds > 0);
+    CHECK(seconds < 600);  // ended by the stop, not by the hold's end
+  }
 }
