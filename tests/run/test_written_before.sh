@@ -6,8 +6,8 @@
 # holds what 0ad05bc's own binary printed for it. Checked with this build:
 #   - dtbench report (Markdown and JSON), dtbench predict and predict --describe print the same bytes,
 #     apart from what the report added since: Table 1's speed-of-light columns (GFLOP_s_per_rank, MFU,
-#     of_gemm_probe), which must be empty for these runs (written before FLOPs were recorded), and their
-#     note: both are taken out before comparing;
+#     of_gemm_probe) and its check column, which must be empty for these runs (written before FLOPs and
+#     devices were recorded), and their notes: both are taken out before comparing;
 #   - --resume of the interrupted run from 0ad05bc's checkpoint completes with the parameter checksum
 #     0ad05bc's resume reached (12.506991311518703);
 #   - the same sweep command again skips the completed points and runs the interrupted one to the same
@@ -33,22 +33,22 @@ without_added() {  # without_added FILE md|json
   /usr/bin/python3 - "$1" "$2" <<'PY'
 import json, sys
 path, kind = sys.argv[1], sys.argv[2]
-added = ["GFLOP_s_per_rank", "MFU", "of_gemm_probe"]
-note = "- `GFLOP_s_per_rank`"
+added = ["GFLOP_s_per_rank", "MFU", "of_gemm_probe", "check"]
+notes = ["- `GFLOP_s_per_rank`", "- `check`"]
 if kind == "md":
-    out, width = [], None
+    out, drop = [], None
     for line in open(path, encoding="utf-8").read().split("\n"):
-        if line.startswith(note):
+        if any(line.startswith(n) for n in notes):
             continue
         cells = line.split("|")
-        if line.startswith("| model |") and "GFLOP_s_per_rank" in cells[-4]:
-            width = len(cells)
+        if line.startswith("| model |") and any(c.strip() == "GFLOP_s_per_rank" for c in cells):
+            drop = {i for i, c in enumerate(cells) if c.strip() in added}
         elif not line.startswith("|"):
-            width = None
-        if width and len(cells) == width:
-            if not line.startswith("| model |") and not line.startswith("|---") and any(c.strip() for c in cells[-4:-1]):
+            drop = None
+        if drop:
+            if not line.startswith("| model |") and not line.startswith("|---") and any(cells[i].strip() for i in drop):
                 sys.exit(f"an added column is not empty: {line}")
-            line = "|".join(cells[:-4] + [""])
+            line = "|".join(c for i, c in enumerate(cells) if i not in drop)
         out.append(line)
     open(path, "w", encoding="utf-8").write("\n".join(out))
 else:
@@ -64,7 +64,7 @@ else:
         t["rows"] = [[row[i] for i in keep] if isinstance(row, list) else {k: v for k, v in row.items() if k not in added}
                      for row in t["rows"]]
         t["columns"] = [t["columns"][i] for i in keep]
-        t["notes"] = [n for n in t["notes"] if not n.startswith(note)]
+        t["notes"] = [n for n in t["notes"] if not any(n.startswith(p) for p in notes)]
     json.dump(tables, open(path + ".parsed", "w", encoding="utf-8"), sort_keys=True, indent=1)
 PY
 }

@@ -62,6 +62,61 @@ std::string basis(const ScalingRow& row) {
 
 Cell maybe(const std::optional<double>& value) { return value ? Cell::ratio(*value) : Cell::empty(); }
 
+// When a run held the machine: from its start to its last write (summary.json), Unix seconds.
+std::optional<std::pair<double, double>> heldInterval(const RunData& run) {
+  const run::RunSummary& s = run.summary;
+  if (!s.startedAt) return std::nullopt;
+  const std::optional<double> end = s.finishedAt ? s.finishedAt : s.updatedAt;
+  if (!end || *end < *s.startedAt) return std::nullopt;
+  return std::make_pair(*s.startedAt, *end);
+}
+
+// The machines (boot ids) a run's ranks ran on; empty when it recorded none.
+std::set<std::string> machinesOf(const RunData& run) {
+  std::set<std::string> machines;
+  for (const run::DeviceFacts& d : run.facts.devices)
+    if (!d.bootId.empty()) machines.insert(d.bootId);
+  return machines;
+}
+
+// Ranks x intra-op threads on one machine above the cores its ranks could use (their affinity's
+// largest): "4 ranks x 2 threads on 2 cores", or "" when within them or unknown.
+std::string oversubscription(const RunData& run) {
+  std::map<std::string, std::pair<int64_t, int64_t>> machines;  // boot id -> (threads, cores)
+  std::map<std::string, int> ranks;
+  for (const run::DeviceFacts& d : run.facts.devices) {
+    if (d.bootId.empty() || !d.threads || !d.cores || d.type != "cpu") continue;
+    auto& [threads, cores] = machines[d.bootId];
+    threads += *d.threads;
+    cores = std::max(cores, *d.cores);
+    ++ranks[d.bootId];
+  }
+  for (const auto& [boot, load] : machines)
+    if (load.first > load.second)
+      return std::to_string(ranks[boot]) + (ranks[boot] == 1 ? " rank" : " ranks") + " with " +
+             std::to_string(load.first) + " threads on " + std::to_string(load.second) + " cores";
+  return "";
+}
+
+// The runs that held one machine (a boot id of both) at the same time: each run's others.
+std::map<const RunData*, std::vector<const RunData*>> overlappingRuns(const std::vector<const RunData*>& runs) {
+  std::map<const RunData*, std::vector<const RunData*>> overlaps;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto ia = heldInterval(*runs[i]);
+    if (!ia) continue;
+    const std::set<std::string> ma = machinesOf(*runs[i]);
+    for (size_t j = i + 1; j < runs.size(); ++j) {
+      const auto ib = heldInterval(*runs[j]);
+      if (!ib || ia->first >= ib->second || ib->first >= ia->second) continue;
+      const std::set<std::string> mb = machinesOf(*runs[j]);
+      if (std::none_of(ma.begin(), ma.end(), [&](const std::string& m) { return mb.count(m) > 0; })) continue;
+      overlaps[runs[i]].push_back(runs[j]);
+      overlaps[runs[j]].push_back(runs[i]);
+    }
+  }
+  return overlaps;
+}
+
 }  // namespace
 
 std::vector<std::string> configurationColumns() { return {"model", "dataset", "setup", "batch", "N", "nodes"}; }
@@ -125,8 +180,17 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
   table.title = "Table 1 — time and speedup";
   table.columns = configurationColumns();
   for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN",
-                        "images_per_s", "GFLOP_s_per_rank", "MFU", "of_gemm_probe"})
+                        "images_per_s", "GFLOP_s_per_rank", "MFU", "of_gemm_probe", "check"})
     table.columns.push_back(c);
+  // What may have disturbed the measurement: runs that held one machine at once, ranks' threads above
+  // its cores, an efficiency above 1.
+  std::vector<const RunData*> runs;
+  std::set<const RunData*> seen;
+  for (const ScalingRow& row : rows)
+    for (const UsableRun* r : row.repeats)
+      if (seen.insert(r->run).second) runs.push_back(r->run);
+  const std::map<const RunData*, std::vector<const RunData*>> overlaps = overlappingRuns(runs);
+  std::vector<std::string> superlinear;
   bool warmUp = false;
   std::map<std::string, std::string> peaks;  // series label -> its peak
   std::vector<std::string> aboveOne;
@@ -171,6 +235,24 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       aboveOne.push_back(row.configuration.model + " B=" + std::to_string(row.configuration.batch) +
                          " N=" + std::to_string(n) + ": " + text);
     }
+    std::vector<std::string> checks;
+    for (const UsableRun* r : row.repeats) {
+      if (overlaps.count(r->run) && std::find(checks.begin(), checks.end(), "overlap") == checks.end())
+        checks.push_back("overlap");
+      if (!oversubscription(*r->run).empty() &&
+          std::find(checks.begin(), checks.end(), "oversubscribed") == checks.end())
+        checks.push_back("oversubscribed");
+    }
+    if (speedup && n > 1 && *speedup / n > 1) {
+      checks.push_back("efficiency > 1");
+      char text[48];
+      std::snprintf(text, sizeof text, "%.2f", *speedup / n);
+      superlinear.push_back(row.configuration.model + " B=" + std::to_string(row.configuration.batch) +
+                            " N=" + std::to_string(n) + ": efficiency " + text);
+    }
+    std::string check;
+    for (const std::string& c : checks) check += (check.empty() ? "" : ", ") + c;
+    cells.push_back(Cell::of(check));
     table.rows.push_back(std::move(cells));
     warmUp = warmUp || row.first().epoch.epoch == 1;
   }
@@ -192,11 +274,35 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       "layers ran in; `of_gemm_probe` (CPU runs) = that ÷ the rate of fp32 matrix products measured on the machine "
       "with the run's threads: a fraction of a measured rate, not of a datasheet peak. Empty where a run recorded no "
       "FLOPs (written before they were recorded) or its GPU has no known peak.");
+  table.notes.push_back(
+      "- `check`: what may have disturbed a row's measurement, each explained below where it occurs: `overlap` (its "
+      "run shared a machine with another run at the same time), `oversubscribed` (its ranks' threads outnumbered "
+      "the machine's cores), `efficiency > 1`. Empty: none found (runs written before devices were recorded cannot "
+      "be checked for the first two).");
   for (const auto& [label, peak] : peaks) table.notes.push_back("- Peak, " + label + ": " + peak + ".");
   for (const std::string& row : aboveOne)
     table.notes.push_back("- " + row + " of its peak: above 1, the run's arithmetic went faster than the peak it is "
                           "measured against (on the CPU: the probe's products do not represent the run's kernels); "
                           "shown as measured, never clipped.");
+  std::set<std::pair<const RunData*, const RunData*>> told;
+  for (const auto& [run, others] : overlaps)
+    for (const RunData* other : others) {
+      if (!told.insert(std::minmax(run, other)).second) continue;
+      table.notes.push_back("- `overlap`: runs " + run->id + " and " + other->id +
+                            " held one machine (the same boot id in config.json's devices) at the same time "
+                            "(summary.json's started_at to its last write): they shared its cores, so neither's T is "
+                            "what it would take alone. Run such points one at a time (a sweep on one machine does by "
+                            "default), or leave one out.");
+    }
+  for (const RunData* run : runs)
+    if (const std::string load = oversubscription(*run); !load.empty())
+      table.notes.push_back("- `oversubscribed`: run " + run->id + " had " + load +
+                            " (config.json's devices): its threads waited for cores, so its T measures the "
+                            "machine's sharing as much as the run. Give each rank fewer threads (--threads).");
+  for (const std::string& row : superlinear)
+    table.notes.push_back("- `efficiency > 1`: " + row + ": more than N times one rank's speed on N ranks. On one "
+                          "machine the usual cause is a slowed baseline (runs at the same time, oversubscribed "
+                          "cores) or caches; check the row's other flags and the baseline before publishing it.");
   if (warmUp)
     table.notes.push_back("- Epoch 1 includes warm-up (allocation and first-step costs): run 2 epochs and report "
                           "the second, or pass --epoch.");
