@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cluster_file.h"
 #include "common/named_values.h"
 #include "dtbench/build_config.h"
 #include "experiments/cli/commands.h"
@@ -38,6 +39,10 @@ std::string commandLine(const sweep::GridPoint& point, const sweep::SweepSetting
 
 int dryRun(const std::vector<sweep::GridPoint>& points, const sweep::SweepSettings& settings, bool slurm) {
   std::printf("dtbench sweep --dry-run: %zu points in %s (nothing is run)\n", points.size(), settings.outDir.c_str());
+  if (slurm && sweep::pointsRunOneAtATime(settings.slurm))
+    std::printf("the points share one machine (the emulated cluster, %s): each job after the first is submitted with "
+                "--dependency=afterany:<the job before it>; --allow-overlap lets them run together\n",
+                common::kClusterVariable);
   for (const sweep::GridPoint& point : points) {
     const std::string path = (std::filesystem::path(settings.outDir) / point.name).string();
     const std::optional<run::RunOutcome> state = sweep::directoryState(path);
@@ -72,6 +77,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
   settings.slurm.timeoutSeconds = o.slurmTimeout;
   settings.slurm.gpuType = o.gpuType;
   settings.slurm.constraint = o.constraint;
+  settings.slurm.allowOverlap = o.allowOverlap;
   const bool slurm = o.launcher == Launcher::kSlurm;
   if (o.dryRun) return dryRun(points, settings, slurm);
 

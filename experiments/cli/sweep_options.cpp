@@ -86,6 +86,9 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
      cxxopts::value<std::string>())
     ("constraint", "slurm: sbatch --constraint for every point (node features, e.g. a100|h100 as the cluster "
                    "defines them)", cxxopts::value<std::string>())
+    ("allow-overlap", "slurm: let Slurm run points at the same time even where they share one machine (the "
+                      "emulated cluster, DTBENCH_CLUSTER, whose nodes are one machine): by default each waits for "
+                      "the one before, since points that share cores measure each other")
     ("dry-run", "Print the points and their commands; run nothing")
     ("h,help", "Show this help");
   // clang-format on
@@ -101,7 +104,7 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   const cxxopts::ParseResult& parsed = result.result;
   o.launcher = launcherNames().parse(parsed["launcher"].as<std::string>());
   if (o.launcher != Launcher::kSlurm)
-    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout", "gpu-type", "constraint"})
+    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout", "gpu-type", "constraint", "allow-overlap"})
       if (parsed.count(flag))
         throw UsageError(std::string("--") + flag + " is for --launcher slurm; add --launcher slurm or drop it");
   if (parsed.count("slurm-script")) o.slurmScript = parsed["slurm-script"].as<std::string>();
@@ -119,6 +122,7 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     o.constraint = parsed["constraint"].as<std::string>();
     if (o.constraint.empty()) throw UsageError("--constraint needs the node features, e.g. --constraint a100");
   }
+  o.allowOverlap = parsed.count("allow-overlap") > 0;
   if (!(o.slurmTimeout >= 0))
     throw UsageError("--slurm-timeout must be >= 0 seconds (0: no limit), got " + std::to_string(o.slurmTimeout));
   if (!parsed.count("out")) throw UsageError("--out DIR is required: the directory that holds the sweep's runs");

@@ -27,6 +27,7 @@ struct SweepOptions {
   double slurmTimeout = 0;              // --slurm-timeout in seconds; 0: no limit
   std::string gpuType;                  // --gpu-type: the gres type of every point's GPUs; "" any
   std::string constraint;               // --constraint: sbatch --constraint of every point; "" none
+  bool allowOverlap = false;            // --allow-overlap
   bool dryRun = false;
   bool help = false;
   std::string helpText;

@@ -1,7 +1,10 @@
 #include "experiments/sweep/slurm_launcher.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -14,6 +17,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "common/cluster_file.h"
 #include "common/clock.h"
 #include "common/lists.h"
 #include "experiments/sweep/captured_command.h"
@@ -82,7 +86,12 @@ std::string slurmScript(const GridPoint& point, const SweepSettings& settings) {
   return fs::absolute(path).lexically_normal().string();
 }
 
-SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& settings) {
+bool pointsRunOneAtATime(const SlurmSettings& settings) {
+  const char* cluster = std::getenv(common::kClusterVariable);
+  return !settings.allowOverlap && cluster != nullptr && *cluster != '\0';
+}
+
+SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& settings, const std::string& after) {
   const std::string script = slurmScript(point, settings);
   const std::string runs = fs::absolute(settings.outDir).lexically_normal().string();
   const std::string world = std::to_string(point.worldSize);
@@ -98,6 +107,7 @@ SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& s
   if (point.nodes > 0) command.push_back("--ntasks-per-node=" + perNode);
   command.insert(command.end(), {"--output=" + (fs::path(runs) / (point.name + ".log")).string(),
                                  "--open-mode=append", "--export=ALL"});
+  if (!after.empty()) command.push_back("--dependency=afterany:" + after);
   // The default GPU scripts: one GPU per rank of a node (train_gpus.sbatch: the whole world on one node).
   if (!settings.slurm.constraint.empty()) command.push_back("--constraint=" + settings.slurm.constraint);
   if (settings.slurm.script.empty() && wantsCuda(point, settings)) {
@@ -167,6 +177,12 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
                               "the sweep where Slurm's commands work (a login node) or use --launcher local");
   for (const size_t i : pending) slurmScript(points_[i], settings_);
 
+  if (!pending.empty() && pointsRunOneAtATime(settings_.slurm)) {
+    std::fprintf(progress_, "the points share one machine (the emulated cluster, %s): each job waits for the one "
+                            "before it (--dependency=afterany), so no two measure each other; --allow-overlap lets "
+                            "them run together\n", common::kClusterVariable);
+    std::fflush(progress_);
+  }
   const double start = common::unixSeconds();
   for (const size_t i : pending) {
     if (session_.stopSignal() != 0) break;
@@ -238,7 +254,12 @@ void SlurmLauncher::submit(size_t index, bool firstAttempt) {
   outcome.error.clear();
   outcome.outcome.reset();
 
-  const SbatchSubmission submission = sbatchSubmission(points_[index], settings_);
+  // One at a time where the points share a machine: after the job submitted last, while it is active.
+  std::string after;
+  if (pointsRunOneAtATime(settings_.slurm) && !submitted_.empty() &&
+      std::any_of(active_.begin(), active_.end(), [&](const Job& j) { return j.id == submitted_.back(); }))
+    after = submitted_.back();
+  const SbatchSubmission submission = sbatchSubmission(points_[index], settings_, after);
   std::string line;
   for (const auto& [name, value] : submission.environment) line += name + "=" + quoted({value}) + " ";
   appendToLog(outcome, attemptHeader(outcome, line + quoted(submission.command)));

@@ -18,6 +18,11 @@
 //    flags name a device (so a point on nodes without --device counts as a GPU point). With that
 //    default script a GPU point adds `--gres=gpu:K` (one GPU per rank of a node) and a CPU point
 //    `--gres=none`, which cancels the script's `#SBATCH --gres=gpu:1` (nodes without GPUs refuse it).
+//  - Points that would share one machine run one at a time: on the emulated cluster (DTBENCH_CLUSTER
+//    set: its nodes are namespaces of one machine), each job is submitted with
+//    `--dependency=afterany:<the job submitted before it>` while that job is still queued or running,
+//    so Slurm starts it when the one before has ended; unless --allow-overlap. On a real cluster the
+//    points run as Slurm places them.
 //  - Before a point is submitted its directory is moved aside, except an `interrupted` run with
 //    checkpoint/state.json, which the job script continues with --resume. A failed submission
 //    (sbatch's exit code) fails the point without a retry.
@@ -59,8 +64,13 @@ struct SbatchSubmission {
 // The job script of a point (see the contract); throws common::UsageError when it does not exist.
 std::string slurmScript(const GridPoint& point, const SweepSettings& settings);
 
-// The submission of one point (see the contract).
-SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& settings);
+// The submission of one point (see the contract); `after`: the job it must wait for ("" none).
+SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& settings,
+                                  const std::string& after = "");
+
+// Whether the sweep's points would share one machine under Slurm (the emulated cluster: DTBENCH_CLUSTER
+// set) and must then run one at a time (not with --allow-overlap).
+bool pointsRunOneAtATime(const SlurmSettings& settings);
 
 // What a run directory in state `state` (directoryState) becomes before the point is submitted:
 // true when the job script continues it (interrupted with a checkpoint), false when it is moved

@@ -33,6 +33,7 @@ struct SlurmSettings {
   double timeoutSeconds = 0;            // --slurm-timeout; 0: wait as long as the jobs take
   std::string gpuType;                  // --gpu-type: --gres=gpu:TYPE:N for the GPU points; "" any type
   std::string constraint;               // --constraint: sbatch --constraint=C for every point; "" none
+  bool allowOverlap = false;            // --allow-overlap: points that share one machine may run together
 };
 
 struct SweepSettings {

@@ -73,6 +73,30 @@ TEST_CASE("a point of world N is sbatch --ntasks=N through train_cpu.sbatch", "[
                                                          {"RUN_NAME", "world2-batch8"}});
 }
 
+TEST_CASE("on one machine's emulated cluster each point waits for the one before, unless --allow-overlap",
+          "[sweep][slurm]") {
+  const ScriptFolder folder;
+  SweepSettings settings = settingsIn(folder, {"--model", "lenet"});
+  const char* before = std::getenv("DTBENCH_CLUSTER");
+  const std::string saved = before ? before : "";
+  unsetenv("DTBENCH_CLUSTER");
+  CHECK_FALSE(dtbench::sweep::pointsRunOneAtATime(settings.slurm));  // a real cluster: as Slurm places them
+  setenv("DTBENCH_CLUSTER", "/tmp/cluster.json", 1);
+  CHECK(dtbench::sweep::pointsRunOneAtATime(settings.slurm));
+  settings.slurm.allowOverlap = true;
+  CHECK_FALSE(dtbench::sweep::pointsRunOneAtATime(settings.slurm));
+  if (before) setenv("DTBENCH_CLUSTER", saved.c_str(), 1); else unsetenv("DTBENCH_CLUSTER");
+
+  const auto command = sbatchSubmission(pointOf({"world=1,2"}, 1, 1), settings, "4711").command;
+  const Words tail(command.begin() + 3, command.end());
+  CHECK(tail == Words{"--ntasks=2", "--output=" + (folder.root / "runs" / "world2.log").string(), "--open-mode=append",
+                      "--export=ALL", "--dependency=afterany:4711", folder.script("train_cpu.sbatch"), "--model",
+                      "lenet"});
+  // The first point, or one submitted when the job before has ended: no dependency.
+  const auto first = sbatchSubmission(pointOf({"world=1,2"}, 1, 0), settings).command;
+  CHECK(std::none_of(first.begin(), first.end(), [](const std::string& w) { return w.rfind("--dependency", 0) == 0; }));
+}
+
 TEST_CASE("a GPU point of world N asks for one node with N GPUs through train_gpus.sbatch", "[sweep][slurm]") {
   const ScriptFolder folder;
   SweepSettings settings = settingsIn(folder, {"--device", "cuda"});
