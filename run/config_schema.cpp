@@ -1,8 +1,10 @@
 #include "run/config_schema.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
 #include <type_traits>
@@ -542,16 +544,31 @@ json agreedSettingsJson(const RunConfig& config) {
   return out;
 }
 
-std::string describeResumeChanges(const json& recorded, const RunConfig& now) {
+namespace {
+
+// The rows of `kinds` whose value in `recorded` differs from `now`'s, as describeResumeChanges says them.
+std::string describeChanges(const json& recorded, const RunConfig& now, std::initializer_list<Agreement> kinds) {
   std::string changes;
   for (const Setting& s : settings()) {
-    if (s.agreement != Agreement::kResumed || !s.get || !recorded.is_object() || !recorded.contains(s.key)) continue;
+    if (std::find(kinds.begin(), kinds.end(), s.agreement) == kinds.end() || !s.get || !recorded.is_object() ||
+        !recorded.contains(s.key))
+      continue;
     const json value = s.get(now);
     if (recorded.at(s.key) == value) continue;
     changes += std::string(changes.empty() ? "" : ", ") + s.flag + " (" + s.key + " in the run's config.json: " +
                recorded.at(s.key).dump() + ", now: " + value.dump() + ")";
   }
   return changes;
+}
+
+}  // namespace
+
+std::string describeResumeChanges(const json& recorded, const RunConfig& now) {
+  return describeChanges(recorded, now, {Agreement::kResumed});
+}
+
+std::string describeRunChanges(const json& recorded, const RunConfig& now) {
+  return describeChanges(recorded, now, {Agreement::kAllRanks, Agreement::kResumed});
 }
 
 }  // namespace dtbench::run

@@ -112,4 +112,8 @@ nlohmann::json agreedSettingsJson(const RunConfig& config);
 // before the setting existed) is not compared.
 std::string describeResumeChanges(const nlohmann::json& recorded, const RunConfig& now);
 
+// The same over every row the ranks agree on (Agreement::kAllRanks and kResumed): what makes a run
+// another measurement than `now` would be (a sweep finds a completed point made with other flags).
+std::string describeRunChanges(const nlohmann::json& recorded, const RunConfig& now);
+
 }  // namespace dtbench::run

@@ -132,6 +132,8 @@ ParsedOptions parseOptions(cxxopts::Options& options, const std::string& subcomm
     parsed.result = parseWords(options, program, args);
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
     throwUsage(subcommand, describeBadValue(options, program, args, e.what()));
+  } catch (const cxxopts::exceptions::no_such_option& e) {
+    throwUsage(subcommand, std::string(e.what()) + (hint.empty() ? "" : "; " + hint));
   } catch (const cxxopts::exceptions::exception& e) {
     throwUsage(subcommand, e.what());
   }

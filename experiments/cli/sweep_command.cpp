@@ -6,17 +6,22 @@
 #include <string>
 #include <vector>
 
+#include "comm/rank_discovery.h"
 #include "common/cluster_file.h"
 #include "common/named_values.h"
+#include "common/usage_error.h"
 #include "dtbench/build_config.h"
 #include "experiments/cli/commands.h"
 #include "experiments/cli/sweep_options.h"
+#include "experiments/cli/train_options.h"
 #include "experiments/sweep/local_launcher.h"
 #include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_launcher.h"
 #include "experiments/sweep/sweep_grid.h"
 #include "experiments/sweep/sweep_report.h"
 #include "experiments/sweep/sweep_runner.h"
+#include "run/config_schema.h"
+#include "run/json_values.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -57,6 +62,49 @@ int dryRun(const std::vector<sweep::GridPoint>& points, const sweep::SweepSettin
   return 0;
 }
 
+// The launcher's variables of rank 0 of a point's world: `dtbench launch -n N` (the local launcher: one
+// emulated host of N ranks) or a Slurm job's tasks (hosts by their names).
+comm::Environment rankZeroOf(const sweep::GridPoint& point, bool slurm) {
+  if (point.worldSize <= 1) return {};
+  const std::string world = std::to_string(point.worldSize);
+  comm::Environment env{{"RANK", "0"}, {"WORLD_SIZE", world}, {"LOCAL_RANK", "0"}, {"MASTER_ADDR", "127.0.0.1"},
+                        {"MASTER_PORT", "29500"}};
+  if (!slurm) env["DTBENCH_RANKS_PER_HOST"] = world;
+  return env;
+}
+
+// Before anything runs: every point's train flags parsed and checked as its `dtbench train` will (its
+// rank 0), so that a mistyped flag or value is one usage error, not a failed directory per point; and
+// a point whose run completed earlier, with other settings than this sweep gives it (the sweep would
+// skip it and report the old run), is refused, naming the settings.
+void checkPoints(const std::vector<sweep::GridPoint>& points, const sweep::SweepSettings& settings, bool slurm) {
+  std::vector<std::string> changed;
+  for (const sweep::GridPoint& point : points) {
+    const std::string path = (std::filesystem::path(settings.outDir) / point.name).string();
+    std::vector<std::string> words = settings.trainFlags;
+    words.insert(words.end(), point.trainFlags.begin(), point.trainFlags.end());
+    words.insert(words.end(), {"--out", path});
+    TrainCommandLine train;
+    try {
+      train = parseTrainOptions(words, rankZeroOf(point, slurm));
+    } catch (const common::UsageError& e) {
+      throw common::UsageError("point " + point.name + ": " + e.what() + " (the train flags after '--' and the grid's; " +
+                               "nothing was run)");
+    }
+    if (!run::isComplete(sweep::directoryState(path))) continue;
+    std::vector<std::string> problems;
+    const nlohmann::json recorded = run::readJsonOrProblem(path + "/config.json", problems);
+    const std::string changes = run::describeRunChanges(recorded, run::resolveDefaults(train.config));
+    if (!changes.empty()) changed.push_back(point.name + ": " + changes);
+  }
+  if (changed.empty()) return;
+  std::string list;
+  for (const std::string& c : changed) list += "\n  " + c;
+  throw common::UsageError(settings.outDir + " holds completed runs made with other settings than this sweep gives " +
+                           "them; it would skip them and report the old runs:" + list +
+                           "\nGive the flags they were made with to continue that sweep, or another --out for this one");
+}
+
 }  // namespace
 
 int runSweepCommand(const std::vector<std::string>& args) {
@@ -79,6 +127,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
   settings.slurm.constraint = o.constraint;
   settings.slurm.allowOverlap = o.allowOverlap;
   const bool slurm = o.launcher == Launcher::kSlurm;
+  checkPoints(points, settings, slurm);
   if (o.dryRun) return dryRun(points, settings, slurm);
 
   std::vector<sweep::PointOutcome> outcomes;

@@ -95,7 +95,8 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   const auto split = std::find(args.begin(), args.end(), "--");
   if (split != args.end()) o.trainFlags.assign(split + 1, args.end());
   const ParsedOptions result = parseOptions(options, "sweep", std::vector<std::string>(args.begin(), split),
-                                            "dtbench train flags go after '--'");
+                                            "dtbench train's flags go after '--', e.g. dtbench sweep --out DIR "
+                                            "--grid world=1,2 -- --model lenet");
   if (result.help) {
     o.help = true;
     o.helpText = result.helpText;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # dtbench sweep with the local launcher, for real: a 2x2 grid (batch x world) of tiny LeNet runs
 # completes and is reported; the same sweep again skips every point and re-runs nothing; a point
-# whose run was killed is retried with its earlier attempt kept aside, one failing with a data or
-# usage error is not; --retries is capped;
+# whose run was killed is retried with its earlier attempt kept aside, one failing with a data error
+# is not; --retries is capped; train flags are checked once before anything runs (a mistyped value, train
+# flags before '--', a sweep directory whose completed runs had other flags);
 # --dry-run runs nothing; usage errors exit 2.
 # Usage: sweep_local_test.sh path/to/dtbench
 set -uo pipefail
@@ -77,14 +78,20 @@ grep -qE "batch8 +failed \(retrying\)" "$tmp/killed.out" || fail "the killed att
 grep -q '"status": *"completed"' "$killed/batch8/summary.json" 2>/dev/null || fail "the retried point did not complete"
 expect 2 "--retries is from 0 to 10, got 1000000000" sweep --out "$tmp/r" --grid batch=8 --retries 1000000000 -- "${small[@]}"
 
+# The train flags are checked once, before anything runs: a mistyped value is one usage error naming the
+# point, and no point leaves a directory.
 usage=$tmp/usage
-expect 1 "model_nosuchmodel +failed \(usage error\)" sweep --out "$usage" --grid model=nosuchmodel --retries 2 -- \
-  --dataset synthetic --epochs 1 --max-steps 2 --threads 1 --quiet
-[[ ! -e "$usage/model_nosuchmodel.attempt-1" ]] || fail "a point that failed with a usage error was run again"
-[[ $(grep -c '^==== dtbench sweep: model_nosuchmodel attempt' "$usage/model_nosuchmodel.log") -eq 1 ]] \
-  || fail "the log should hold one attempt of the point with a usage error"
-grep -q "^model_nosuchmodel,.*,failed,.*unknown model 'nosuchmodel'" "$usage/jobs.csv" ||
-  fail "the usage error is not in jobs.csv: $(cat "$usage/jobs.csv")"
+expect 2 "point model_nosuchmodel: unknown model 'nosuchmodel' \(--model\).*nothing was run" \
+  sweep --out "$usage" --grid model=lenet,nosuchmodel --retries 2 -- --dataset synthetic --epochs 1 --max-steps 2 \
+  --threads 1 --quiet
+[[ ! -e "$usage" ]] || fail "a sweep refused for a mistyped train flag created $usage"
+# Train flags before '--': the message says where they go.
+expect 2 "Option .model. does not exist; dtbench train's flags go after '--'" sweep --out "$usage" --grid world=1 \
+  --model lenet
+# The same sweep directory with other train flags: its completed runs are not another sweep's; refused,
+# naming the flag, before anything runs.
+expect 2 "^  batch8-world2: --max-steps \(max_steps in the run's config.json: 3, now: 4\)" \
+  sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]/3/4}"
 
 expect 0 "batch8-world2 +run" sweep --dry-run --out "$tmp/dry" --grid batch=8 --grid world=1,2 -- "${small[@]}"
 expect 0 "launch -n 2 -- .*train .*--batch-size 8 --out $tmp/dry/batch8-world2" \
