@@ -61,11 +61,19 @@ cat "$work/sweep2.txt"
 [[ $(cd "$sweep_out" && md5sum ./*/summary.json) == "$before" ]] || fail "the second sweep changed a run"
 [[ -z $(find "$sweep_out" -name '*.attempt-*') ]] || fail "the second sweep moved a completed run aside"
 
-info "sweep 3: points failing with a data or usage error are not resubmitted"
-# A point that fails for want of data (exit 1, "data error") or with a usage error (exit 2) would fail
-# the same way every time, so it fails at once with its message.
+info "sweep 3: a mistyped train flag is refused before any job; a point failing with a data error is not resubmitted"
+# A usage error in the train flags (an unknown model) is found before anything is submitted: exit 2, no
+# job, no directory. A point that fails for want of data (exit 1, "data error") would fail the same way
+# every time, so it fails at once with its message.
 bad=$work/bad
-run_sweep "$work/sweep3.txt" --out "$bad" --grid dataset=synthetic,cifar10 --grid model=lenet,nosuchmodel \
+known=$(jobs_known)
+run_sweep "$work/sweep3-usage.txt" --out "$bad" --grid model=lenet,nosuchmodel -- --epochs 1 --max-steps 2
+rc=$?
+[[ $rc == 2 ]] || fail "the sweep with a mistyped model exited $rc, want 2: $(cat "$work/sweep3-usage.txt")"
+grep -q "point model_nosuchmodel: unknown model 'nosuchmodel'" "$work/sweep3-usage.txt" ||
+  fail "the refusal does not name the point and the model: $(cat "$work/sweep3-usage.txt")"
+[[ $(jobs_known) == "$known" && ! -e $bad ]] || fail "the refused sweep submitted a job or made $bad"
+run_sweep "$work/sweep3.txt" --out "$bad" --grid dataset=synthetic,cifar10 --grid model=lenet \
   --retries 1 -- --data-dir "$work/nothing-here" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
   --max-steps 2 --batch-size 16 --threads 1 --quiet
 rc=$?
@@ -79,11 +87,6 @@ grep -q "^$failing .*failed (data error)" "$work/sweep3.txt" || fail "$failing i
 [[ ! -e $bad/$failing.attempt-1 ]] || fail "the point without data ran twice"
 grep -q "cifar-10-batches-bin" "$bad/$failing.log" || fail "the error is not in the log"
 grep -q "^$failing,.*,failed,.*cifar-10-batches-bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
-for usage in dataset_synthetic-model_nosuchmodel dataset_cifar10-model_nosuchmodel; do
-  [[ $(grep -c "^$usage .*submitted as job" "$work/sweep3.txt") == 1 ]] || fail "$usage (a usage error) was submitted again"
-  grep -q "^$usage .*failed (usage error)" "$work/sweep3.txt" || fail "$usage is not shown as a usage error"
-  grep -q "^$usage,.*,failed,.*unknown model 'nosuchmodel'" "$bad/jobs.csv" || fail "$usage's error is not in jobs.csv"
-done
 
 info "sweep 3b: a point whose run is killed is resubmitted once and completes (a run of several seconds: the kill must find it)"
 killed=$work/killed
