@@ -4,10 +4,9 @@
 # says how): a local sweep of lenet on 1, 2 and 3 ranks whose 3-rank point was stopped by SIGTERM in
 # epoch 2, so it holds an interrupted run with its checkpoint beside two completed runs. expected/
 # holds what 0ad05bc's own binary printed for it. Checked with this build:
-#   - dtbench report (Markdown and JSON), dtbench predict and predict --describe print the same bytes,
-#     apart from what the report added since: Table 1's speed-of-light columns (GFLOP_s_per_rank, MFU,
-#     of_gemm_probe) and its check column, which must be empty for these runs (written before FLOPs and
-#     devices were recorded), and their notes: both are taken out before comparing;
+#   - dtbench report's tables (JSON) hold what 0ad05bc's did: every table, column and value it had
+#     (columns added since must be empty for these runs, which recorded neither FLOPs nor devices); the
+#     Markdown report is printed; dtbench predict and predict --describe print the same bytes;
 #   - --resume of the interrupted run from 0ad05bc's checkpoint completes with the parameter checksum
 #     0ad05bc's resume reached (12.506991311518703);
 #   - the same sweep command again skips the completed points and runs the interrupted one to the same
@@ -27,45 +26,40 @@ same() {  # same NAME EXPECTED_FILE COMMAND...: the command's output equals the 
 $(head -40 "$tmp/$name.diff")"
 }
 
-# The report's output less what was added since 0ad05bc (above), failing where an added column is not
-# empty. Markdown: the lines; JSON: the parsed tables, printed again as the expected file is.
-without_added() {  # without_added FILE md|json
+# The report's tables as 0ad05bc printed them (report.json), in this build's: every table it had, with
+# every column it had, holding the same values row for row. Columns and notes added since (Table 1's
+# speed of light and check, Table 2's critical_rank) are not 0ad05bc's to compare; an added column must
+# be empty for these runs, which recorded neither FLOPs nor devices.
+same_tables() {  # same_tables EXPECTED_JSON NOW_JSON
   /usr/bin/python3 - "$1" "$2" <<'PY'
 import json, sys
-path, kind = sys.argv[1], sys.argv[2]
-added = ["GFLOP_s_per_rank", "MFU", "of_gemm_probe", "check"]
-notes = ["- `GFLOP_s_per_rank`", "- `check`"]
-if kind == "md":
-    out, drop = [], None
-    for line in open(path, encoding="utf-8").read().split("\n"):
-        if any(line.startswith(n) for n in notes):
-            continue
-        cells = line.split("|")
-        if line.startswith("| model |") and any(c.strip() == "GFLOP_s_per_rank" for c in cells):
-            drop = {i for i, c in enumerate(cells) if c.strip() in added}
-        elif not line.startswith("|"):
-            drop = None
-        if drop:
-            if not line.startswith("| model |") and not line.startswith("|---") and any(cells[i].strip() for i in drop):
-                sys.exit(f"an added column is not empty: {line}")
-            line = "|".join(c for i, c in enumerate(cells) if i not in drop)
-        out.append(line)
-    open(path, "w", encoding="utf-8").write("\n".join(out))
-else:
-    tables = json.load(open(path, encoding="utf-8"))
-    for t in tables:
-        if t.get("name") != "time_speedup":
-            continue
-        keep = [i for i, c in enumerate(t["columns"]) if c not in added]
-        for row in t["rows"]:
-            cells = row if isinstance(row, list) else [row[c] for c in t["columns"]]
-            if any(cells[i] not in ("", None) for i, c in enumerate(t["columns"]) if c in added):
-                sys.exit(f"an added column is not empty: {row}")
-        t["rows"] = [[row[i] for i in keep] if isinstance(row, list) else {k: v for k, v in row.items() if k not in added}
-                     for row in t["rows"]]
-        t["columns"] = [t["columns"][i] for i in keep]
-        t["notes"] = [n for n in t["notes"] if not any(n.startswith(p) for p in notes)]
-    json.dump(tables, open(path + ".parsed", "w", encoding="utf-8"), sort_keys=True, indent=1)
+then = {t["name"]: t for t in json.load(open(sys.argv[1], encoding="utf-8"))}
+now = {t["name"]: t for t in json.load(open(sys.argv[2], encoding="utf-8"))}
+empty_since = {"GFLOP_s_per_rank", "MFU", "of_gemm_probe", "check"}
+problems = []
+for name, old in then.items():
+    new = now.get(name)
+    if new is None:
+        problems.append(f"table {name} is gone")
+        continue
+    missing = [c for c in old["columns"] if c not in new["columns"]]
+    if missing:
+        problems.append(f"table {name} lost columns {missing}")
+        continue
+    if len(new["rows"]) != len(old["rows"]):
+        problems.append(f"table {name}: {len(new['rows'])} rows, 0ad05bc had {len(old['rows'])}")
+        continue
+    def cell(table, row, column):
+        return row[table["columns"].index(column)] if isinstance(row, list) else row[column]
+    for i, (o, n) in enumerate(zip(old["rows"], new["rows"])):
+        for c in old["columns"]:
+            if cell(old, o, c) != cell(new, n, c):
+                problems.append(f"table {name} row {i} {c}: {cell(new, n, c)!r}, 0ad05bc {cell(old, o, c)!r}")
+        for c in empty_since & set(new["columns"]):
+            if cell(new, n, c) not in ("", None):
+                problems.append(f"table {name} row {i}: added column {c} is {cell(new, n, c)!r} for a run without it")
+if problems:
+    sys.exit("\n".join(problems[:20]))
 PY
 }
 
@@ -75,16 +69,9 @@ mkdir "$tmp/fixture"
 cp -r "$fixture/sweep" "$tmp/fixture/"
 cp "$here/../../experiments/predict/systems/dgx-a100-hdr200.json" "$tmp/fixture/"
 cd "$tmp/fixture"
-"$dtbench" report sweep > "$tmp/report.md" 2>&1 || fail "report: exit non-zero: $(head -3 "$tmp/report.md")"
-without_added "$tmp/report.md" md || fail "report.md: the speed-of-light columns"
-diff -u "$fixture"/expected/report.md "$tmp/report.md" > "$tmp/report.md.diff" ||
-  fail "report.md differs from 0ad05bc's: $(head -40 "$tmp/report.md.diff")"
 "$dtbench" report sweep --format json > "$tmp/report.json" 2>&1 || fail "report --format json: exit non-zero"
-cp "$fixture"/expected/report.json "$tmp/expected-report.json"
-without_added "$tmp/report.json" json || fail "report.json: the speed-of-light columns"
-without_added "$tmp/expected-report.json" json
-diff -u "$tmp/expected-report.json.parsed" "$tmp/report.json.parsed" > "$tmp/report.json.diff" ||
-  fail "report.json differs from 0ad05bc's: $(head -40 "$tmp/report.json.diff")"
+same_tables "$fixture"/expected/report.json "$tmp/report.json" || fail "report.json's tables differ from 0ad05bc's"
+"$dtbench" report sweep > "$tmp/report.md" 2>&1 || fail "report: exit non-zero: $(head -3 "$tmp/report.md")"
 same predict-world2.md "$fixture"/expected/predict-world2.md "$dtbench" predict sweep/world2 --hardware dgx-a100-hdr200.json --world 2,4,8
 same describe-world1.json "$fixture"/expected/describe-world1.json "$dtbench" predict --describe sweep/world1
 

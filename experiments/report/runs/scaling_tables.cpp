@@ -325,14 +325,15 @@ Table computeCommTable(const std::vector<ScalingRow>& rows) {
   table.name = "compute_comm";
   table.title = "Table 2 — compute vs communication per epoch";
   table.columns = configurationColumns();
-  for (const char* c : {"runs", "T_s", "compute_s", "comm_total_s", "comm_exposed_s", "overlap_s", "est_compute_s",
-                        "est_comm_s", "est_comm_error_s"})
+  for (const char* c : {"runs", "critical_rank", "T_s", "compute_s", "comm_total_s", "comm_exposed_s", "overlap_s",
+                        "est_compute_s", "est_comm_s", "est_comm_error_s"})
     table.columns.push_back(c);
   for (const ScalingRow& row : rows) {
     if (row.configuration.world < 2) continue;
     const int n = row.configuration.world;
     std::vector<Cell> cells = configurationCells(row);
     cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
+    cells.push_back(Cell::integral(row.first().epoch.critical));
     cells.push_back(Cell::seconds(row.epochTimeS));
     cells.push_back(Cell::seconds(row.computeS));
     cells.push_back(Cell::seconds(row.commTotalS));
@@ -350,7 +351,8 @@ Table computeCommTable(const std::vector<ScalingRow>& rows) {
     table.rows.push_back(std::move(cells));
   }
   table.notes = {
-      "- Measured on the critical rank (the one whose Σ(step_s − data_s) is T(N)), so compute_s + comm_exposed_s = "
+      "- Measured on the critical rank (`critical_rank`: the one whose Σ(step_s − data_s) is T(N); the first "
+      "repeat's), so compute_s + comm_exposed_s = "
       "T_s: `compute_s` = Σ(step_s − data_s − comm_exposed_s); `comm_total_s` = Σ of each step's union of collective "
       "intervals (issue to completion); `comm_exposed_s` = Σ from the end of backward to the last completion; "
       "`overlap_s` = comm_total_s − comm_exposed_s (communication hidden behind backward). Scaled like T_s when "
@@ -456,6 +458,9 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
       "flag): never the parameter count. `model_bytes` = what the busiest rank sends in the epoch by the topology's "
       "formula (`native`: the ring's 2(N−1)/N·S; point-to-point topologies: their schedule); `counted_bytes` = the "
       "bytes_sent it recorded (BatchNorm buffer broadcasts are in neither).",
+      "- `comm_total_s` here is the busiest rank's (`busiest_rank`, the one the byte model has sending the most), "
+      "Table 2's the critical rank's (`critical_rank`): the two differ where those ranks differ (a star's hub "
+      "sends most, a leaf may set T).",
       "- `GBps` = model_bytes / comm_total_s (GB = 10^9 bytes); `algbw_GBps` = S·steps / Σ comm_total_s per all-reduce "
       "of the step's gradients; `busbw_GBps` = algbw · 2(N−1)/N (nccl-tests' factor); `utilization` = busbw / the "
       "--ceiling busbw of the same backend, topology, N and type at the size nearest the mean bucket. comm_total_s "
