@@ -434,7 +434,8 @@ std::vector<Setting> makeSettings() {
   rankFlag(withRule(field("timeout_s", "--timeout", V::kNumber, A::kPerRank,
                           "Seconds any one collective may take before the run fails, naming the rank it waited for",
                           [](auto& c) -> auto& { return c.comm.connection.timeoutS; }),
-                    "a finite number > 0 (seconds)", [](const json& v) { return finite(v) && v.get<double>() > 0; }),
+                    "a number of seconds from 0.001 to 2592000 (30 days)",
+                    [](const json& v) { return finite(v) && v.get<double>() >= 0.001 && v.get<double>() <= 2592000; }),
            true);
   {
     Setting s = discovered(field("message_log", "--message-log", V::kText, A::kPerRank,

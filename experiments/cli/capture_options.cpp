@@ -13,8 +13,8 @@ namespace {
 const char kOverview[] =
     "Captures a run's packets with libpcap on a node's interfaces (record) and turns the captures of\n"
     "every node into wire tables (analyze); docs/wire.md.\n\n"
-    "Usage: dtbench capture record --node NAME --interface IF[,IF...] --output DIR [--snaplen N] [--duration S]\n"
-    "       dtbench capture analyze DIR [--output ODIR] [--keep-pcap] [--messages MDIR]\n\n"
+    "Synopsis: dtbench capture record --node NAME --interface IF[,IF...] --output DIR [--snaplen N] [--duration S]\n"
+    "          dtbench capture analyze DIR [--output ODIR] [--keep-pcap] [--messages MDIR]\n\n"
     "`dtbench capture record --help` and `dtbench capture analyze --help` show each one's options.";
 
 CaptureOptions parseRecord(const std::vector<std::string>& args) {

@@ -1,5 +1,7 @@
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,17 +24,21 @@ const char* kLaunchHelp =
     "rank SIGKILL, and a launch that cannot start all N ranks kills those it started.\n"
     "Example: dtbench launch -n 2 -- dtbench allreduce --backend gloo --topology ring --check\n";
 
-int parsePositive(const std::string& flag, const std::string& value) {
+// A whole number from 1 to `most`, else a usage error naming the flag and the range.
+int parsePositive(const std::string& flag, const std::string& value, int most = std::numeric_limits<int>::max()) {
   size_t used = 0;
-  int parsed = 0;
+  long long parsed = 0;
   try {
-    parsed = std::stoi(value, &used);
+    parsed = std::stoll(value, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != value.size() || parsed < 1) throwUsage("launch", flag + " needs a positive integer, got '" + value + "'");
-  return parsed;
+  if (used != value.size() || parsed < 1 || parsed > most)
+    throwUsage("launch", flag + " needs a whole number from 1 to " + std::to_string(most) + ", got '" + value + "'");
+  return static_cast<int>(parsed);
 }
+
+constexpr int kMostGraceS = 86400;  // a day: beyond it the grace period is no longer one
 
 }  // namespace
 
@@ -53,9 +59,9 @@ int runLaunchCommand(const std::vector<std::string>& args) {
     else if (flag == "--ranks-per-host")
       options.ranksPerHost = parsePositive(flag, value);
     else if (flag == "--master-port")
-      options.masterPort = parsePositive(flag, value);
+      options.masterPort = parsePositive(flag, value, 65535);
     else if (flag == "--grace")
-      options.grace = std::chrono::milliseconds(parsePositive(flag, value) * 1000);
+      options.grace = std::chrono::milliseconds(static_cast<int64_t>(parsePositive(flag, value, kMostGraceS)) * 1000);
     else
       throwUsage("launch", "unknown option '" + flag + "'");
   }

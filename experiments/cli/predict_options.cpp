@@ -88,10 +88,10 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
       "became ready, the topology's own schedule over modelled links (docs/predict.md). Or, with --calibrate,\n"
       "fits the links' latency and bandwidth to dtbench allreduce results and prints a hardware file.\n\n"
       "RUN is a run directory or a step description (docs/predict.md, \"The step description\").\n\n"
-      "Usage: dtbench predict RUN --hardware FILE --world 2,4,...,64 [what-if flags]\n"
-      "       dtbench predict --calibrate allreduce.csv[,more.csv] [--output hardware.json]\n"
-      "       dtbench predict --describe RUN [--output step.json]\n"
-      "       dtbench predict --describe-model MODEL [--image-size S --classes K] --batch-size B\n"
+      "Synopsis: dtbench predict RUN --hardware FILE --world 2,4,...,64 [what-if flags]\n"
+      "          dtbench predict --calibrate allreduce.csv[,more.csv] [--output hardware.json]\n"
+      "          dtbench predict --describe RUN [--output step.json]\n"
+      "          dtbench predict --describe-model MODEL [--image-size S --classes K] --batch-size B\n"
       "                       --forward-ms F --backward-ms B [--optimizer-ms O] [--output step.json]");
   options.set_width(100);
   // clang-format off

@@ -28,8 +28,8 @@ ReportOptions parseReportOptions(const std::vector<std::string>& args) {
                            "out. With --sacct or --trace also the job traces' tables (duration and queueing-delay\n"
                            "CDFs, final states and GPU time by job size); DIR may then be left out. Every column is\n"
                            "defined under its table and in docs/report.md.\n\n"
-                           "Usage: dtbench report [OPTIONS] DIR...\n"
-                           "       dtbench report [OPTIONS] [DIR...] --sacct FILE --trace FILE...");
+                           "Synopsis: dtbench report [OPTIONS] DIR...\n"
+                           "          dtbench report [OPTIONS] [DIR...] --sacct FILE --trace FILE...");
   options.set_width(100);
   // clang-format off
   options.add_options()

@@ -43,7 +43,8 @@ std::string commandLine(const sweep::GridPoint& point, const sweep::SweepSetting
 }
 
 int dryRun(const std::vector<sweep::GridPoint>& points, const sweep::SweepSettings& settings, bool slurm) {
-  std::printf("dtbench sweep --dry-run: %zu points in %s (nothing is run)\n", points.size(), settings.outDir.c_str());
+  std::printf("dtbench sweep --dry-run: %zu point%s in %s (nothing is run)\n", points.size(),
+              points.size() == 1 ? "" : "s", settings.outDir.c_str());
   if (slurm && sweep::pointsRunOneAtATime(settings.slurm))
     std::printf("the points share one machine (the emulated cluster, %s): each job after the first is submitted with "
                 "--dependency=afterany:<the job before it>; --allow-overlap lets them run together\n",
@@ -138,7 +139,8 @@ int runSweepCommand(const std::vector<std::string>& args) {
       runner = std::make_unique<sweep::SlurmLauncher>(settings);
     else
       runner = std::make_unique<sweep::LocalLauncher>(settings);
-    std::printf("dtbench sweep: %zu points in %s, launcher %s (logs: <name>.log)\n", points.size(), o.outDir.c_str(),
+    std::printf("dtbench sweep: %zu point%s in %s, launcher %s (logs: <name>.log)\n", points.size(),
+                points.size() == 1 ? "" : "s", o.outDir.c_str(),
                 launcherNames().name(o.launcher));
     std::fflush(stdout);
     outcomes = runner->run(points, stdout);

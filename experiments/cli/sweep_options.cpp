@@ -54,7 +54,7 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
       "on this machine or as Slurm jobs, skipping points already completed and retrying\n"
       "failed ones; then writes DIR/jobs.csv and DIR/report.md and prints Tables 1-3.\n"
       "docs/sweep.md has the details.\n\n"
-      "Usage: dtbench sweep --out DIR --grid KEY=V1,V2 [--grid ...] [OPTIONS] -- TRAIN FLAGS\n"
+      "Synopsis: dtbench sweep --out DIR --grid KEY=V1,V2 [--grid ...] [OPTIONS] -- TRAIN FLAGS\n"
       "Example: dtbench sweep --out runs/s --grid batch=32,64 --grid world=1,2 -- \\\n"
       "           --model resnet18 --dataset synthetic --epochs 2 --max-steps 4\n"
       "On Slurm: dtbench sweep --launcher slurm --sbatch-args \"--time=30 -p cpu\" --out runs/s ...\n"

@@ -75,5 +75,17 @@ for pattern in '"amp": "bf16"' '"loss_scale": null' '"status": "completed"'; do
   grep -qF "$pattern" "$tmp/amp/summary.json" || { echo "FAIL: summary.json lacks $pattern" >&2; failures=$((failures + 1)); }
 done
 
+# Values past what a duration can hold are refused, naming the range (not an overflowed "-9223372036854775808ms"
+# or "SIGKILL after -2147483.3 s").
+expect 2 "--timeout must be a number of seconds from 0.001 to 2592000" train --timeout 1e300 --dataset synthetic --out "$tmp/a"
+expect 2 "--timeout must be a number of seconds from 0.001 to 2592000" train --timeout 1e-6 --dataset synthetic --out "$tmp/a"
+expect 2 "--grace needs a whole number from 1 to 86400, got '2147484'" launch --grace 2147484 -n 1 -- /bin/true
+expect 2 "--master-port needs a whole number from 1 to 65535, got '70000'" launch --master-port 70000 -n 1 -- /bin/true
+# Help texts print one "Usage:" (cxxopts' own), the forms above it as "Synopsis:".
+for subcommand in sweep report predict; do
+  n=$("$dtbench" $subcommand --help | grep -c '^Usage:')
+  [[ $n -eq 1 ]] || { echo "FAIL: dtbench $subcommand --help prints 'Usage:' $n times" >&2; failures=$((failures + 1)); }
+done
+
 echo "cli_test: $failures failure(s)"
 exit $((failures > 0))
