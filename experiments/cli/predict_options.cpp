@@ -62,6 +62,10 @@ std::vector<int> parseWorldList(const std::string& text) {
       throw UsageError("--world: '...' needs two sizes before it and one after, e.g. 2,4,...,64");
     const int a = worlds[worlds.size() - 2], b = worlds.back(), last = worldValue(words[i + 1]);
     if (b <= a) throw UsageError("--world: the sizes before '...' must increase");
+    if (last < b)
+      throw UsageError("--world '" + text + "': the size after '...' (" + std::to_string(last) +
+                       ") is below the ones before it (" + std::to_string(b) + "); it ends the progression, e.g. "
+                       "2,4,...,64");
     const bool ratio = b % a == 0 && b / a > 1;
     for (long long next = ratio ? 1LL * b * (b / a) : 2LL * b - a; next < last;
          next = ratio ? next * (b / a) : next + (b - a)) {

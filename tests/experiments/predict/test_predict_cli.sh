@@ -207,6 +207,7 @@ expect_usage "is neither a run directory nor a step description file" "$work/not
 expect_usage "unknown topology" "$work/run" --hardware "$work/hw.json" --world 2 --topology ringg
 expect_usage "--element-bytes is 2" "$work/run" --hardware "$work/hw.json" --world 2 --element-bytes 3
 expect_usage "--world '2,,4' has an empty entry" "$work/run" --hardware "$work/hw.json" --world 2,,4
+expect_usage "the size after '...' (3) is below the ones before it (4)" "$work/run" --hardware "$work/hw.json" --world 2,4,...,3
 expect_usage "--world '4,8,...,8' names world 8 twice" "$work/run" --hardware "$work/hw.json" --world 4,8,...,8
 expect_usage "1000000000 is more ranks than predict models (at most 65536)" "$work/run" --hardware "$work/hw.json" \
   --world 1000000000
