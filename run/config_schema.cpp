@@ -235,9 +235,11 @@ std::vector<Setting> makeSettings() {
                      [](auto& c) -> auto& { return c.maxSteps; }),
                ">= 0 (0 = whole epoch)", atLeast(0)),
       optimization);
+  // At most 2^31 - 1: what every reader of a run directory takes as a count (the report's, predict's).
   add(withRule(field("batch_size", "--batch-size", V::kInteger, A::kResumed, "Training batch size (per rank)",
                      [](auto& c) -> auto& { return c.data.batchSize; }),
-               ">= 1", atLeast(1)),
+               "from 1 to 2147483647",
+               [](const json& v) { return v.get<int64_t>() >= 1 && v.get<int64_t>() <= 2147483647; }),
       optimization);
   add(withRule(field("test_batch_size", "--test-batch-size", V::kInteger, A::kPerRank, "Evaluation batch size",
                      [](auto& c) -> auto& { return c.data.testBatchSize; }),

@@ -13,7 +13,8 @@ expect 2 "unknown subcommand 'fly'.*train, models" fly
 expect 0 "resnet18 +11173962 +62 +44\.70" models
 expect 0 "lenet +62006 +10" models
 expect 0 "--batch-size" train --help
-expect 2 "--batch-size must be >= 1, got 0" train --batch-size 0 --out "$tmp/a"
+expect 2 "--batch-size must be from 1 to 2147483647, got 0" train --batch-size 0 --out "$tmp/a"
+expect 2 "--batch-size must be from 1 to 2147483647, got 3000000000" train --batch-size 3000000000 --out "$tmp/a"
 expect 2 "--lr must be a finite number > 0, got -1" train --lr -1 --out "$tmp/a"
 expect 2 "unknown model 'resnet19'.*resnet18" train --model resnet19 --out "$tmp/a"
 expect 2 "unknown optimizer 'lamb'.*sgd, adam, rmsprop" train --optimizer lamb --out "$tmp/a"
