@@ -39,7 +39,7 @@ GradientReadyProbe::GradientReadyProbe(torch::nn::Module& model) {
   readyS_.assign(parameters_.size(), std::numeric_limits<double>::quiet_NaN());
   bufferElements_ = totalElements(floatingBuffers(model));
   for (size_t i = 0; i < trainable.size(); ++i) {
-    std::shared_ptr<torch::autograd::Node> accumulator = torch::autograd::impl::grad_accumulator(trainable[i]);
+    compat::GradAccumulatorPtr accumulator = torch::autograd::impl::grad_accumulator(trainable[i]);
     hookKeys_.push_back(accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
         [this, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
           gradientReady(i);

@@ -28,6 +28,7 @@
 #include <torch/csrc/autograd/function.h>
 #include <torch/nn/module.h>
 
+#include "compat/autograd_compat.h"
 #include "run/step_profile.h"
 
 namespace dtbench::trainer {
@@ -55,7 +56,7 @@ class GradientReadyProbe {
   void gradientReady(size_t parameter);
 
   std::vector<run::ProfiledParameter> parameters_;
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  std::vector<compat::GradAccumulatorPtr> accumulators_;
   std::vector<uintptr_t> hookKeys_;
   std::vector<double> readyS_;
   int64_t bufferElements_ = 0;

@@ -70,7 +70,7 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
   }
   if (options.overlap) {
     for (size_t i = 0; i < parameters_.size(); ++i) {
-      std::shared_ptr<torch::autograd::Node> accumulator = torch::autograd::impl::grad_accumulator(parameters_[i]);
+      compat::GradAccumulatorPtr accumulator = torch::autograd::impl::grad_accumulator(parameters_[i]);
       hookKeys_.push_back(accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
           [this, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
             gradientReady(i);

@@ -46,6 +46,7 @@
 
 #include "comm/communicator.h"
 #include "comm/topology_allreduce.h"
+#include "compat/autograd_compat.h"
 #include "trainer/sync/bucket_assignment.h"
 #include "trainer/sync/comm_worker.h"
 #include "trainer/sync/gradient_sync.h"
@@ -109,7 +110,7 @@ class BucketedAllreduce final : public GradientSync {
   std::vector<Bucket> state_;
   std::vector<size_t> bucketOf_;
   std::vector<char> ready_;  // per parameter: its gradient arrived in this backward
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  std::vector<compat::GradAccumulatorPtr> accumulators_;
   std::vector<uintptr_t> hookKeys_;
   size_t nextLaunch_ = 0;
   bool armed_ = false;
