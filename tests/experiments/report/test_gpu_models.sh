@@ -17,23 +17,15 @@ make_runs() {  # make_runs GPU_NAME NAME_PREFIX TIME_FACTOR
     local dir=$tmp/runs/$2-n$n
     cp -r "$fixture/runs/lenet-b32-n$n" "$dir"
     /usr/bin/python3 - "$dir" "$1" "$3" <<'PY'
-import csv, json, sys
-d, gpu, factor = sys.argv[1], sys.argv[2], float(sys.argv[3])
+import json, sys
+d, gpu = sys.argv[1], sys.argv[2]
 config = json.load(open(f"{d}/config.json"))
 config["device"] = "cuda"
 config["devices"] = [{"type": "cuda", "model": gpu, "host": "node1", "boot_id": "b", "index": r}
                      for r in range(config.get("world_size", 1))]
 json.dump(config, open(f"{d}/config.json", "w"))
-rows = list(csv.DictReader(open(f"{d}/batches.csv")))
-with open(f"{d}/batches.csv", "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=rows[0].keys())
-    w.writeheader()
-    for row in rows:
-        for k in row:
-            if k.endswith("_s") and row[k] != "":
-                row[k] = repr(float(row[k]) * factor)
-        w.writerow(row)
 PY
+    /usr/bin/python3 "$(dirname "$0")/scale_batch_times.py" "$dir" "$3"
   done
 }
 make_runs "NVIDIA A100-SXM4-80GB" a100 1

@@ -26,8 +26,8 @@ make_case() {  # make_case NAME START1 BOOT1 START2 BOOT2 THREADS2 SPEED2
     local -a facts=("${one[@]}")
     [[ $n == 2 ]] && facts=("${two[@]}")
     /usr/bin/python3 - "$dir" "${facts[@]}" <<'PY'
-import csv, json, sys
-d, start, boot, threads, speed = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+import json, sys
+d, start, boot, threads = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 config = json.load(open(f"{d}/config.json"))
 world = config.get("world_size", 1)
 config["devices"] = [{"type": "cpu", "model": "test CPU", "host": "h", "boot_id": boot, "cores": 2, "threads": threads}
@@ -36,17 +36,8 @@ json.dump(config, open(f"{d}/config.json", "w"))
 summary = json.load(open(f"{d}/summary.json"))
 summary["started_at"], summary["finished_at"], summary["updated_at"] = start, start + 100, start + 100
 json.dump(summary, open(f"{d}/summary.json", "w"))
-if speed != 1:
-    rows = list(csv.DictReader(open(f"{d}/batches.csv")))
-    with open(f"{d}/batches.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=rows[0].keys())
-        w.writeheader()
-        for row in rows:
-            for k in row:
-                if k.endswith("_s") and row[k] != "":
-                    row[k] = repr(float(row[k]) / speed)
-            w.writerow(row)
 PY
+    /usr/bin/python3 "$(dirname "$0")/scale_batch_times.py" "$dir" "$(/usr/bin/python3 -c "print(1 / ${facts[3]})")"
   done
   "$dtbench" report "$tmp/$name" --table time_speedup --format csv > "$tmp/$name.csv"
   "$dtbench" report "$tmp/$name" --table time_speedup > "$tmp/$name.md"
