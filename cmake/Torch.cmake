@@ -107,6 +107,18 @@ if(TARGET torch_cuda OR TORCH_CUDA_LIBRARIES)
   set(DTBENCH_TORCH_HAS_CUDA ON)
 endif()
 
+# A wheel's libtorch_cuda.so finds its NCCL, cuDNN and the rest at run time through its RPATH
+# ($ORIGIN/../../nvidia/<name>/lib); the linker does not follow $ORIGIN, and would resolve them from the
+# machine's (a CUDA toolkit's older libnccl.so.2 lacks the symbols torch 2.15's NCCL 2.30 has). So the
+# link takes the wheel's folders first, the ones the process will load.
+file(GLOB _wheel_libs LIST_DIRECTORIES true "${TORCH_INSTALL_PREFIX}/../nvidia/*/lib")
+foreach(_dir IN LISTS _wheel_libs)
+  if(IS_DIRECTORY "${_dir}")
+    get_filename_component(_dir "${_dir}" ABSOLUTE)
+    add_link_options("LINKER:-rpath-link,${_dir}")
+  endif()
+endforeach()
+
 # c10d's ProcessGroupNCCL.hpp includes <nccl.h>. The wheel's own (nvidia-nccl-cu13) comes first, so
 # that the header matches the library LibTorch loads; dtbench never links NCCL itself.
 set(DTBENCH_NCCL_INCLUDE_DIR "" CACHE PATH "Folder of the nccl.h of the NCCL that LibTorch loads")
