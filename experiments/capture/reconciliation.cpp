@@ -35,6 +35,7 @@ struct Block {
   std::string category;
   double firstPostS = 0;  // at the sender
   double doneAtReceiverS = 0;
+  bool countsPayload = false;  // holds a send with bytes (a collective or a receive's notice counts none)
 };
 
 // Rank r's operations that may put bytes on its connection to s, cut into blocks of one category, with
@@ -70,6 +71,7 @@ std::vector<Block> blocksOf(const MessageFiles& files, int r, int s) {
     }
     if (blocks.empty() || blocks.back().category != m.category) blocks.push_back({m.category, m.postS, done});
     blocks.back().doneAtReceiverS = std::max(blocks.back().doneAtReceiverS, done);
+    if (m.op == "send" && m.bytes > 0) blocks.back().countsPayload = true;
   }
   return blocks;
 }
@@ -94,10 +96,19 @@ struct Accumulator {
 void attributeBackend(const Flow& flow, const std::vector<Block>& blocks, const std::string& srcHost,
                       const std::string& dstHost, Accumulator& acc) {
   // Window ends: block k ends at T_k = max(done at receiver of k, post of k+1); the last at its done.
+  // Where the sender posted k+1 before the receiver finished k, bytes of that overlap belong to either;
+  // a block that counts no payload (a collective's few bytes, written before the sender left it) gives
+  // the overlap to a next block that does, so a slow receiver's barrier does not take the next gradients.
   std::vector<double> ends(blocks.size());
-  for (size_t k = 0; k < blocks.size(); ++k)
-    ends[k] = k + 1 < blocks.size() ? std::max(blocks[k].doneAtReceiverS, blocks[k + 1].firstPostS)
-                                    : blocks[k].doneAtReceiverS;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (k + 1 == blocks.size()) {
+      ends[k] = blocks[k].doneAtReceiverS;
+    } else if (!blocks[k].countsPayload && blocks[k + 1].countsPayload) {
+      ends[k] = blocks[k + 1].firstPostS;
+    } else {
+      ends[k] = std::max(blocks[k].doneAtReceiverS, blocks[k + 1].firstPostS);
+    }
+  }
   for (size_t k = 1; k < ends.size(); ++k) ends[k] = std::max(ends[k], ends[k - 1]);
   const double start = blocks.empty() ? kInf : blocks.front().firstPostS;
   for (const StreamSegment& seg : flow.segments) {

@@ -189,6 +189,27 @@ TEST_CASE("a block's bytes still in flight when the sender moved on stay with it
   CHECK(findRow(r, 0, 1, "control")->wireBytes == 48);
 }
 
+TEST_CASE("a block that counts no payload yields the time it overlaps the next block to that block's payload") {
+  // Rank 0 leaves a barrier at 1.02 and posts its next gradient send at 1.03; rank 1 leaves the barrier
+  // only at 1.20. The barrier's bytes (48) left before rank 0 left it; the bytes captured from 1.05 on
+  // are the gradients', although rank 1 was still in the barrier.
+  MessageFiles files = twoRanks();
+  files.ranks[0].messages = {message(0, 1.00, 1.02, "barrier", 0, -1, 0, "control"),
+                             message(1, 1.03, 1.04, "send", 0, 1, 2000, "gradients")};
+  files.ranks[1].messages = {message(0, 1.00, 1.20, "barrier", 1, -1, 0, "control"),
+                             message(1, 1.21, 1.40, "recv", 0, 1, 2000, "gradients")};
+  std::vector<Flow> flows{tcpFlow("10.0.0.1", 5000, "10.0.0.2", 6000, "nodeA", "nodeB")};
+  addSegment(flows[0], 1.01, 48);
+  addSegment(flows[0], 1.05, 1024);
+  addSegment(flows[0], 1.15, 1024);
+  addSegment(flows[0], 1.30, 8);
+  labelFlows(flows, files);
+  const Reconciliation r = reconcile(flows, files);
+  CHECK(findRow(r, 0, 1, "control")->wireBytes == 48);
+  CHECK(findRow(r, 0, 1, "gradients")->wireBytes == 2056);
+  CHECK(r.summary.maxGradientErrorPct == Approx(2.8));
+}
+
 TEST_CASE("the initial broadcast has its own category, and every counted category is held to its count") {
   // Pair averaging: rank 0 broadcasts the initial parameters (a collective: counted 0), then swaps its
   // parameters with rank 1 (sends: counted). Filed together, the broadcast's bytes would look like
