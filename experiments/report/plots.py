@@ -214,22 +214,57 @@ def fig_speedup(entries, out_dir):
     save(fig, out_dir, "speedup")
 
 
+def compute_comm_segments(entries):
+    """The bars of `compute_comm` as (bottom, height) per layer, one per entry, in entry order.
+
+    A bar is the epoch time T = compute_s + comm_exposed_s: `compute` from 0, `exposed` on top of
+    it. Overlapped communication runs during compute, so it lies inside the compute segment and
+    never adds to the bar: `hidden` is the top min(overlap_s, compute_s) of `compute` (a negative
+    overlap or compute counts as 0 there; `clipped` marks an overlap larger than compute). `T_s` is
+    an entry's T_s where it differs from compute_s + comm_exposed_s by more than rounding (1 ms or
+    0.1 %; else None): the bar stays compute + exposed, the given T_s is only marked."""
+    seg = {"compute": [], "exposed": [], "hidden": [], "clipped": [], "T_s": []}
+    for e in entries:
+        comp, expo = float(e["compute_s"]), float(e["comm_exposed_s"])
+        over = max(float(e.get("overlap_s", 0.0)), 0.0)
+        room = max(comp, 0.0)
+        hidden = min(over, room)
+        t = e.get("T_s")
+        off = t is not None and abs(t - (comp + expo)) > max(1e-3, 1e-3 * abs(t))
+        seg["compute"].append((0.0, comp))
+        seg["exposed"].append((comp, expo))
+        seg["hidden"].append((room - hidden, hidden))
+        seg["clipped"].append(over > room)
+        seg["T_s"].append(float(t) if off else None)
+    return seg
+
+
 def fig_compute_comm(entries, out_dir):
     n = len(entries)
     fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * n + 2), 5))
     x = np.arange(n)
-    comp = np.array([e["compute_s"] for e in entries], float)
-    expo = np.array([e["comm_exposed_s"] for e in entries], float)
-    over = np.array([max(e.get("overlap_s", 0.0), 0.0) for e in entries], float)
-    ax.bar(x, comp, 0.6, color="tab:blue", label="compute")
-    ax.bar(x, expo, 0.6, bottom=comp, color="tab:red", label="exposed communication")
-    if over.any():
-        ax.bar(x, over, 0.6, bottom=comp + expo, facecolor="none", edgecolor="tab:orange",
-               hatch="///", label="overlapped communication (hidden)")
+    seg = compute_comm_segments(entries)
+    for key, kw in (("compute", {"color": "tab:blue", "label": "compute"}),
+                    ("exposed", {"color": "tab:red", "label": "exposed communication"})):
+        bottom, height = np.array(seg[key], float).reshape(-1, 2).T
+        ax.bar(x, height, 0.6, bottom=bottom, **kw)
+    bottom, height = np.array(seg["hidden"], float).reshape(-1, 2).T
+    if height.any():
+        label = "communication hidden under compute (overlapped)"
+        if any(seg["clipped"]):
+            label = ("communication hidden under compute (overlapped;\n"
+                     "where it exceeds compute, capped at compute)")
+        ax.bar(x, height, 0.6, bottom=bottom, facecolor="none", edgecolor="tab:orange",
+               linewidth=0, hatch="///", label=label)
     est = [(i, e["est_compute_s"]) for i, e in enumerate(entries) if "est_compute_s" in e]
     if est:
         xs, ys = np.array(est).T
         ax.hlines(ys, xs - 0.4, xs + 0.4, colors="black", linewidth=2, zorder=3)
+    off = [(i, t) for i, t in enumerate(seg["T_s"]) if t is not None]
+    if off:
+        xs, ys = np.array(off).T
+        ax.hlines(ys, xs - 0.4, xs + 0.4, colors="black", linewidth=1.5, linestyles="dotted",
+                  zorder=3)
     x_labels(ax, [e["label"] for e in entries])
     ax.set(title="Compute vs communication per epoch (critical rank)",
            ylabel="seconds per epoch (s)", xlim=(-0.6, n - 0.4))
@@ -237,6 +272,9 @@ def fig_compute_comm(entries, out_dir):
     handles = ax.get_legend_handles_labels()[0]
     if est:
         handles.append(Line2D([], [], color="black", linewidth=2, label="estimate T(1)/N"))
+    if off:
+        handles.append(Line2D([], [], color="black", linewidth=1.5, linestyle="dotted",
+                              label="T_s (differs from compute + exposed)"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     save(fig, out_dir, "compute_comm")
 
