@@ -243,14 +243,20 @@ PeakUsed peakFor(const DeviceFacts& device, Precision precision) {
     peak.reason = unidentifiedReason(device);
     return peak;
   }
-  peak.gpu = row->key;
-  peak.source = row->source;
+  return peakOfRow(*row, precision);
+}
+
+PeakUsed peakOfRow(const GpuPeaks& row, Precision precision) {
+  PeakUsed peak;
+  peak.precision = precision;
+  peak.gpu = row.key;
+  peak.source = row.source;
   // Before Ampere the TF32 flags do nothing: the matmuls ran in fp32 on the CUDA cores.
-  if (precision == Precision::tf32 && !row->tf32) peak.precision = Precision::fp32;
-  peak.tflops = row->tflops(peak.precision);
+  if (precision == Precision::tf32 && !row.tf32) peak.precision = Precision::fp32;
+  peak.tflops = row.tflops(peak.precision);
   if (!peak.tflops) {
     const std::string name = precisionName(peak.precision);
-    peak.reason = row->part + " (" + row->key + ") has no " + name + " tensor cores: its datasheet gives no " + name +
+    peak.reason = row.part + " (" + row.key + ") has no " + name + " tensor cores: its datasheet gives no " + name +
                   " figure, no MFU";
   }
   return peak;

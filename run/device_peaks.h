@@ -79,6 +79,8 @@ struct PeakUsed {
 // part without bf16 tensor cores: no figure, and the reason says so. An unidentified device: gpu
 // "unknown", no figure, and the reason names the device and the table. Never a fallback figure.
 PeakUsed peakFor(const DeviceFacts& device, Precision precision);
+// The same for a row named without a device (a hardware file's "gpu", for predict).
+PeakUsed peakOfRow(const GpuPeaks& row, Precision precision);
 
 // {"gpu", "precision", "peak_tflops" (null when absent), "source", "reason"}.
 nlohmann::json peakJson(const PeakUsed& peak);

@@ -96,6 +96,16 @@ SpeedOfLight gpuSpeedOfLight(const ModelFlops& flops, Amp amp, bool tf32Cudnn, b
   return s;
 }
 
+SpeedOfLight gpuRowSpeedOfLight(const ModelFlops& flops, Precision convolution, Precision linear, const GpuPeaks& row) {
+  SpeedOfLight s;
+  s.flops = flops;
+  s.convolutionPeak = peakOfRow(row, convolution);
+  s.linearPeak = peakOfRow(row, linear);
+  s.convolutionPrecision = s.convolutionPeak->precision;
+  s.linearPrecision = s.linearPeak->precision;
+  return s;
+}
+
 SpeedOfLight cpuSpeedOfLight(const ModelFlops& flops, Amp amp, const GemmProbe& probe) {
   SpeedOfLight s;
   s.flops = flops;

@@ -62,6 +62,9 @@ struct SpeedOfLight {
 // probe as the peak.
 SpeedOfLight gpuSpeedOfLight(const ModelFlops& flops, Amp amp, bool tf32Cudnn, bool tf32Cublas,
                              const DeviceFacts& device);
+// The same on the part of the peak table's row `row` (a hardware file's "gpu", for predict), the
+// precisions given (TF32 on a part without it: fp32, as above).
+SpeedOfLight gpuRowSpeedOfLight(const ModelFlops& flops, Precision convolution, Precision linear, const GpuPeaks& row);
 SpeedOfLight cpuSpeedOfLight(const ModelFlops& flops, Amp amp, const GemmProbe& probe);
 
 nlohmann::json speedOfLightJson(const SpeedOfLight& s);

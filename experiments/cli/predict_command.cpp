@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "experiments/cli/table_output.h"
 #include "experiments/predict/calibration.h"
 #include "experiments/predict/calibration_tables.h"
+#include "experiments/predict/compute_device.h"
 #include "experiments/predict/hardware.h"
 #include "experiments/predict/measured_step.h"
 #include "experiments/predict/prediction_figures.h"
@@ -110,6 +113,14 @@ int runPredictCommand(const std::vector<std::string>& args) {
   if (!o.describe.empty() || o.describeModel) return describeCommand(o);
   const predict::Hardware hardware = predict::loadHardware(o.hardwarePath);
   const predict::MeasuredStep run = predict::loadStep(o.run);
+  if (const std::optional<std::string> mismatch = predict::deviceMismatch(run.device, hardware.device);
+      mismatch && !o.acceptOtherDevice)
+    throw common::UsageError(
+        "dtbench predict: " + o.run + ": " + *mismatch + " (" + o.hardwarePath + "'s gpu), so its compute is not " +
+        "theirs. Predict from the step on that device: a run measured there, a step description of it (dtbench " +
+        "predict --describe-model MODEL --gpu " + hardware.device.gpuField() + " --forward-ms F --backward-ms B ...; " +
+        "experiments/predict/steps/ holds measured ones), or take this compute as theirs, scaled by the file's " +
+        "compute_scale, with --accept-other-device");
   predict::WhatIf whatIf;
   if (!o.topology.empty()) whatIf.topology = comm::Topology::parse(o.topology);
   if (!o.backend.empty()) whatIf.backend = comm::backendNames().parse(o.backend);
@@ -124,7 +135,10 @@ int runPredictCommand(const std::vector<std::string>& args) {
   const predict::StepPrediction baseline = predict::predictStep(run, hardware, 1, whatIf);
   printTables(predict::predictionTables(run, hardware, o.hardwarePath, predictions, baseline), o.tables, o.format);
   if (!o.plotsDir.empty()) {
-    const nlohmann::json data = predict::predictionFigureData(run, predictions, baseline, o.measured);
+    std::vector<std::string> leftOut;
+    const nlohmann::json data = predict::predictionFigureData(
+        run, std::filesystem::path(o.hardwarePath).stem().string(), predictions, baseline, o.measured, leftOut);
+    for (const std::string& line : leftOut) std::fprintf(stderr, "predict: --measured: not drawn: %s\n", line.c_str());
     const std::vector<std::string> files = report::drawFigures(data, o.plotsDir, DTBENCH_PLOT_PYTHON);
     std::fprintf(stderr, "predict: %zu figure files in %s (data: figures.json, redraw: plots.py)\n", files.size(),
                  o.plotsDir.c_str());

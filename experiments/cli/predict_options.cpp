@@ -120,6 +120,8 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
               "(PNG and PDF, python3-matplotlib)", cxxopts::value<std::string>())
     ("measured", "With --plots: run directories of the same configuration, drawn beside the prediction "
                  "(comma-separated)", cxxopts::value<std::string>())
+    ("accept-other-device", "Take the step's compute as the hardware's ranks' although it ran on another device "
+                            "than the hardware file's gpu (a CPU run for a GPU system; predict refuses it otherwise)")
     ("calibrate", "dtbench allreduce --csv results to fit the links to (comma-separated)", cxxopts::value<std::string>())
     ("allreduce", "dtbench allreduce --csv results to predict on --hardware, each row beside its measurement "
                   "(validation of the link model; comma-separated)", cxxopts::value<std::string>())
@@ -140,6 +142,8 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     ("optimizer-ms", "With --describe-model: the step's optimizer", cxxopts::value<double>()->default_value("0"))
     ("compute-source", "With --describe-model: where the phases come from (text kept in the description)",
      cxxopts::value<std::string>())
+    ("gpu", "With --describe-model: the device the phases are of, a GPU of the peak table (docs/gpu-peaks.md) or "
+            "none (CPU); predict compares it with the hardware file's gpu", cxxopts::value<std::string>())
     ("run", "Measured run directory", cxxopts::value<std::string>())
     ("h,help", "Show this help");
   // clang-format on
@@ -193,12 +197,13 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     if (p.count("backward-ms")) r.backwardS = p["backward-ms"].as<double>() / 1e3;
     r.optimizerS = p["optimizer-ms"].as<double>() / 1e3;
     if (p.count("compute-source")) r.source = p["compute-source"].as<std::string>();
+    if (p.count("gpu")) r.gpu = p["gpu"].as<std::string>();
     return o;
   }
   for (const char* flag : {"image-size", "classes", "train-samples", "h2d-ms", "forward-ms", "optimizer-ms"})
     if (p.count(flag) && !p[flag].has_default())
       throwUsage("predict", std::string("--") + flag + " belongs to --describe-model");
-  for (const char* flag : {"dataset", "batch-size", "backward-ms", "compute-source"})
+  for (const char* flag : {"dataset", "batch-size", "backward-ms", "compute-source", "gpu"})
     if (p.count(flag)) throwUsage("predict", std::string("--") + flag + " belongs to --describe-model");
   if (p.count("output")) throwUsage("predict", "--output belongs to --calibrate, --describe and --describe-model");
   if (p.count("allreduce")) {
@@ -236,6 +241,7 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     if (*o.elementBytes != 2 && *o.elementBytes != 4)
       throw UsageError("--element-bytes is 2 (float16, bfloat16) or 4 (float32), got " + std::to_string(*o.elementBytes));
   }
+  o.acceptOtherDevice = p.count("accept-other-device") > 0;
   if (p.count("plots")) o.plotsDir = p["plots"].as<std::string>();
   if (p.count("measured")) {
     if (o.plotsDir.empty()) throwUsage("predict", "--measured runs are drawn beside the prediction: give --plots DIR too");

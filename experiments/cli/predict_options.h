@@ -30,6 +30,7 @@ struct PredictOptions {
   std::vector<std::string> tables;
   std::string plotsDir;                   // --plots
   std::vector<std::string> measured;      // --measured DIR[,DIR...]
+  bool acceptOtherDevice = false;         // --accept-other-device: a step of another device than the hardware's
   bool help = false;
   std::string helpText;
 };

@@ -42,7 +42,7 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   if (!json.is_object()) f.fail("the file must hold one JSON object");
   f.onlyKeys(json,
              {"description", "nodes", "ranks_per_node", "intra_node", "inter_node", "compute_scale",
-              "native_efficiency", "link_rate_bps", "calibration"},
+              "native_efficiency", "link_rate_bps", "calibration", "gpu"},
              "");
   Hardware h;
   if (json.contains("description")) h.description = f.text(json, "description", "");
@@ -52,6 +52,12 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   h.inter = linkClass(json, "inter_node", f);
   if (json.contains("compute_scale")) h.computeScale = f.number(json, "compute_scale", "", false);
   if (json.contains("link_rate_bps")) h.linkRateBps = f.number(json, "link_rate_bps", "", false);
+  if (json.contains("gpu")) {
+    const std::string value = f.text(json, "gpu", "");
+    const std::optional<ComputeDevice> device = deviceFromGpuField(value);
+    if (!device) f.fail("gpu '" + value + "' is neither none (CPU ranks) nor a GPU of the peak table (" + gpuFieldChoices() + ")");
+    h.device = *device;
+  }
   if (json.contains("native_efficiency")) {
     const nlohmann::json& e = json.at("native_efficiency");
     if (!e.is_object()) f.fail("native_efficiency must be an object {backend: efficiency}");
@@ -78,6 +84,7 @@ nlohmann::json toJson(const Hardware& h) {
   json["native_efficiency"] = nlohmann::json::object();
   for (const auto& [backend, e] : h.nativeEfficiency) json["native_efficiency"][backend] = e;
   if (h.linkRateBps) json["link_rate_bps"] = *h.linkRateBps;
+  if (!h.device.gpuField().empty()) json["gpu"] = h.device.gpuField();
   return json;
 }
 

@@ -15,7 +15,9 @@
 // backend's own all-reduce, for `--topology native`; `link_rate_bps` (optional) is the links' rate as
 // dtbench itself reads it on that machine (the emulated cluster's cluster.json): it sets the pipeline
 // segment across nodes as dtbench would there (comm::crossHostSegmentBytes), and without it the
-// segment is the one dtbench takes where the rate is unknown, 128 KiB. Any other key is refused (a misspelt key must not pass silently), except
+// segment is the one dtbench takes where the rate is unknown, 128 KiB; `gpu` (optional) is what its
+// ranks are, a key of the GPU peak table or "none" for CPU ranks (compute_device.h): predict refuses a
+// step measured on another device, and takes the peak of MFU from it. Any other key is refused (a misspelt key must not pass silently), except
 // `description` and `calibration` (what --calibrate wrote; not read back).
 
 #include <map>
@@ -25,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/backends/backend.h"
+#include "experiments/predict/compute_device.h"
 #include "experiments/predict/network_model.h"
 
 namespace dtbench::predict {
@@ -37,6 +40,7 @@ struct Hardware {
   double computeScale = 1;
   std::map<std::string, double> nativeEfficiency;
   std::optional<double> linkRateBps;  // as dtbench reads it there; none: unknown to dtbench
+  ComputeDevice device;               // "gpu": what its ranks are (compute_device.h); unknown when absent
 
   // The file's native_efficiency of `backend` (a backend's name), else its model's.
   double efficiencyOf(const std::string& backend) const;

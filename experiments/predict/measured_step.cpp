@@ -142,6 +142,13 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     run.measuredExposedS += r.commExposedS / n;
     run.measuredCommTotalS += r.commTotalS / n;
   }
+  run.device = deviceOfRun(data.facts);
+  if (const std::optional<run::SpeedOfLight>& sol = data.facts.speedOfLight) {
+    run.flops = sol->flops;
+    run.convolutionPrecision = sol->convolutionPrecision;
+    run.linearPrecision = sol->linearPrecision;
+    run.gemmProbe = sol->gemmProbe;
+  }
   run.readyMeasured = readProfile(dir, data.settings.sync.localBnStats, run);
   if (!run.readyMeasured) bucketsAsParameters(dir, data.facts, run);
   return run;

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "comm/bucket_layout.h"
+#include "experiments/predict/compute_device.h"
 #include "run/run_config.h"
+#include "run/speed_of_light.h"
 
 namespace dtbench::predict {
 
@@ -49,6 +51,12 @@ struct MeasuredStep {
   bool readyMeasured = false;  // false: step_profile.json missing, ready times spread by size (see .cpp)
   int64_t bufferElements = 0;  // floating-point buffers broadcast every step (0 when unknown)
   bool bufferElementsKnown = false;
+  ComputeDevice device;  // what the compute ran on (compute_device.h); unknown where nothing says
+  // The model's training FLOPs per image and the precisions they ran in (config.json's
+  // "speed_of_light", a description's "flops_per_image" and "precision"); absent where not recorded.
+  std::optional<run::ModelFlops> flops;
+  std::optional<run::Precision> convolutionPrecision, linearPrecision;
+  std::optional<run::GemmProbe> gemmProbe;  // a CPU run's measured matrix-product rate
 
   int64_t gradientElements() const;
 };

@@ -4,6 +4,7 @@
 
 #include "comm/backends/backend.h"
 #include "comm/bucket_layout.h"
+#include "experiments/predict/prediction_peak.h"
 #include "experiments/report/runs/scaling_tables.h"
 #include "run/settings.h"
 
@@ -35,6 +36,55 @@ std::vector<Cell> configurationCells(const StepPrediction& p, const MeasuredStep
 
 double busbwFactor(int n) { return n > 1 ? 2.0 * (n - 1) / n : 0; }
 
+Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::string& hardwarePath,
+                   const StepPrediction& baseline) {
+  using Kind = ComputeDevice::Kind;
+  Table t;
+  t.name = "assumed";
+  t.title = "Assumed";
+  t.columns = {"what", "assumed"};
+  const auto add = [&](const std::string& k, const std::string& v) { t.rows.push_back({Cell::of(k), Cell::of(v)}); };
+  std::string scale;
+  if (hw.computeScale != 1) {
+    char text[64];
+    std::snprintf(text, sizeof text, " × compute_scale %g (the hardware file's)", hw.computeScale);
+    scale = text;
+  }
+  const std::string device = run.device.known() ? run.device.label : "a device it does not name";
+  add("compute", (run.described ? "described in " + run.path + ", for " : "measured in run " + run.path + " on ") +
+                     device + scale + ", taken as each rank's on the hardware");
+  const std::string ranks = hw.device.kind == Kind::kCpu  ? "CPU ranks (gpu none)"
+                            : hw.device.kind == Kind::kGpu ? hw.device.label + " GPUs"
+                                                           : "ranks of a device it does not name (no gpu field)";
+  char text[160];
+  std::snprintf(text, sizeof text, "; %d per node%s", hw.ranksPerNode,
+                hw.nodes ? (", at most " + std::to_string(*hw.nodes) + " nodes").c_str() : "");
+  add("hardware", hardwarePath + ": " + ranks + text);
+  if (const std::optional<std::string> mismatch = deviceMismatch(run.device, hw.device))
+    add("device check", "accepted with --accept-other-device: " + *mismatch);  // else refused before
+  else if (!run.device.known() || !hw.device.known())
+    add("device check", std::string("not checked: ") +
+                            (!run.device.known() ? (run.described ? "the description names no gpu" : "the run recorded no device")
+                                                 : "the hardware file names no gpu"));
+  else
+    add("device check", "the same device: " + hw.device.label);
+  const std::string backend = comm::name(baseline.backend);
+  if (baseline.topology.native()) {
+    const bool given = hw.nativeEfficiency.count(backend) > 0;
+    std::string listed;
+    for (const auto& [name, e] : hw.nativeEfficiency) listed += (listed.empty() ? "" : ", ") + name;
+    std::snprintf(text, sizeof text, "%.4g", hw.efficiencyOf(backend));
+    add("backend", backend + "'s own all-reduce (native), efficiency " + text +
+                       (given ? ", the hardware file's"
+                              : ", its model's default: the hardware file gives " +
+                                    (listed.empty() ? std::string("none") : listed + " only")));
+  } else {
+    add("backend", backend + " carrying dtbench's " + baseline.topology.name() +
+                       " schedule, modelled message by message (native efficiency not used)");
+  }
+  return t;
+}
+
 }  // namespace
 
 std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw, const std::string& hardwarePath,
@@ -43,8 +93,13 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   t1.name = "time_speedup";
   t1.title = "Table 1 — time and speedup (predicted)";
   t1.columns = report::configurationColumns();
-  for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN", "images_per_s"})
+  for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN", "images_per_s",
+                        "GFLOP_s_per_rank", "MFU", "of_gemm_probe"})
     t1.columns.push_back(c);
+  const PredictionPeak peak = predictionPeak(run, hw);
+  const std::optional<double> peakFlops = peak.speedOfLight ? peak.speedOfLight->peakFlopsPerS() : std::nullopt;
+  const bool gpuPeak = peak.speedOfLight && peak.speedOfLight->onGpu();
+  std::vector<int> aboveOne;  // worlds whose fraction exceeds 1
   Table t2;
   t2.name = "compute_comm";
   t2.title = "Table 2 — compute vs communication per epoch (predicted)";
@@ -72,6 +127,14 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
                           Cell::of("predicted"), Cell::ratio(speedup), Cell::ratio(speedup / p.world),
                           Cell::ratio(speedup * p.world), Cell::ratio(p.imagesPerS)})
       row.push_back(c);
+    // One rank's arithmetic over the predicted step: its images per second × the training FLOPs of one.
+    std::optional<double> achieved, fraction;
+    if (peak.speedOfLight && p.world > 0) achieved = p.imagesPerS / p.world * peak.speedOfLight->flops.training();
+    if (achieved && peakFlops) fraction = *achieved / *peakFlops;
+    if (fraction && *fraction > 1) aboveOne.push_back(p.world);
+    row.push_back(achieved ? Cell::ratio(*achieved / 1e9) : Cell::empty());
+    row.push_back(gpuPeak && fraction ? Cell::ratio(*fraction) : Cell::empty());
+    row.push_back(!gpuPeak && fraction ? Cell::ratio(*fraction) : Cell::empty());
     t1.rows.push_back(row);
     if (p.world < 2) continue;
     row = configurationCells(p, run);
@@ -110,7 +173,18 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
                   (run.described ? "step described" : "measured run") + " below; `T_s` = steps × the "
               "predicted step (compute + exposed communication; data loading excluded, as in the report's T).",
               std::string("- `speedup` = predicted T(1) / predicted T(N) (T(1): the ") +
-                  (run.described ? "described" : "measured") + " compute alone)."};
+                  (run.described ? "described" : "measured") + " compute alone).",
+              "- `GFLOP_s_per_rank` = the model's training FLOPs per image × one rank's predicted images per second; "
+              "`MFU` = that ÷ the hardware file's GPU's dense datasheet peak (`gpu`), `of_gemm_probe` = that ÷ the run's "
+              "measured CPU matrix-product rate (`gpu` none); docs/predict.md, \"FLOPs and MFU\".",
+              "- Peak: " + peak.note + "."};
+  if (!aboveOne.empty()) {
+    std::string worlds;
+    for (const int n : aboveOne) worlds += (worlds.empty() ? "N = " : ", ") + std::to_string(n);
+    t1.notes.push_back("- " + worlds + ": above 1 of the peak, the step's arithmetic goes faster than the rate it is "
+                       "measured against (on the CPU: the probe's matrix products do not represent the model's "
+                       "kernels); shown as computed, never clipped.");
+  }
   t2.notes = {"- `exposed_share` = comm_exposed / step."};
   t3.notes = {"- `model_bytes`: the busiest rank's bytes per epoch as the Schedule moves them (native: the ring's); "
               "`link_bound_busbw_GBps`: Σ over the step's all-reduces of the busiest node link's bytes / inter-node "
@@ -162,7 +236,7 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
                   static_cast<long long>(p.segmentBytes), hw.efficiencyOf(comm::name(p.backend)));
     add("predicted setup", text);
   }
-  return {t1, t2, t3, steps, inputs};
+  return {assumedTable(run, hw, hardwarePath, baseline), t1, t2, t3, steps, inputs};
 }
 
 }  // namespace dtbench::predict

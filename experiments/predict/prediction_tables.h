@@ -1,5 +1,6 @@
 #pragma once
-// The predicted tables of `dtbench predict` (docs/predict.md, "Output"): Tables 1–3 in the report's
+// The predicted tables of `dtbench predict` (docs/predict.md, "Output"): what the prediction assumed
+// (the compute's origin and device, the hardware's, the backend's efficiency), Tables 1–3 in the report's
 // columns (docs/report.md), one row per world size, every row's `basis` = `predicted`, plus the
 // per-step breakdown (one row per world size and collective) and the inputs the prediction used.
 // Rendered by the report's renderers (Markdown, CSV, JSON).

@@ -1,6 +1,8 @@
 #include "experiments/predict/step_description.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 #include <filesystem>
 
 #include "comm/backends/backend.h"
@@ -70,6 +72,44 @@ MeasuredParameter readParameter(const nlohmann::json& json, size_t index, double
   return p;
 }
 
+void readSpeedOfLight(const nlohmann::json& json, const JsonFields& f, MeasuredStep& step) {
+  if (json.contains("gpu")) {
+    const std::string value = f.text(json, "gpu", "");
+    const std::optional<ComputeDevice> device = deviceFromGpuField(value);
+    if (!device) f.fail("gpu '" + value + "' is neither none (CPU) nor a GPU of the peak table (" + gpuFieldChoices() + ")");
+    step.device = *device;
+  }
+  if (json.contains("flops_per_image")) {
+    const nlohmann::json& flops = json.at("flops_per_image");
+    if (!flops.is_object())
+      f.fail("flops_per_image must be an object {forward, training_convolution, training_linear[, elementwise]}");
+    f.onlyKeys(flops, {"forward", "training", "training_convolution", "training_linear", "elementwise"},
+               "flops_per_image.");
+    run::ModelFlops m;
+    m.forward = f.number(flops, "forward", "flops_per_image.", false);
+    m.trainingConvolution = f.number(flops, "training_convolution", "flops_per_image.", true);
+    m.trainingLinear = f.number(flops, "training_linear", "flops_per_image.", true);
+    if (flops.contains("elementwise")) m.elementwise = f.number(flops, "elementwise", "flops_per_image.", true);
+    if (!(m.training() > 0)) f.fail("flops_per_image: training_convolution + training_linear must be > 0");
+    // "training" is written as their sum; given, it must be that sum.
+    if (flops.contains("training") &&
+        std::abs(f.number(flops, "training", "flops_per_image.", false) - m.training()) > 1e-9 * m.training())
+      f.fail("flops_per_image.training must be training_convolution + training_linear (or left out)");
+    step.flops = m;
+  }
+  if (json.contains("precision")) {
+    const nlohmann::json& precision = json.at("precision");
+    if (!precision.is_object()) f.fail("precision must be an object {convolution, linear} of fp32, tf32, bf16, fp16");
+    f.onlyKeys(precision, {"convolution", "linear"}, "precision.");
+    for (const auto& [key, slot] : {std::pair{"convolution", &step.convolutionPrecision},
+                                    std::pair{"linear", &step.linearPrecision}}) {
+      const std::string value = f.text(precision, key, "precision.");
+      *slot = run::parsePrecision(value);
+      if (!*slot) f.fail(std::string("precision.") + key + " '" + value + "' is none of fp32, tf32, bf16, fp16");
+    }
+  }
+}
+
 }  // namespace
 
 MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& source) {
@@ -77,7 +117,7 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
   if (!json.is_object()) f.fail("the file must hold one JSON object");
   f.onlyKeys(json,
              {"format", "description", "model", "dataset", "batch_size", "train_samples", "drop_last", "compute_s",
-              "settings", "buffer_elements", "parameters"},
+              "settings", "buffer_elements", "parameters", "gpu", "flops_per_image", "precision"},
              "");
   if (f.text(json, "format", "") != kStepDescriptionFormat)
     f.fail(std::string("format must be \"") + kStepDescriptionFormat + "\"");
@@ -122,6 +162,7 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
   for (size_t i = 0; i < list.size(); ++i) backwardOrder.push_back(readParameter(list[i], i, step.backwardS, f));
   step.parameters.assign(backwardOrder.rbegin(), backwardOrder.rend());  // model order, as a run's
   step.readyMeasured = true;
+  readSpeedOfLight(json, f, step);
   return step;
 }
 
@@ -168,6 +209,15 @@ nlohmann::json describeStep(const MeasuredStep& step, const std::string& descrip
                          {"settings", settings},
                          {"parameters", parameters}};
   if (step.bufferElementsKnown) json["buffer_elements"] = step.bufferElements;
+  if (!step.device.gpuField().empty()) json["gpu"] = step.device.gpuField();
+  if (step.flops)
+    json["flops_per_image"] = {{"forward", step.flops->forward},
+                               {"training_convolution", step.flops->trainingConvolution},
+                               {"training_linear", step.flops->trainingLinear},
+                               {"elementwise", step.flops->elementwise}};
+  if (step.convolutionPrecision && step.linearPrecision)
+    json["precision"] = {{"convolution", run::precisionName(*step.convolutionPrecision)},
+                         {"linear", run::precisionName(*step.linearPrecision)}};
   return json;
 }
 

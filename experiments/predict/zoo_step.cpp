@@ -9,9 +9,11 @@
 #include <torch/torch.h>
 
 #include "common/usage_error.h"
+#include "experiments/predict/compute_device.h"
 #include "experiments/predict/step_description.h"
 #include "models/flop_count.h"
 #include "models/registry.h"
+#include "trainer/record/speed_of_light.h"
 #include "trainer/step/gradient_ready.h"
 
 namespace dtbench::predict {
@@ -32,6 +34,8 @@ void check(const ZooStepRequest& r) {
   if (r.classes < 2 || r.classes > 100000) throw UsageError("--classes must be from 2 to 100000");
   if (r.batchSize < 1) throw UsageError("--describe-model needs --batch-size (per rank), e.g. --batch-size 32");
   if (r.trainSamples < 1) throw UsageError("--train-samples must be at least 1");
+  if (!r.gpu.empty() && !deviceFromGpuField(r.gpu))
+    throw UsageError("--gpu '" + r.gpu + "' is neither none (CPU) nor a GPU of the peak table: " + gpuFieldChoices());
   if (!(r.backwardS > 0)) throw UsageError("--describe-model needs --backward-ms > 0: the step's backward on the GPU described");
   for (const double s : {r.h2dS, r.forwardS, r.optimizerS})
     if (!(s >= 0) || !std::isfinite(s)) throw UsageError("--h2d-ms, --forward-ms and --optimizer-ms must be >= 0");
@@ -88,6 +92,12 @@ nlohmann::json describeZooStep(const ZooStepRequest& r) {
   step.backwardS = r.backwardS;
   step.optimizerS = r.optimizerS;
   step.computeS = r.h2dS + r.forwardS + r.backwardS + r.optimizerS;
+  if (!r.gpu.empty()) step.device = *deviceFromGpuField(r.gpu);
+  try {
+    step.flops = trainer::modelFlops(models::countFlops(*model, r.channels, r.imageSize, r.classes));
+  } catch (const std::invalid_argument& e) {
+    throw common::UsageError(std::string("--describe-model: counting ") + r.model + "'s FLOPs: " + e.what());
+  }
   step.bufferElements = probe.bufferElements();
   step.bufferElementsKnown = true;
   for (size_t i = 0; i < fractions.size(); ++i) {

@@ -25,6 +25,7 @@ struct ZooStepRequest {
   int64_t trainSamples = 0;      // per epoch
   double h2dS = 0, forwardS = 0, backwardS = 0, optimizerS = 0;  // the step's phases, given
   std::string source;            // where the phases come from (into the description)
+  std::string gpu;               // the device they are of: "none", a key of the peak table, or "" (unnamed)
 };
 
 // Throws common::UsageError naming what is wrong (unknown model, image too small for it, ...).

@@ -6,7 +6,8 @@
 # holds what 0ad05bc's own binary printed for it. Checked with this build:
 #   - dtbench report's tables (JSON) hold what 0ad05bc's did: every table, column and value it had
 #     (columns added since must be empty for these runs, which recorded neither FLOPs nor devices); the
-#     Markdown report is printed; dtbench predict and predict --describe print the same bytes;
+#     Markdown report is printed; dtbench predict prints the tables it printed (columns and tables added
+#     since aside, on the hardware file of then kept in the fixture); predict --describe the same bytes;
 #   - --resume of the interrupted run from 0ad05bc's checkpoint completes with the parameter checksum
 #     0ad05bc's resume reached (12.506991311518703);
 #   - the same sweep command again skips the completed points and runs the interrupted one to the same
@@ -63,16 +64,61 @@ if problems:
 PY
 }
 
+# The same for Markdown output (predict's): every "## " table 0ad05bc printed, with its columns, rows
+# and notes; tables, columns and notes added since are not 0ad05bc's (the Assumed table, Table 1's
+# speed of light, empty for these runs).
+same_markdown_tables() {  # same_markdown_tables EXPECTED_MD NOW_MD
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import sys
+def tables(path):
+    out, title = {}, None
+    for line in open(path, encoding="utf-8").read().splitlines():
+        if line.startswith("## "):
+            title = line[3:]
+            out[title] = {"rows": [], "notes": []}
+        elif title and line.startswith("|") and not line.startswith("|---"):
+            out[title]["rows"].append([c.strip() for c in line.strip("|").split("|")])
+        elif title and line.startswith("- "):
+            out[title]["notes"].append(line)
+    return out
+then, now = tables(sys.argv[1]), tables(sys.argv[2])
+empty_since = {"GFLOP_s_per_rank", "MFU", "of_gemm_probe"}
+problems = []
+for title, old in then.items():
+    new = now.get(title)
+    if new is None:
+        problems.append(f"table {title!r} is gone")
+        continue
+    header, rows = old["rows"][0], old["rows"][1:]
+    nheader, nrows = new["rows"][0], new["rows"][1:]
+    if any(c not in nheader for c in header) or len(rows) != len(nrows):
+        problems.append(f"table {title!r}: columns {nheader} / {len(nrows)} rows, 0ad05bc {header} / {len(rows)} rows")
+        continue
+    for i, (o, n) in enumerate(zip(rows, nrows)):
+        for c in header:
+            if o[header.index(c)] != n[nheader.index(c)]:
+                problems.append(f"table {title!r} row {i} {c}: {n[nheader.index(c)]!r}, 0ad05bc {o[header.index(c)]!r}")
+        for c in empty_since & set(nheader):
+            if n[nheader.index(c)] != "":
+                problems.append(f"table {title!r} row {i}: added column {c} is {n[nheader.index(c)]!r} for a run without it")
+    problems += [f"table {title!r} lost the note {note!r}" for note in old["notes"] if note not in new["notes"]]
+if problems:
+    sys.exit("\n".join(problems[:20]))
+PY
+}
+
 # The outputs name paths relative to where they were made: the same layout, in a copy.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir "$tmp/fixture"
 cp -r "$fixture/sweep" "$tmp/fixture/"
-cp "$here/../../experiments/predict/systems/dgx-a100-hdr200.json" "$tmp/fixture/"
+cp "$fixture/dgx-a100-hdr200.json" "$tmp/fixture/"
 cd "$tmp/fixture"
 "$dtbench" report sweep --format json > "$tmp/report.json" 2>&1 || fail "report --format json: exit non-zero"
 same_tables "$fixture"/expected/report.json "$tmp/report.json" || fail "report.json's tables differ from 0ad05bc's"
 "$dtbench" report sweep > "$tmp/report.md" 2>&1 || fail "report: exit non-zero: $(head -3 "$tmp/report.md")"
-same predict-world2.md "$fixture"/expected/predict-world2.md "$dtbench" predict sweep/world2 --hardware dgx-a100-hdr200.json --world 2,4,8
+"$dtbench" predict sweep/world2 --hardware dgx-a100-hdr200.json --world 2,4,8 > "$tmp/predict.md" 2>&1 ||
+  fail "predict: exit non-zero: $(head -3 "$tmp/predict.md")"
+same_markdown_tables "$fixture"/expected/predict-world2.md "$tmp/predict.md" || fail "predict's tables differ from 0ad05bc's"
 same describe-world1.json "$fixture"/expected/describe-world1.json "$dtbench" predict --describe sweep/world1
 
 checksum() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], repr(d.get("param_checksum")))' "$1"; }

@@ -13,10 +13,14 @@
 #include <c10/core/Device.h>
 
 #include "data/dataset.h"
+#include "models/flop_count.h"
 #include "run/run_facts.h"
 #include "trainer/config.h"
 
 namespace dtbench::trainer {
+
+// config.json's FLOPs per image from a count of the model's layers (FLOPs = 2 x multiply-adds).
+run::ModelFlops modelFlops(const models::FlopCount& count);
 
 std::optional<run::SpeedOfLight> describeSpeedOfLight(const RunConfig& config, const data::Dataset& train,
                                                       c10::Device device, const run::DeviceFacts& rank0);

@@ -87,11 +87,11 @@ done
 /usr/bin/python3 - "$work/figures/figures.json" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))
-predicted = [s for s in data["speedup"] if s["setup"].endswith("(predicted)")]
+predicted = [s for s in data["speedup"] if s["setup"].endswith("(predicted on hw)")]
 if len(predicted) != 1 or [p["N"] for p in predicted[0]["points"]] != [1, 2, 4]:
     sys.exit(f"figures.json's predicted speedup series: {predicted}")
 labels = [c["label"] for c in data["compute_comm"]]
-if labels[:3] != ["N=1 predicted", "N=2 predicted", "N=4 predicted"]:
+if labels[:3] != ["N=1 predicted on hw", "N=2 predicted on hw", "N=4 predicted on hw"]:
     sys.exit(f"figures.json's compute_comm bars: {labels}")
 PY
 
@@ -258,4 +258,50 @@ expect_usage "has no rows" --calibrate "$work/empty.csv"
 grep -v ',ring,' "$work/ring.csv" >"$work/header-only.csv"
 echo 'gloo,ring,1,1024,256,float32,10,,,0,,,,1,0' >>"$work/header-only.csv"
 expect_usage "no row of a point-to-point topology" --calibrate "$work/header-only.csv"
+# Whose compute: the CPU run is no A100's step. Refused, naming the ways on; taken only when asked.
+expect_usage "its compute was measured on cpu" "$work/run" --hardware "$systems/dgx-a100-hdr200.json" --world 8,64
+expect_usage "--accept-other-device" "$work/run" --hardware "$systems/dgx-a100-hdr200.json" --world 8,64
+"$DTBENCH" predict "$work/run" --hardware "$systems/dgx-a100-hdr200.json" --world 8 --accept-other-device \
+  --table assumed >"$work/accepted.md" || fail "--accept-other-device did not predict"
+grep -q "accepted with --accept-other-device: its compute was measured on cpu" "$work/accepted.md" ||
+  fail "the Assumed table does not say the other device was accepted: $(cat "$work/accepted.md")"
+grep -q "nccl's own all-reduce\|gloo's own all-reduce (native), efficiency 1, its model's default: the hardware file gives nccl only" \
+  "$work/accepted.md" || fail "the Assumed table does not say where the native efficiency came from: $(cat "$work/accepted.md")"
+# A file of CPU ranks takes the CPU run, measured against its own GEMM probe.
+"$DTBENCH" predict "$work/run" --hardware "$examples/example-emulated-1gbit.json" --world 1,2 --format csv \
+  --table time_speedup >"$work/cpu.csv" || fail "the CPU run on CPU ranks was not predicted"
+/usr/bin/python3 - "$work/cpu.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    if not (float(r["GFLOP_s_per_rank"]) > 0 and float(r["of_gemm_probe"]) > 0 and r["MFU"] == ""):
+        sys.exit(f"a CPU prediction's speed of light: {r}")
+PY
+# The shipped H100 steps on the H100 system: the same device, MFU from the datasheet's peak; on the A100
+# system refused, and the message names the device to describe.
+steps=$(cd "$examples/../steps" && pwd)
+for step in "$steps"/*.json; do
+  "$DTBENCH" predict "$step" --hardware "$systems/dgx-h100-ndr400.json" --world 8,64 --format csv \
+    --table time_speedup >"$work/h100.csv" || fail "predict of $step on the H100 system failed"
+  /usr/bin/python3 - "$work/h100.csv" "$step" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if not 0 < float(r["MFU"]) < 1 or r["of_gemm_probe"] != "":
+        sys.exit(f"{sys.argv[2]} on dgx-h100: MFU {r['MFU']!r}, of_gemm_probe {r['of_gemm_probe']!r}")
+PY
+  expect_usage "--gpu a100-sxm4-80gb" "$step" --hardware "$systems/dgx-a100-hdr200.json" --world 8
+done
+expect_usage "--gpu 'a100' is neither none" --describe-model resnet18 --batch-size 8 --backward-ms 10 --gpu a100
+# --measured says what it does not draw.
+mkdir "$work/other-batch"
+small=(train --model lenet --dataset synthetic --synthetic-train-size 128 --synthetic-test-size 16 --batch-size 16
+       --epochs 1 --no-eval --threads 1 --workers 0 --device cpu --quiet)
+"$DTBENCH" "${small[@]}" --out "$work/other-batch/b16-n1" >/dev/null 2>&1 || fail "the batch-16 run failed"
+"$DTBENCH" launch -n 2 -- "$DTBENCH" "${small[@]}" --out "$work/other-batch/b16-n2" >/dev/null 2>&1 ||
+  fail "the batch-16 run of 2 ranks failed"
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 1,2 --plots "$work/figures2" \
+  --measured "$work/run,$work/other-batch" --format csv --table time_speedup >/dev/null 2>"$work/plots2.err" ||
+  { cat "$work/plots2.err" >&2; fail "--plots with two measured runs failed"; }
+grep -q "not drawn: the measured series lenet .* B=16: another model or batch" "$work/plots2.err" ||
+  fail "--measured left the batch-16 series out without saying so: $(cat "$work/plots2.err")"
 echo "PASS: dtbench predict end to end"

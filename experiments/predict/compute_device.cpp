@@ -1,0 +1,64 @@
+#include "experiments/predict/compute_device.h"
+
+#include "run/device_peaks.h"
+
+namespace dtbench::predict {
+
+std::string ComputeDevice::gpuField() const {
+  if (kind == Kind::kCpu) return "none";
+  if (kind == Kind::kGpu) return key;
+  return "";
+}
+
+ComputeDevice deviceOfRun(const run::RunFacts& facts) {
+  ComputeDevice d;
+  if (facts.devices.empty()) return d;
+  const run::DeviceFacts& device = facts.devices.front();
+  d.label = device.label();
+  if (device.type == "cpu") {
+    d.kind = ComputeDevice::Kind::kCpu;
+  } else if (const run::GpuPeaks* row = run::identifyGpu(device)) {
+    d.kind = ComputeDevice::Kind::kGpu;
+    d.key = row->key;
+    d.label = row->key + " (" + device.model + ")";
+  } else {
+    d.kind = ComputeDevice::Kind::kUnidentifiedGpu;
+  }
+  return d;
+}
+
+std::optional<ComputeDevice> deviceFromGpuField(const std::string& value) {
+  ComputeDevice d;
+  if (value == "none") {
+    d.kind = ComputeDevice::Kind::kCpu;
+    d.label = "cpu";
+    return d;
+  }
+  const run::GpuPeaks* row = run::findGpuPeaks(value);
+  if (row == nullptr) return std::nullopt;
+  d.kind = ComputeDevice::Kind::kGpu;
+  d.key = row->key;
+  d.label = row->key + " (" + row->part + ")";
+  return d;
+}
+
+std::string gpuFieldChoices() {
+  std::string choices = "none";
+  for (const run::GpuPeaks& row : run::gpuPeakTable()) choices += ", " + row.key;
+  return choices;
+}
+
+std::optional<std::string> deviceMismatch(const ComputeDevice& step, const ComputeDevice& hardware) {
+  using Kind = ComputeDevice::Kind;
+  if (!step.known() || !hardware.known()) return std::nullopt;
+  if (step.kind == hardware.kind && (step.kind != Kind::kGpu || step.key == hardware.key)) {
+    if (step.kind != Kind::kUnidentifiedGpu) return std::nullopt;
+  }
+  const std::string ranks = hardware.kind == Kind::kCpu ? "CPU ranks" : hardware.label + " GPUs";
+  std::string what = step.kind == Kind::kUnidentifiedGpu
+                         ? "a GPU the peak table does not name (" + step.label + "), so it cannot be matched"
+                         : step.label;
+  return "its compute was measured on " + what + ", and the hardware file describes " + ranks;
+}
+
+}  // namespace dtbench::predict

@@ -1,0 +1,45 @@
+#pragma once
+// ComputeDevice: what a step's compute ran on, and what a hardware file's ranks are (docs/predict.md,
+// "Whose compute"). A prediction takes the step's compute as the hardware's ranks' (× compute_scale),
+// so the two must be one kind of device: a CPU run is no A100's step, an H100's no A100's. Both name
+// the device in one vocabulary, the `gpu` field of hardware files and step descriptions:
+//   - a key of the GPU peak table (run/device_peaks.h: "h100-sxm", "a100-sxm4-80gb", ...);
+//   - "none": CPU ranks (a CPU run, the emulated cluster).
+// A run directory's device comes from config.json's devices (rank 0's): "none" for a CPU, the
+// identified row's key for a GPU, "unidentified" for a GPU the table does not name. A file or run
+// that says nothing (written before the field existed, a hardware file without `gpu`) is unknown.
+
+#include <optional>
+#include <string>
+
+#include "run/run_facts.h"
+
+namespace dtbench::predict {
+
+struct ComputeDevice {
+  enum class Kind { kUnknown, kCpu, kGpu, kUnidentifiedGpu };
+  Kind kind = Kind::kUnknown;
+  std::string key;    // kGpu: the peak table's key
+  std::string label;  // what it is, for messages: "cpu Intel(R) Xeon(R) ...", "h100-sxm (NVIDIA H100 SXM5 80GB)"
+
+  bool known() const { return kind != Kind::kUnknown; }
+  // The `gpu` field's value: "none", the key; "" for unknown and unidentified (not writable).
+  std::string gpuField() const;
+};
+
+// Rank 0's device of a run (config.json's "devices"); unknown when the run recorded none.
+ComputeDevice deviceOfRun(const run::RunFacts& facts);
+
+// The device a `gpu` field names: "none" or a key of the peak table; nullopt for any other text (the
+// caller names the file and lists gpuFieldChoices()).
+std::optional<ComputeDevice> deviceFromGpuField(const std::string& value);
+// "none, v100-sxm2, v100-pcie, ...": every value a `gpu` field takes.
+std::string gpuFieldChoices();
+
+// Why the step's compute cannot stand for the hardware's ranks' ("the run was measured on cpu ...,
+// the hardware file describes a100-sxm4-80gb GPUs"), or nullopt where it can: both known and the same
+// device. Where either is unknown there is nothing to compare: nullopt (predict's Assumed table says
+// so).
+std::optional<std::string> deviceMismatch(const ComputeDevice& step, const ComputeDevice& hardware);
+
+}  // namespace dtbench::predict
