@@ -1,5 +1,6 @@
 #include "experiments/report/report_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -38,6 +39,11 @@ std::string markdownField(const std::string& text) {
 
 std::string formatCell(const Cell& cell, Precision precision) {
   const bool shortForm = precision == Precision::kShort;
+  if (shortForm && cell.shortDecimals && (cell.kind == Cell::Kind::kSeconds || cell.kind == Cell::Kind::kRatio ||
+                                          cell.kind == Cell::Kind::kRate)) {
+    const double unit = std::pow(10.0, -*cell.shortDecimals);
+    return fixed(std::round(cell.value / unit) * unit, std::max(0, *cell.shortDecimals));
+  }
   switch (cell.kind) {
     case Cell::Kind::kEmpty: return "";
     case Cell::Kind::kText: return cell.text;

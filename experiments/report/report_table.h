@@ -5,6 +5,7 @@
 // GB/s 3 (6), integers as they are.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,13 +20,21 @@ struct Cell {
   std::string text;
   double value = 0;
   int64_t integer = 0;
+  // Markdown only: the decimals the value supports (an estimate's interval; negative: tens, hundreds),
+  // instead of its kind's; CSV and JSON keep the value whole.
+  std::optional<int> shortDecimals;
 
   static Cell empty() { return {}; }
-  static Cell of(std::string text) { return {Kind::kText, std::move(text), 0, 0}; }
-  static Cell integral(int64_t v) { return {Kind::kInteger, "", 0, v}; }
-  static Cell seconds(double v) { return {Kind::kSeconds, "", v, 0}; }
-  static Cell ratio(double v) { return {Kind::kRatio, "", v, 0}; }
-  static Cell rate(double v) { return {Kind::kRate, "", v, 0}; }  // GB/s
+  static Cell of(std::string text) { return {Kind::kText, std::move(text), 0, 0, std::nullopt}; }
+  static Cell integral(int64_t v) { return {Kind::kInteger, "", 0, v, std::nullopt}; }
+  static Cell seconds(double v) { return {Kind::kSeconds, "", v, 0, std::nullopt}; }
+  static Cell ratio(double v) { return {Kind::kRatio, "", v, 0, std::nullopt}; }
+  static Cell rate(double v) { return {Kind::kRate, "", v, 0, std::nullopt}; }  // GB/s
+  Cell roundedTo(int decimals) const {
+    Cell c = *this;
+    c.shortDecimals = decimals;
+    return c;
+  }
 };
 
 struct Table {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "comm/backends/backend.h"
+#include "run/config_schema.h"
 #include "experiments/report/runs/placement.h"
 
 namespace dtbench::report {
@@ -41,6 +42,45 @@ std::string gpuModels(const run::RunFacts& facts) {
   return text;
 }
 
+const std::vector<std::string>& configurationSettingKeys() {
+  static const std::vector<std::string> keys = [] {
+    // Said by the other fields of the key.
+    static const std::set<std::string> represented = {
+        "model",       "dataset",        "device",          "mode",           "amp",
+        "channels_last", "batch_size",   "world_size",      "backend",        "topology",
+        "sync",        "overlap",        "bucket_mb",       "local_bn_stats", "inject_delay_ms",
+        "inject_rate_gbps", "inject_loss_pct", "ranks_per_host"};
+    // Where the data and results live, how long the run goes and what it evaluates (T is one epoch's
+    // training), its seed (repeats may differ in it), rendezvous, timeouts, logging and the command line.
+    static const std::set<std::string> unrelated = {
+        "data_dir",  "download",    "download_url", "download_md5", "synthetic_test_size", "epochs",
+        "max_steps", "test_batch_size", "evaluate", "seed",         "out",                 "timeline",
+        "checkpoint_every", "resume", "quiet",      "rank",         "master_addr",         "master_port",
+        "store_path", "gloo_iface", "timeout_s",    "message_log",  "command_line"};
+    std::vector<std::string> out;
+    for (const run::Setting& setting : run::settings())
+      if (setting.recorded && setting.get && !represented.count(setting.key) && !unrelated.count(setting.key))
+        out.push_back(setting.key);
+    return out;
+  }();
+  return keys;
+}
+
+void nameDifferingSettings(std::vector<Configuration*> configurations) {
+  std::set<std::string> differing;
+  for (const std::string& key : configurationSettingKeys()) {
+    std::set<std::string> values;
+    for (const Configuration* c : configurations) {
+      const auto it = c->settings.find(key);
+      values.insert(it == c->settings.end() ? "" : it->second);
+    }
+    if (values.size() > 1) differing.insert(key);
+  }
+  for (Configuration* c : configurations)
+    for (const std::string& key : configurationSettingKeys())
+      if (differing.count(key)) c->mode += ", " + key + "=" + c->settings[key];
+}
+
 Configuration configurationOf(const RunData& run) {
   Configuration c;
   c.model = run.model();
@@ -58,6 +98,10 @@ Configuration configurationOf(const RunData& run) {
   // so an AMP run is neither a repeat nor the baseline of a float32 one.
   if (s.precision.amp != run::Amp::kOff) c.mode += std::string(", amp ") + run::ampNames().name(s.precision.amp);
   if (s.precision.channelsLast) c.mode += ", channels-last";
+  for (const std::string& key : configurationSettingKeys()) {
+    const nlohmann::json value = run::findSettingByKey(key)->get(s);
+    c.settings[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
   c.batch = run.batchSize();
   c.world = run.worldSize();
   if (c.world > 1) {

@@ -5,7 +5,9 @@
 // the key beside the world size (4 ranks on one node and 2 × 2 on two nodes are not repeats) but
 // not of the series, which spans world sizes and node counts alike.
 
+#include <map>
 #include <string>
+#include <vector>
 #include <tuple>
 
 #include "experiments/report/runs/run_data.h"
@@ -23,18 +25,33 @@ struct Configuration {
   int world = 1;
   int nodes = 0;          // Placement::nodes: distinct hosts, 1 for one rank, 0 unknown
   std::string placement;  // Placement::text(): "2 nodes × 2 ranks", "" on one node
+  // Every other row of the run's schema (run/config_schema.h) that changes what a step takes or computes
+  // (threads, optimizer, lr, phase_timing, cuda_graph, ...: configurationSettingKeys()), key -> value as
+  // config.json holds it. Part of the key, series and baseline; selectRuns adds the ones that differ
+  // among a report's runs to `mode` ("ddp, threads=2"), where the tables show them.
+  std::map<std::string, std::string> settings;
 
   // Everything but batch and world: what a Table 1 series shares.
-  auto series() const { return std::tie(model, dataset, device, mode, setup); }
-  auto baseline() const { return std::tie(model, dataset, device, mode); }
+  auto series() const { return std::tie(model, dataset, device, mode, settings, setup); }
+  auto baseline() const { return std::tie(model, dataset, device, mode, settings); }
   bool operator<(const Configuration& o) const {
-    return std::tie(model, dataset, device, mode, setup, batch, world, nodes) <
-           std::tie(o.model, o.dataset, o.device, o.mode, o.setup, o.batch, o.world, o.nodes);
+    return std::tie(model, dataset, device, mode, setup, batch, world, nodes, settings) <
+           std::tie(o.model, o.dataset, o.device, o.mode, o.setup, o.batch, o.world, o.nodes, o.settings);
   }
   bool operator==(const Configuration& o) const { return !(*this < o) && !(o < *this); }
 };
 
 Configuration configurationOf(const RunData& run);
+
+// The schema rows that Configuration::settings holds: every recorded row except those the other
+// fields already say (model, batch, backend, topology, ...) and those that change neither what a
+// step takes nor what it computes (where data and results live, how long the run goes, the seed,
+// rendezvous and logging).
+const std::vector<std::string>& configurationSettingKeys();
+
+// Appends to every configuration's mode the settings whose values differ among `configurations`
+// (", threads=2"), so the tables tell apart the rows the key tells apart.
+void nameDifferingSettings(std::vector<Configuration*> configurations);
 
 // "resnet18 synthetic B=32 N=2 gloo/ring ssgd": the configuration in one line (job table), with the
 // placement when there is one to tell ("... N=4 gloo/ring ssgd, links 1 Gbps, 2 nodes × 2 ranks").

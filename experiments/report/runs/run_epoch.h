@@ -21,6 +21,7 @@ struct RankSums {  // one rank's sums over the epoch's rows, not scaled
   int64_t steps = 0;
   int64_t samples = 0;
   double trainS = 0;  // Σ (step_s − data_s)
+  double trainSquares = 0;  // Σ (step_s − data_s)², for the spread of an extrapolation
   double stepS = 0, dataS = 0, commTotalS = 0, commExposedS = 0;
   int64_t bytesSent = 0;
 };
@@ -38,6 +39,12 @@ struct RunEpoch {
   std::vector<double> allStepS, allDataS;  // every rank's rows
 
   double epochTimeS() const { return ranks[critical].trainS * scale; }  // T(N)
+  // An extrapolated T's 95 % interval, ± this: the full epoch's steps × the critical rank's mean step
+  // (step_s − data_s), whose standard error s/√n from the n measured steps, Student's t with n − 1
+  // degrees of freedom, and the finite-population factor √(1 − n/full) (a whole epoch has none). As if
+  // the steps were independent draws: warm-up and drift are not in it. nullopt for a whole epoch and
+  // for a cut epoch of one step (no spread to estimate).
+  std::optional<double> extrapolationHalfWidthS() const;
   double wallS() const;                                                 // max_r Σ step_s × k
   double imagesPerS() const;  // Σ samples / max_r Σ step_s
 };

@@ -25,6 +25,9 @@ RunSelection selectRuns(const std::vector<RunData>& runs, std::optional<int> epo
     }
     selection.usable.push_back({&run, configurationOf(run), std::move(*chosen.epoch)});
   }
+  std::vector<Configuration*> configurations;
+  for (UsableRun& usable : selection.usable) configurations.push_back(&usable.configuration);
+  nameDifferingSettings(configurations);
   for (const UsableRun& usable : selection.usable) selection.groups[usable.configuration].push_back(&usable);
   return selection;
 }

@@ -22,11 +22,12 @@
 namespace dtbench::report {
 namespace {
 
-using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
-using BaselineKey = std::tuple<std::string, std::string, std::string, std::string, int>;
+using Settings = std::map<std::string, std::string>;
+using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, Settings, std::string>;
+using BaselineKey = std::tuple<std::string, std::string, std::string, std::string, Settings, int>;
 
-SeriesKey seriesOf(const Configuration& c) { return {c.model, c.dataset, c.device, c.mode, c.setup}; }
-BaselineKey baselineOf(const Configuration& c) { return {c.model, c.dataset, c.device, c.mode, c.batch}; }
+SeriesKey seriesOf(const Configuration& c) { return {c.model, c.dataset, c.device, c.mode, c.settings, c.setup}; }
+BaselineKey baselineOf(const Configuration& c) { return {c.model, c.dataset, c.device, c.mode, c.settings, c.batch}; }
 
 ScalingRow reduce(const Configuration& configuration, const std::vector<const UsableRun*>& repeats) {
   ScalingRow row;
@@ -34,6 +35,9 @@ ScalingRow reduce(const Configuration& configuration, const std::vector<const Us
   row.repeats = repeats;
   row.epochTimeS = medianOver(repeats, [](const UsableRun& r) { return r.epoch.epochTimeS(); });
   row.imagesPerS = medianOver(repeats, [](const UsableRun& r) { return r.epoch.imagesPerS(); });
+  for (const UsableRun* r : repeats)
+    if (const std::optional<double> half = r->epoch.extrapolationHalfWidthS())
+      row.epochTimeHalfWidthS = std::max(row.epochTimeHalfWidthS.value_or(0.0), *half);
   auto critical = [](const UsableRun& r) -> const RankSums& { return r.epoch.ranks[r.epoch.critical]; };
   row.computeS = medianOver(repeats, [&](const UsableRun& r) {
     return (critical(r).trainS - critical(r).commExposedS) * r.epoch.scale;
@@ -133,7 +137,7 @@ std::vector<Cell> configurationCells(const ScalingRow& row) {
 std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
   std::map<BaselineKey, const std::vector<const UsableRun*>*> baselines;
   std::set<SeriesKey> series;
-  std::set<std::tuple<std::string, std::string, std::string, std::string>> served;
+  std::set<std::tuple<std::string, std::string, std::string, std::string, Settings>> served;
   for (const auto& [configuration, repeats] : selection.groups) {
     if (configuration.world == 1) {
       baselines[baselineOf(configuration)] = &repeats;
@@ -148,12 +152,11 @@ std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
 
   std::vector<ScalingRow> rows;
   for (const SeriesKey& key : series) {
-    const auto& [model, dataset, device, mode, setup] = key;
+    const auto& [model, dataset, device, mode, settings, setup] = key;
     std::vector<ScalingRow> members;
     for (const auto& [configuration, repeats] : selection.groups) {
       const bool inSeries = configuration.world == 1
-                                ? std::tie(configuration.model, configuration.dataset, configuration.device,
-                                           configuration.mode) == std::tie(model, dataset, device, mode)
+                                ? configuration.baseline() == std::tie(model, dataset, device, mode, settings)
                                 : seriesOf(configuration) == key;
       if (!inSeries) continue;
       ScalingRow row = reduce(configuration, repeats);
@@ -179,7 +182,7 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
   table.name = "time_speedup";
   table.title = "Table 1 — time and speedup";
   table.columns = configurationColumns();
-  for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN",
+  for (const char* c : {"runs", "epoch", "steps", "T_s", "T_pm_s", "basis", "speedup", "efficiency", "N_T1_over_TN",
                         "images_per_s", "GFLOP_s_per_rank", "MFU", "of_gemm_probe", "check"})
     table.columns.push_back(c);
   // What may have disturbed the measurement: runs that held one machine at once, ranks' threads above
@@ -206,7 +209,15 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
     cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
     cells.push_back(Cell::integral(row.first().epoch.epoch));
     cells.push_back(Cell::integral(row.first().epoch.steps));
-    cells.push_back(Cell::seconds(row.epochTimeS));
+    if (const std::optional<double>& half = row.epochTimeHalfWidthS; half && *half > 0) {
+      // Two significant digits of the interval; T to the same place (Markdown; CSV and JSON keep it whole).
+      const int decimals = 1 - static_cast<int>(std::floor(std::log10(*half)));
+      cells.push_back(Cell::seconds(row.epochTimeS).roundedTo(decimals));
+      cells.push_back(Cell::seconds(*half).roundedTo(decimals));
+    } else {
+      cells.push_back(Cell::seconds(row.epochTimeS));
+      cells.push_back(row.epochTimeHalfWidthS ? Cell::seconds(0) : Cell::empty());
+    }
     cells.push_back(Cell::of(basis(row)));
     cells.push_back(maybe(speedup));
     cells.push_back(maybe(speedup ? std::optional<double>(*speedup / n) : std::nullopt));
@@ -265,7 +276,12 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       "`N_T1_over_TN` = N·T(1)/T(N), the form some courses ask for (N × speedup, not a speedup). "
       "N = 1 rows are the single-rank baseline of their series.",
       "- Every rank processes 1/N of the epoch, so T(1)/T(N) is strong scaling of the dataset; each rank's work per "
-      "step stays constant (its batch is fixed), which is weak scaling per step."};
+      "step stays constant (its batch is fixed), which is weak scaling per step.",
+      "- `T_pm_s` (extrapolated rows): T's 95 % interval is T ± this, from the spread of the critical rank's measured "
+      "steps (n of them, `basis`): full steps × t(n − 1) × s/√n × √(1 − n/full), the widest of the repeats'; as if "
+      "the steps were independent, so warm-up and drift are not in it. T and it are printed to its second "
+      "significant digit (CSV and JSON keep every digit); empty for a whole epoch, which is measured, and for one "
+      "step, whose spread is unknown."};
   table.notes.push_back(
       "- `GFLOP_s_per_rank` = the model's training FLOPs per image (forward and backward of its convolutions and "
       "linear layers, 2 per multiply-add, counted from its layers; docs/report.md, \"FLOPs and the speed of "

@@ -22,6 +22,9 @@ struct ScalingRow {
   Configuration configuration;
   std::vector<const UsableRun*> repeats;
   double epochTimeS = 0;  // T(N), median over repeats
+  // An extrapolated T's 95 % interval, ± this: the widest of its repeats' (RunEpoch::
+  // extrapolationHalfWidthS); nullopt for a whole epoch or a cut one of one step.
+  std::optional<double> epochTimeHalfWidthS;
   double imagesPerS = 0;
   std::optional<double> baselineS;  // T(1) of the same model, dataset, device, mode and batch
   // The critical rank's sums × k, medians over repeats (Table 2).

@@ -6,6 +6,7 @@
 #include "experiments/report/runs/run_data.h"
 
 #include <initializer_list>
+#include <utility>
 #include <string>
 #include <tuple>
 
@@ -45,4 +46,31 @@ TEST_CASE("mixed precision and channels-last runs are configurations of their ow
     CHECK(c->baseline() != plain.baseline());  // a float32 single-rank run is not their T(1)
   }
   CHECK(describe(both) == "resnet18 synthetic B=128 N=2 mode ddp, amp bf16, channels-last gloo/ring ssgd");
+}
+
+TEST_CASE("every schema row that changes the step is in the key, and the tables name the ones that differ",
+          "[report][configuration]") {
+  // A sweep over threads gave one Table 1 row of "runs 2", the median of two setups.
+  Configuration one = configurationOf(runWith({{"threads", 1}}));
+  Configuration two = configurationOf(runWith({{"threads", 2}}));
+  CHECK_FALSE(one == two);
+  CHECK(one.baseline() != two.baseline());
+  for (const auto& [key, value] : {std::pair<std::string, nlohmann::json>{"optimizer", "adam"},
+                                   {"lr", 0.5},
+                                   {"phase_timing", "none"},
+                                   {"cuda_graph", true},
+                                   {"workers", 0},
+                                   {"cudnn_benchmark", "off"}})
+    CHECK_FALSE(configurationOf(runWith({{key, value}})) == configurationOf(runWith({})));
+  // Where runs are kept, how long they go and their seed do not make another configuration.
+  CHECK(configurationOf(runWith({{"seed", 7}, {"epochs", 9}, {"data_dir", "/elsewhere"}, {"out", "x"}})) ==
+        configurationOf(runWith({})));
+  // Only what differs among the report's runs is named.
+  Configuration same = configurationOf(runWith({{"threads", 1}}));
+  dtbench::report::nameDifferingSettings({&one, &two, &same});
+  CHECK(one.mode == "ddp, threads=1");
+  CHECK(two.mode == "ddp, threads=2");
+  Configuration a = configurationOf(runWith({{"threads", 1}})), b = configurationOf(runWith({{"threads", 1}}));
+  dtbench::report::nameDifferingSettings({&a, &b});
+  CHECK(a.mode == "ddp");
 }
