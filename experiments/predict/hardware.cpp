@@ -18,7 +18,8 @@ LinkClass linkClass(const nlohmann::json& json, const char* key, const JsonField
   const std::string where = std::string(key) + ".";
   if (!c.is_object()) f.fail(std::string(key) + " must be an object with bandwidth_gbit_s and latency_us");
   f.onlyKeys(c, {"bandwidth_gbit_s", "latency_us"}, where);
-  return {f.number(c, "bandwidth_gbit_s", where, false) * 1e9 / 8, f.number(c, "latency_us", where, true) * 1e-6};
+  // At most a petabit per second and a thousand seconds: beyond any link.
+  return {f.number(c, "bandwidth_gbit_s", where, false, 1e6) * 1e9 / 8, f.number(c, "latency_us", where, true, 1e9) * 1e-6};
 }
 
 }  // namespace
@@ -50,7 +51,7 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   if (json.contains("nodes")) h.nodes = static_cast<int>(f.whole(json, "nodes", "", 1, 1 << 24));
   h.intra = linkClass(json, "intra_node", f);
   h.inter = linkClass(json, "inter_node", f);
-  if (json.contains("compute_scale")) h.computeScale = f.number(json, "compute_scale", "", false);
+  if (json.contains("compute_scale")) h.computeScale = f.number(json, "compute_scale", "", false, 1e6);
   if (json.contains("link_rate_bps")) h.linkRateBps = f.number(json, "link_rate_bps", "", false);
   if (json.contains("gpu")) {
     const std::string value = f.text(json, "gpu", "");

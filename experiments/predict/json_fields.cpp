@@ -1,6 +1,7 @@
 #include "experiments/predict/json_fields.h"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -21,11 +22,15 @@ void JsonFields::onlyKeys(const nlohmann::json& object, const std::set<std::stri
 }
 
 double JsonFields::number(const nlohmann::json& object, const std::string& key, const std::string& where,
-                          bool zeroAllowed) const {
+                          bool zeroAllowed, double most) const {
   if (!object.contains(key)) fail(where + key + " is missing");
   const nlohmann::json& v = object.at(key);
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || (!zeroAllowed && v.get<double>() == 0))
-    fail(where + key + " must be a " + (zeroAllowed ? "non-negative" : "positive") + " number");
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || (!zeroAllowed && v.get<double>() == 0) ||
+      v.get<double>() > most) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", most);
+    fail(where + key + " must be a " + (zeroAllowed ? "non-negative" : "positive") + " number, at most " + limit);
+  }
   return v.get<double>();
 }
 

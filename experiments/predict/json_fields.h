@@ -20,8 +20,10 @@ class JsonFields {
   [[noreturn]] void fail(const std::string& what) const;
   // Refuses any key of `object` outside `allowed`; `where` prefixes the names ("intra_node.").
   void onlyKeys(const nlohmann::json& object, const std::set<std::string>& allowed, const std::string& where) const;
-  // A finite number >= 0 (zeroAllowed) or > 0; `key` must be present.
-  double number(const nlohmann::json& object, const std::string& key, const std::string& where, bool zeroAllowed) const;
+  // A finite number >= 0 (zeroAllowed) or > 0, and at most `most` (a figure beyond it is a typo, and in
+  // the model's arithmetic it would overflow to infinity); `key` must be present.
+  double number(const nlohmann::json& object, const std::string& key, const std::string& where, bool zeroAllowed,
+                double most = 1e15) const;
   // A whole number in [least, most]; `key` must be present.
   int64_t whole(const nlohmann::json& object, const std::string& key, const std::string& where, int64_t least,
                 int64_t most) const;

@@ -1,6 +1,7 @@
 #include "experiments/predict/measured_step.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -142,6 +143,13 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     run.measuredExposedS += r.commExposedS / n;
     run.measuredCommTotalS += r.commTotalS / n;
   }
+  // Without timed phases (--phase-timing none, a --cuda-graph step: one replay, no phases) there is no
+  // backward to place the gradients' ready times in: nothing to predict from.
+  if (!std::isfinite(run.forwardS) || !std::isfinite(run.backwardS))
+    fail(dir, "its phases were not timed (batches.csv's forward_s and backward_s are empty: --phase-timing none or "
+              "--cuda-graph), and predict places each gradient within backward. Predict from a run with "
+              "--phase-timing events (the default), or describe the step with --describe-model MODEL --forward-ms F "
+              "--backward-ms B");
   run.device = deviceOfRun(data.facts);
   if (const std::optional<run::SpeedOfLight>& sol = data.facts.speedOfLight) {
     run.flops = sol->flops;

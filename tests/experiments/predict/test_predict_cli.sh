@@ -223,6 +223,10 @@ expect_usage "key 'ranks_per_node' appears twice" "$work/run" --hardware "$work/
 expect_usage "not valid JSON" "$work/run" --hardware "$work/trailing-hw.json" --world 2
 expect_usage "--allreduce: cannot open" --allreduce "$work/missing.csv" --hardware "$work/hw.json"
 expect_usage "is the measurement --calibrate reads" --calibrate "$work/ring.csv" --output "$work/./ring.csv"
+ln "$work/ring.csv" "$work/ring-link.csv"  # another name for the same file
+cp "$work/ring.csv" "$work/ring-before.csv"
+expect_usage "is the measurement --calibrate reads" --calibrate "$work/ring.csv" --output "$work/ring-link.csv"
+cmp -s "$work/ring.csv" "$work/ring-before.csv" || fail "--output through a hard link overwrote the measurement"
 [[ $(head -c 7 "$work/ring.csv") == backend ]] || fail "--calibrate --output onto its own CSV changed the CSV"
 # Bad run data is exit 1 (not a usage error), and so is a run that did not complete.
 for status in failed running; do
@@ -258,6 +262,13 @@ expect_usage "has no rows" --calibrate "$work/empty.csv"
 grep -v ',ring,' "$work/ring.csv" >"$work/header-only.csv"
 echo 'gloo,ring,1,1024,256,float32,10,,,0,,,,1,0' >>"$work/header-only.csv"
 expect_usage "no row of a point-to-point topology" --calibrate "$work/header-only.csv"
+# A run whose phases were not timed has no backward to place the gradients in: refused, saying what to do
+# (it predicted a blank T with exit 0, and --describe wrote null phases).
+"$DTBENCH" train --model lenet --dataset synthetic --synthetic-train-size 128 --synthetic-test-size 16 --batch-size 32 \
+  --epochs 1 --no-eval --threads 1 --workers 0 --quiet --phase-timing none --out "$work/untimed" >/dev/null 2>&1 ||
+  fail "the --phase-timing none run failed"
+expect_data "Predict from a run with --phase-timing events" "$work/untimed" --hardware "$work/hw.json" --world 2
+expect_data "its phases were not timed" --describe "$work/untimed"
 # Whose compute: the CPU run is no A100's step. Refused, naming the ways on; taken only when asked.
 expect_usage "its compute was measured on cpu" "$work/run" --hardware "$systems/dgx-a100-hdr200.json" --world 8,64
 expect_usage "--accept-other-device" "$work/run" --hardware "$systems/dgx-a100-hdr200.json" --world 8,64

@@ -189,6 +189,15 @@ TEST_CASE("The hardware file: units, defaults and refused keys", "[predict][hard
                     Catch::Contains("unknown key 'ranks_per_nod'"));
   const Hardware back = hardwareFromJson(toJson(h), "again");
   CHECK(back.inter.bytesPerSecond == Approx(h.inter.bytesPerSecond));
+  // Figures beyond any machine are typos; in the model they overflowed (a blank T, an unnamed exit 1).
+  nlohmann::json huge = toJson(h);
+  huge["compute_scale"] = 1e308;
+  CHECK_THROWS_WITH(hardwareFromJson(huge, "hw.json"), Catch::Contains("hw.json: compute_scale must be a positive number, "
+                                                                       "at most 1e+06"));
+  huge = toJson(h);
+  huge["inter_node"]["bandwidth_gbit_s"] = 1e308;
+  CHECK_THROWS_WITH(hardwareFromJson(huge, "hw.json"),
+                    Catch::Contains("inter_node.bandwidth_gbit_s must be a positive number, at most 1e+06"));
 }
 
 TEST_CASE("The segment across nodes is the one dtbench would take on the hardware", "[predict][hardware]") {
