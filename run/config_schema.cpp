@@ -271,7 +271,9 @@ std::vector<Setting> makeSettings() {
       precision);
 
   // Timing and kernel choice change how fast a step runs, not what it computes beyond rounding: per rank.
-  add(choice("phase_timing", "--phase-timing", A::kPerRank,
+  // Except how batches.csv's phases are timed: one run's rows, its config.json and the report's columns
+  // must say the same, so every rank and a resumed run keep it.
+  add(choice("phase_timing", "--phase-timing", A::kResumed,
              "How the step's phases (batches.csv's h2d_s, forward_s, backward_s, optimizer_s) are timed: events "
              "(CUDA events read back without stalling the step; on the CPU the host clock, which there is the same), "
              "sync (wait for the device at every phase boundary) or none (those columns left empty)",
@@ -524,6 +526,10 @@ json settingsJson(const RunConfig& config) {
 RunConfig readSettings(const json& config, std::vector<std::string>& problems) {
   RunConfig read;
   if (!config.is_object()) return read;
+  // Every config.json dtbench has written holds these; without one the run's figures would rest on a
+  // default nobody ran (a batch of 128).
+  for (const char* key : {"model", "batch_size"})
+    if (!config.contains(key)) problems.push_back(std::string("config.json: ") + key + " is missing");
   for (const Setting& s : settings()) {
     if (!s.recorded || !s.set || !config.contains(s.key)) continue;
     try {

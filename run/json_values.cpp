@@ -21,6 +21,14 @@ int64_t wholeValue(const nlohmann::json& value) {
   return value.get<int64_t>();
 }
 
+int64_t countValue(const nlohmann::json& value) {
+  constexpr int64_t kMost = int64_t{1} << 40;
+  if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t{kMost}) ||
+      value.get<int64_t>() < 0 || value.get<int64_t>() > kMost)
+    wrongValue("a count from 0 to 1099511627776", value);
+  return value.get<int64_t>();
+}
+
 double numberValue(const nlohmann::json& value) {
   if (value.is_null()) return std::numeric_limits<double>::quiet_NaN();
   if (!value.is_number()) wrongValue("a number", value);

@@ -18,6 +18,9 @@ namespace dtbench::run {
 [[noreturn]] void wrongValue(const char* takes, const nlohmann::json& value);
 
 int64_t wholeValue(const nlohmann::json& value);
+// A whole number from 0 to 2^40 (images, elements, bytes of one run: beyond it a value is damage, and
+// products of it would overflow); std::invalid_argument "takes ..." otherwise.
+int64_t countValue(const nlohmann::json& value);
 double numberValue(const nlohmann::json& value);  // a number; null reads as NaN (JSON has no NaN)
 bool booleanValue(const nlohmann::json& value);
 std::string textValue(const nlohmann::json& value);

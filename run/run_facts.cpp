@@ -111,9 +111,9 @@ RunRecord readConfigJson(const json& config, std::vector<std::string>& problems)
     // A whole number is a job id too (sacct's JobID is text: "1234", "1234_5").
     f.slurmJobId = v.is_number_integer() ? std::optional(std::to_string(v.get<int64_t>())) : textOrNull(v);
   });
-  read("model_parameters", [&](const json& v) { f.modelParameters = wholeValue(v); });
-  read("train_samples", [&](const json& v) { f.trainSamples = wholeValue(v); });
-  read("test_samples", [&](const json& v) { f.testSamples = wholeValue(v); });
+  read("model_parameters", [&](const json& v) { f.modelParameters = countValue(v); });
+  read("train_samples", [&](const json& v) { f.trainSamples = countValue(v); });
+  read("test_samples", [&](const json& v) { f.testSamples = countValue(v); });
   read("dp_devices", [&](const json& v) { f.dpDevices = wholeValue(v); });
   read("cluster_file", [&](const json& v) { f.clusterFile = textOrNull(v); });
   read("link_rate_bps", [&](const json& v) {
@@ -135,13 +135,13 @@ RunRecord readConfigJson(const json& config, std::vector<std::string>& problems)
       if (!v.is_boolean()) wrongValue("true or false", v);
       world.hostsEmulated = v.get<bool>();
     });
-    read("segment_bytes", [&](const json& v) { world.segmentBytes = v.is_null() ? std::nullopt : std::optional(wholeValue(v)); });
+    read("segment_bytes", [&](const json& v) { world.segmentBytes = v.is_null() ? std::nullopt : std::optional(countValue(v)); });
     if (config.contains("bucket_elements")) {
       BucketFacts buckets;
       read("buckets", [&](const json& v) {
         buckets.parameters = listValue<std::vector<int64_t>>(v, [](const json& b) { return listValue<int64_t>(b, wholeValue); });
       });
-      read("bucket_elements", [&](const json& v) { buckets.elements = listValue<int64_t>(v, wholeValue); });
+      read("bucket_elements", [&](const json& v) { buckets.elements = listValue<int64_t>(v, countValue); });
       read("bucket_dtypes", [&](const json& v) { buckets.dtypes = listValue<std::string>(v, textValue); });
       world.buckets = std::move(buckets);
     }

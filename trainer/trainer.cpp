@@ -110,7 +110,14 @@ namespace {
 // fails here, before the rank meets any other.
 torch::Device chooseDevice(const RunConfig& config) {
   if (config.device != DeviceKind::kCuda) return torch::Device(torch::kCPU);
-  comm::requireGpu(config.data.onDevice ? "--data-on-device" : "--device cuda");
+  // What the same run can do without one, in its own flags (--mode dp has no CPU form).
+  if (config.mode == ParallelMode::kDp)
+    comm::requireGpu("--mode dp", "train one process per rank on the CPU instead (--device cpu, dtbench launch -n N)");
+  else if (config.data.onDevice)
+    comm::requireGpu("--data-on-device", "leave out --data-on-device and --device cuda (the CPU keeps the data in its "
+                                         "memory anyway)");
+  else
+    comm::requireGpu("--device cuda", "use --device cpu");
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(comm::cudaDeviceForLocalRank(config.comm.connection.localRank)));
 }
 

@@ -12,7 +12,7 @@ namespace dtbench::comm {
 
 int visibleGpuCount() { return DTBENCH_TORCH_HAS_CUDA ? static_cast<int>(torch::cuda::device_count()) : 0; }
 
-void requireGpu(const std::string& what) {
+void requireGpu(const std::string& what, const std::string& withoutGpu) {
   if (!DTBENCH_TORCH_HAS_CUDA)
     throw common::UsageError(what + " needs a GPU, and this build of LibTorch has no CUDA; build dtbench against "
                              "a CUDA LibTorch (docs/gpu.md)");
@@ -20,11 +20,11 @@ void requireGpu(const std::string& what) {
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   throw std::runtime_error(what + " needs a GPU, and no GPU is visible to this process" +
                            (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string()) +
-                           "; run it on a GPU node, or use --device cpu and --backend gloo or mpi");
+                           "; run it on a GPU node, or " + withoutGpu);
 }
 
 int cudaDeviceForLocalRank(int localRank) {
-  requireGpu("a GPU rank");
+  requireGpu("a GPU rank", "run its ranks on the CPU");
   return localRank % visibleGpuCount();
 }
 

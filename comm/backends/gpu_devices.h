@@ -11,8 +11,9 @@ namespace dtbench::comm {
 int visibleGpuCount();
 
 // Throws common::UsageError in a build whose LibTorch has no CUDA, and std::runtime_error when no GPU
-// is visible to this process (the message names `what` needed it and CUDA_VISIBLE_DEVICES).
-void requireGpu(const std::string& what);
+// is visible to this process: the message names `what` needed it, CUDA_VISIBLE_DEVICES, and
+// `withoutGpu`, what the command can do instead (its own flags: "use --device cpu").
+void requireGpu(const std::string& what, const std::string& withoutGpu);
 
 // The index of the GPU local rank `localRank` uses; requireGpu() first.
 int cudaDeviceForLocalRank(int localRank);

@@ -40,7 +40,7 @@ std::unique_ptr<Communicator> makeCommunicator(const BackendOptions& options) {
   checkBackendAvailable(options.backend);
 #if DTBENCH_TORCH_HAS_CUDA
   if (options.backend == Backend::kNccl) {
-    requireGpu("--backend nccl");  // before this rank waits for any other
+    requireGpu("--backend nccl", "use --backend gloo or mpi, which communicate from the CPU");  // before any wait
     NcclOptions nccl;
     nccl.deviceIndex = cudaDeviceForLocalRank(options.localRank);
     nccl.timeout = options.timeout();

@@ -9,7 +9,9 @@ double Impairment::holdSeconds(int64_t bytes, int64_t lostSegments) const {
 }
 
 std::string checkImpairment(const Impairment& impairment) {
-  if (!(impairment.delayMs >= 0)) return "--inject-delay-ms must be >= 0";
+  // Longer than the longest --timeout (30 days) no hold can be: every message would time out.
+  if (!(impairment.delayMs >= 0 && impairment.delayMs <= 2592000e3))
+    return "--inject-delay-ms must be from 0 to 2592000000 (30 days, the longest --timeout)";
   if (!(impairment.rateGbps >= 0)) return "--inject-rate-gbps must be >= 0 (0: no limit)";
   if (!(impairment.lossPercent >= 0 && impairment.lossPercent < 100))
     return "--inject-loss-pct is a percentage in [0, 100)";

@@ -6,11 +6,13 @@
 #include "comm/element_type.h"
 #include "comm/topology/registry.h"
 #include "common/lists.h"
+#include "common/machine_memory.h"
 #include "common/named_values.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
 #include "trainer/record/environment.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <exception>
@@ -157,6 +159,15 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
         s.counts.push_back(parseBytes("--counts", c));
     else
       sweepCounts(s, 1);  // refuses a sweep of too many sizes now, not after the rendezvous
+    // The largest buffer of the sweep, on one rank: beyond the machine's memory it cannot be made.
+    int64_t largest = s.counts.empty() ? s.maxBytes : 0;
+    for (const int64_t count : s.counts)
+      for (const comm::ElementType type : s.dtypes)
+        largest = std::max<int64_t>(largest, count * static_cast<int64_t>(comm::bytesPerElement(type)));
+    if (const std::optional<double> memory = common::physicalMemoryBytes(); memory && largest > *memory)
+      throw UsageError(std::string(s.counts.empty() ? "--max-bytes" : "--counts") + ": the largest all-reduce takes " +
+                       common::gibText(static_cast<double>(largest)) + " per rank, more than this machine's " +
+                       common::gibText(*memory) + "; ask for smaller sizes");
     s.warmupIters = p["warmup-iters"].as<int>();
     s.iters = p["iters"].as<int>();
     if (s.warmupIters < 0 || s.iters < 1) throw UsageError("--iters must be at least 1, --warmup-iters at least 0");

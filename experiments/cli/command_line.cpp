@@ -142,6 +142,12 @@ ParsedOptions parseOptions(cxxopts::Options& options, const std::string& subcomm
     parsed.helpText = options.help();
     return parsed;
   }
+  // A flag given without its value takes the next flag as one ("--cudnn-benchmark --out DIR" reads
+  // "--out" as the benchmark's value and leaves DIR over): name the flag that lacks its value.
+  for (const cxxopts::KeyValue& argument : parsed.result.arguments())
+    if (argument.value().rfind("--", 0) == 0 && detailsOf(options, argument.value().substr(0, argument.value().find('='))))
+      throwUsage(subcommand, "--" + argument.key() + " needs a value before " + argument.value() +
+                                 (argument.key().size() == 1 ? "" : " (e.g. --" + argument.key() + " VALUE)"));
   if (!parsed.result.unmatched().empty())
     throwUsage(subcommand,
                "unexpected argument '" + parsed.result.unmatched().front() + "'" + (hint.empty() ? "" : "; " + hint));

@@ -164,8 +164,10 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     if (p.count("output")) {
       o.outputPath = p["output"].as<std::string>();
       std::error_code error;
+      // The same file by path, or by another name for it (a hard link): either would overwrite the measurement.
       for (const std::string& input : o.calibrate)
-        if (std::filesystem::weakly_canonical(input, error) == std::filesystem::weakly_canonical(o.outputPath, error))
+        if (std::filesystem::weakly_canonical(input, error) == std::filesystem::weakly_canonical(o.outputPath, error) ||
+            std::filesystem::equivalent(input, o.outputPath, error))
           throwUsage("predict", "--output " + o.outputPath + " is the measurement --calibrate reads; write the "
                                 "hardware file elsewhere, e.g. --output hardware.json");
     }

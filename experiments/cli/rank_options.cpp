@@ -1,6 +1,7 @@
 #include "experiments/cli/rank_options.h"
 
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,9 +58,21 @@ RankOptions readRankOptions(const cxxopts::ParseResult& parsed, const comm::Envi
   if (!parsed.count("gloo-iface"))
     if (auto it = env.find("GLOO_SOCKET_IFNAME"); it != env.end()) c.glooIface = it->second;
   if (parsed.count("ranks-per-host")) {
-    if (given.comm.ranksPerHost < 1) throw UsageError("--ranks-per-host must be at least 1");
+    run::checkRule(*run::findSettingByFlag("--ranks-per-host"), given);  // >= 0, 0 = real host names
   } else if (auto it = env.find("DTBENCH_RANKS_PER_HOST"); it != env.end()) {
-    given.comm.ranksPerHost = std::atoi(it->second.c_str());
+    // The launcher's variable, named as itself: no flag was given.
+    const std::string& text = it->second;
+    size_t used = 0;
+    long long value = -1;
+    try {
+      value = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (text.empty() || used != text.size() || value < 0 || value > std::numeric_limits<int>::max())
+      throw UsageError("DTBENCH_RANKS_PER_HOST must be a whole number >= 0 (ranks per emulated host; 0 = real host "
+                       "names), got '" + text + "': dtbench launch --ranks-per-host K sets it; unset it or fix it");
+    given.comm.ranksPerHost = static_cast<int>(value);
   }
   if (!parsed.count("message-log"))
     if (auto it = env.find("DTBENCH_MESSAGE_LOG"); it != env.end()) c.messageLog = it->second;

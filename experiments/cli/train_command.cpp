@@ -29,13 +29,23 @@ void printMeasured(const trainer::RunConfig& c, const run::RunSummary& summary) 
   std::printf(", %s -> %s\n", deviceNames().name(c.device), c.outDir.c_str());
   std::printf("%5s %6s %10s %9s %8s %8s %9s %10s %9s %9s %9s %8s %9s\n", "epoch", "steps", "train_s", "img/s", "data_s",
               "h2d_s", "forward_s", "backward_s", "comm_s", "exposed_s", "optim_s", "loss", "test_acc");
+  // A phase that was not timed (--phase-timing none) is "-", as batches.csv leaves it empty.
+  const auto seconds = [](double value) {
+    std::string text = "-";
+    if (!std::isnan(value)) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.3f", value);
+      text = buffer;
+    }
+    return text;
+  };
   for (const run::EpochStats& e : summary.epochs) {
     char accuracy[16] = "-";
     if (!std::isnan(e.testAccuracy)) std::snprintf(accuracy, sizeof accuracy, "%.4f", e.testAccuracy);
-    std::printf("%5lld %6lld %10.3f %9.1f %8.3f %8.3f %9.3f %10.3f %9.3f %9.3f %9.3f %8.4f %9s\n",
+    std::printf("%5lld %6lld %10.3f %9.1f %8.3f %8s %9s %10s %9.3f %9.3f %9s %8.4f %9s\n",
                 static_cast<long long>(e.epoch), static_cast<long long>(e.steps), e.trainTimeS(), e.imagesPerSec(),
-                e.dataS, e.h2dS, e.forwardS, e.backwardS, e.commTotalS, e.commExposedS, e.optimizerS, e.meanLoss,
-                accuracy);
+                e.dataS, seconds(e.h2dS).c_str(), seconds(e.forwardS).c_str(), seconds(e.backwardS).c_str(),
+                e.commTotalS, e.commExposedS, seconds(e.optimizerS).c_str(), e.meanLoss, accuracy);
     if (e.extrapolated()) {
       std::printf("      epoch %lld cut to %lld of %lld steps: a full epoch extrapolates to %.1f s\n",
                   static_cast<long long>(e.epoch), static_cast<long long>(e.steps),

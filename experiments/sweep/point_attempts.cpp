@@ -6,6 +6,7 @@
 #include <fstream>
 #include <initializer_list>
 
+#include "run/run_facts.h"
 #include "run/run_summary.h"
 
 namespace dtbench::sweep {
@@ -37,7 +38,13 @@ bool fromJobWrapper(const std::string& line) {
 
 std::optional<run::RunOutcome> directoryState(const std::string& runDirectory) {
   if (!fs::exists(runDirectory)) return std::nullopt;
-  return readSummary(runDirectory).status;
+  const std::optional<run::RunOutcome> status = readSummary(runDirectory).status;
+  if (!run::isComplete(status)) return status;
+  // A completed run whose config.json does not read is no result the report can take: its point runs
+  // again (the damaged directory kept aside as an attempt).
+  std::vector<std::string> problems;
+  run::readConfigFile(runDirectory, problems);
+  return problems.empty() ? status : run::RunOutcome::kFailed;
 }
 
 std::string summaryError(const std::string& runDirectory) { return readSummary(runDirectory).error.value_or(""); }

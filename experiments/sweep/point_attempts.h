@@ -26,7 +26,8 @@ namespace dtbench::sweep {
 using common::kUsageErrorExitCode;
 
 // The outcome summary.json records for a point's directory (run/run_summary.h); nullopt when the
-// directory does not exist or has no readable one.
+// directory does not exist or has no readable one. A completed run whose config.json does not read
+// (damaged, cut short) is kFailed: not a result, so its point runs again.
 std::optional<run::RunOutcome> directoryState(const std::string& runDirectory);
 
 // summary.json's "error", or "" when there is none.

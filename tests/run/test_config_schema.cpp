@@ -98,11 +98,18 @@ TEST_CASE("config.json's settings read back into the settings they were written 
 
 TEST_CASE("an absent key keeps its default and a mistyped one is named", "[run][schema]") {
   std::vector<std::string> problems;
-  const run::RunConfig empty = run::readSettings(nlohmann::json::object(), problems);
+  const run::RunConfig minimal = run::readSettings({{"model", "resnet18"}, {"batch_size", 128}}, problems);
   CHECK(problems.empty());
-  CHECK(run::settingsJson(empty) == run::settingsJson(run::RunConfig{}));
+  CHECK(run::settingsJson(minimal) == run::settingsJson(run::RunConfig{}));
+  // The model and the batch every config.json has held: without them the figures would rest on defaults.
+  run::readSettings(nlohmann::json::object(), problems);
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0] == "config.json: model is missing");
+  CHECK(problems[1] == "config.json: batch_size is missing");
+  problems.clear();
   const run::RunConfig read = run::readSettings(
-      {{"lr", "fast"}, {"sync", "allreduce"}, {"batch_size", 1.5}, {"topology", "mesh"}, {"epochs", 3}}, problems);
+      {{"model", "lenet"}, {"lr", "fast"}, {"sync", "allreduce"}, {"batch_size", 1.5}, {"topology", "mesh"}, {"epochs", 3}},
+      problems);
   REQUIRE(problems.size() == 4);
   CHECK_THAT(problems[0], Catch::Contains("config.json: lr: --lr takes a number, got \"fast\""));
   CHECK_THAT(problems[1], Catch::Contains("batch_size") && Catch::Contains("a whole number"));

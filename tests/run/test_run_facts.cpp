@@ -2,9 +2,11 @@
 // the report's fixtures, written by earlier versions of dtbench, read without a problem.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +49,20 @@ TEST_CASE("the facts of a run of several ranks read back as written", "[run][fac
   CHECK(one.at("slurm_job_id").is_null());
   CHECK_FALSE(run::readConfigJson(one, problems).facts.world);
   CHECK(problems.empty());
+
+  // Counts that no run has (negative, or so large their products overflow) are damage, named: they gave
+  // a negative busbw, grad_bytes -4 and negative steps in predict.
+  for (const auto& [key, value] : {std::pair<std::string, nlohmann::json>{"bucket_elements", {120, -61707}},
+                                   {"bucket_elements", {120, INT64_MAX}},
+                                   {"train_samples", INT64_MAX},
+                                   {"test_samples", -1}}) {
+    nlohmann::json damaged = written;
+    damaged[key] = value;
+    problems.clear();
+    run::readConfigJson(damaged, problems);
+    REQUIRE(problems.size() == 1);
+    CHECK_THAT(problems.front(), Catch::Contains(key) && Catch::Contains("a count from 0 to 1099511627776"));
+  }
 }
 
 TEST_CASE("every key written is the schema's or a fact's", "[run][facts]") {

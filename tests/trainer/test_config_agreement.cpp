@@ -97,6 +97,15 @@ TEST_CASE("every setting that changes the result or the collectives is shared an
   CHECK_THAT(disagreement([](RunConfig& c) { c.checkpointEvery = 5; }), Catch::Contains("--checkpoint-every"));
   CHECK_THAT(disagreement([](RunConfig& c) { c.sync.bucketMb = 1; }), Catch::Contains("--bucket-mb"));
   CHECK_THAT(disagreement([](RunConfig& c) { c.resume = true; }), Catch::Contains("--resume"));
+  // batches.csv's phases are timed one way per run: a resumed run's rows must say what config.json says.
+  CHECK_THAT(disagreement([](RunConfig& c) { c.gpu.phaseTiming = dtbench::run::PhaseTiming::kNone; }),
+             Catch::Contains("--phase-timing"));
+  CHECK_THAT(dtbench::run::describeResumeChanges(dtbench::run::settingsJson(base), [&] {
+               RunConfig c = base;
+               c.gpu.phaseTiming = dtbench::run::PhaseTiming::kNone;
+               return c;
+             }()),
+             Catch::Contains("--phase-timing (phase_timing in the run's config.json: \"events\", now: \"none\")"));
   // How a rank loads, computes and connects may differ.
   CHECK(disagreement([](RunConfig& c) { c.threads = 7; }).empty());
   CHECK(disagreement([](RunConfig& c) { c.data.workers = 0; }).empty());

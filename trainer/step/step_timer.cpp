@@ -43,7 +43,16 @@ StepTimer::TimePoint StepTimer::end(const char* name, double run::StepRecord::*c
   if (timing_ == run::PhaseTiming::kEvents) events_->mark(ended_);
   ++ended_;
   last_ = t;
-  if (trace_ != nullptr) ends_.emplace_back(name, t);
+  if (trace_ != nullptr) {
+    // --phase-timing none leaves the device phases untimed in batches.csv, and the trace says no more:
+    // consecutive untimed phases are one span of compute.
+    const bool untimed = timing_ == run::PhaseTiming::kNone && column != nullptr && !hostPhase;
+    if (untimed && lastUntimed_)
+      ends_.back().second = t;
+    else
+      ends_.emplace_back(untimed ? "compute (phases not timed)" : name, t);
+    lastUntimed_ = untimed;
+  }
   return t;
 }
 

@@ -81,6 +81,7 @@ class StepTimer {
   TimePoint last_;
   size_t ended_ = 0;  // phases ended so far; under `events`, mark k is the end of phase k
   std::vector<std::pair<const char*, TimePoint>> ends_;
+  bool lastUntimed_ = false;  // ends_.back() is a span of untimed phases (--phase-timing none)
   std::vector<DeferredPhase> deferred_;
 };
 

@@ -41,7 +41,12 @@ TEST_CASE("the impairment model holds a message by delay plus bytes over rate pl
 TEST_CASE("bad impairment flags are named", "[impairment]") {
   Impairment impairment;
   impairment.delayMs = -1;
-  CHECK(dtbench::comm::checkImpairment(impairment) == "--inject-delay-ms must be >= 0");
+  const std::string delayRule = "--inject-delay-ms must be from 0 to 2592000000 (30 days, the longest --timeout)";
+  CHECK(dtbench::comm::checkImpairment(impairment) == delayRule);
+  impairment.delayMs = 1e300;  // was accepted, and its hold overflowed to none
+  CHECK(dtbench::comm::checkImpairment(impairment) == delayRule);
+  impairment.delayMs = 2592000e3;
+  CHECK(dtbench::comm::checkImpairment(impairment).empty());
   impairment = Impairment{};
   impairment.lossPercent = 100;
   CHECK(dtbench::comm::checkImpairment(impairment) == "--inject-loss-pct is a percentage in [0, 100)");

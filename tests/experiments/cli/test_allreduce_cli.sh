@@ -15,7 +15,8 @@ if grep -q "(CUDA none" <<<"$version"; then
 else
   expect 2 "--backend nccl cannot run --topology ring.*--backend gloo or mpi" allreduce --backend nccl --topology native,ring
   if grep -q "^gpus visible: 0$" <<<"$version"; then
-    expect 1 "--backend nccl needs a GPU, and no GPU is visible" allreduce --backend nccl --topology native
+    expect 1 "--backend nccl needs a GPU, and no GPU is visible.*use --backend gloo or mpi, which communicate from the CPU" \
+      allreduce --backend nccl --topology native
   fi
 fi
 expect 2 "unknown backend 'grpc'.*gloo, mpi, nccl" allreduce --backend grpc
@@ -85,6 +86,13 @@ expect 0 "check: 0 wrong" allreduce --topology native,ring --counts 1000 --iters
 [[ $(tail -n +2 "$tmp/loop.csv" | cut -d, -f2,16 | tr '\n' ' ') == "native,loop ring,loop " ]] ||
   { echo "FAIL: --timing loop: $(cat "$tmp/loop.csv")" >&2; failures=$((failures + 1)); }
 expect 2 "--timing is each or loop, got 'nccl'" allreduce --timing nccl
+# A buffer beyond the machine's memory is refused by name, before anything is allocated.
+expect 2 "--counts: the largest all-reduce takes 400 GiB per rank, more than this machine's" allreduce --counts 1,100G
+# --ranks-per-host takes what its rule says (0: real host names); the launcher's variable is named as itself.
+expect 0 "check: 0 wrong" allreduce --topology ring --counts 100 --iters 1 --warmup-iters 0 --check --ranks-per-host 0
+expect 2 "--ranks-per-host must be >= 0" allreduce --ranks-per-host -1
+DTBENCH_RANKS_PER_HOST=-3 expect 2 "DTBENCH_RANKS_PER_HOST must be a whole number >= 0.*got '-3'" allreduce --counts 100
+DTBENCH_RANKS_PER_HOST=2x expect 2 "DTBENCH_RANKS_PER_HOST must be a whole number >= 0.*got '2x'" allreduce --counts 100
 [[ $(head -n 1 "$tmp/traffic.csv") == "src,dst,bytes,kind" ]] || { echo "FAIL: traffic header" >&2; failures=$((failures + 1)); }
 [[ $(head -n 1 "$tmp/timeline.csv") == "t_start_s,src,dst,bytes" ]] || { echo "FAIL: timeline header" >&2; failures=$((failures + 1)); }
 

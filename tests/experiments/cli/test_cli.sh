@@ -27,10 +27,20 @@ expect 1 "cifar-10-batches-bin.*--dataset synthetic" train --dataset cifar10 --d
 [[ ! -e "$tmp/b/summary.json" ]] || { echo "FAIL: a run without data left a summary" >&2; failures=$((failures + 1)); }
 expect 1 "train-images-idx3-ubyte.*dataset-fashion-mnist" train --dataset fashion-mnist --data-dir "$tmp/nothing-here" --out "$tmp/b"
 expect 2 "--workers must be in \[0, 64\]" train --workers -1 --out "$tmp/a"
+expect 2 "--cudnn-benchmark needs a value before --out" train --cudnn-benchmark --out "$tmp/a"
+expect 2 "--synthetic-train-size 9000000000000000000 and --synthetic-test-size 64: the synthetic images take .* GiB in memory" \
+  train --dataset synthetic --synthetic-train-size 9000000000000000000 --synthetic-test-size 64 --out "$tmp/huge"
+[[ ! -e "$tmp/huge" ]] || { echo "FAIL: the refused dataset size left $tmp/huge behind" >&2; failures=$((failures + 1)); }
 expect 2 "--data-on-device needs a CUDA device" train --data-on-device --dataset synthetic --out "$tmp/a"
 if [[ ! -e /dev/nvidia0 ]]; then  # no GPU here: --device cuda passes validation, the trainer refuses (exit 1)
-  expect 1 "--data-on-device needs a GPU, and no GPU is visible" train --data-on-device --device cuda --dataset synthetic --out "$tmp/a"
-  expect 1 "--device cuda needs a GPU, and no GPU is visible" train --device cuda --dataset synthetic --out "$tmp/a"
+  # Each says what this command can do instead, in its own flags.
+  expect 1 "--data-on-device needs a GPU, and no GPU is visible.*leave out --data-on-device and --device cuda" \
+    train --data-on-device --device cuda --dataset synthetic --out "$tmp/a"
+  expect 1 "--device cuda needs a GPU, and no GPU is visible.*use --device cpu" train --device cuda --dataset synthetic --out "$tmp/a"
+  if [[ $("$dtbench" --version) != *"(CUDA none"* ]]; then
+    expect 1 "--mode dp needs a GPU, and no GPU is visible.*one process per rank on the CPU" \
+      train --mode dp --device cuda --dataset synthetic --out "$tmp/a"
+  fi
 fi
 
 # Bad values name their flag; empty values and thread counts beyond the cores are refused.
@@ -58,6 +68,21 @@ small=(--model lenet --dataset synthetic --synthetic-train-size 256 --synthetic-
        --epochs 1 --threads 1 --quiet)
 expect 0 "status completed" train "${small[@]}" --out "$tmp/run"
 expect 1 "already holds a run" train "${small[@]}" --out "$tmp/run"
+# --phase-timing none: the untimed phases are "-" on stdout (they were "nan"), and timeline.json shows the
+# step's compute as one span, no phase batches.csv leaves empty.
+untimed=$("$dtbench" train "${small[@]}" --phase-timing none --timeline --out "$tmp/untimed" 2>&1)
+if grep -qi "nan" <<<"$untimed" || ! grep -qE "^ +1 +4 .* - +- +- " <<<"$untimed"; then
+  echo "FAIL: --phase-timing none printed: $untimed" >&2
+  failures=$((failures + 1))
+fi
+/usr/bin/python3 -c '
+import json, sys
+events = json.load(open(sys.argv[1]))
+events = events["traceEvents"] if isinstance(events, dict) else events
+names = {e.get("name") for e in events if e.get("cat") == "step"}
+assert names and not names & {"h2d", "forward", "backward", "optimizer"}, names
+assert "compute (phases not timed)" in names, names' "$tmp/untimed/timeline.json" ||
+  { echo "FAIL: --phase-timing none timeline.json holds phase spans" >&2; failures=$((failures + 1)); }
 echo "not a directory" > "$tmp/file"
 expect 1 "cannot create run directory" train "${small[@]}" --out "$tmp/file/run"
 

@@ -47,6 +47,15 @@ after=$(cd "$sweep" && md5sum */summary.json && stat -c '%n %Y' */summary.json &
 second=$("$dtbench" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}" 2>&1)
 [[ $(grep -c 'skipped (completed)' <<<"$second") -eq 4 ]] || fail "expected 4 skipped points: $second"
 
+# A completed point whose config.json no longer reads is no result: it runs again, the damaged run kept aside.
+damaged=$tmp/damaged
+cp -r "$sweep" "$damaged"
+echo '{"model": ' >"$damaged/batch8-world1/config.json"
+third=$("$dtbench" sweep --out "$damaged" --grid batch=8,16 --grid world=1,2 -- "${small[@]}" 2>&1)
+[[ $(grep -c 'skipped (completed)' <<<"$third") -eq 3 ]] || fail "the damaged point counted as completed: $third"
+grep -qE "batch8-world1 +completed" <<<"$third" || fail "the damaged point did not run again: $third"
+[[ -d "$damaged/batch8-world1.attempt-1" ]] || fail "the damaged run was not kept aside"
+
 # A point that fails for want of data fails at once, as does one with a usage error (exit 2): each
 # would fail the same way again.
 bad=$tmp/bad
