@@ -6,7 +6,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "common/clock.h"
 #include "experiments/report/report.h"
+#include "experiments/report/runs/run_tables.h"
 #include "experiments/report/report_table.h"
 
 namespace dtbench::sweep {
@@ -28,10 +30,10 @@ std::vector<report::Cell> jobRow(const report::Table& jobs, const PointOutcome& 
     if (column == "id") row.push_back(report::Cell::of(outcome.name));
     else if (column == "path") row.push_back(report::Cell::of(outcome.path));
     else if (column == "configuration") row.push_back(report::Cell::of(outcome.configuration));
-    else if (column == "gpus") row.push_back(report::Cell::integral(outcome.worldSize));
-    else if (column == "start") row.push_back(report::Cell::seconds(outcome.startedAt));
+    else if (column == "ranks") row.push_back(report::Cell::integral(outcome.worldSize));
+    else if (column == "start") row.push_back(report::Cell::of(common::utcText(outcome.startedAt)));
+    else if (column == "start_unix_s") row.push_back(report::Cell::seconds(outcome.startedAt));
     else if (column == "duration_s") row.push_back(report::Cell::seconds(outcome.seconds));
-    else if (column == "gpu_seconds") row.push_back(report::Cell::seconds(outcome.worldSize * outcome.seconds));
     else if (column == "state") row.push_back(report::Cell::of(outcome.state()));
     else if (column == "error") row.push_back(report::Cell::of(outcome.error));
     else row.push_back(report::Cell::empty());
@@ -58,7 +60,7 @@ std::string writeSweepReport(const std::string& outDir, const std::vector<PointO
   } else {
     jobs.name = kJobTable;
     jobs.title = "Job table";
-    jobs.columns = {"id", "path", "configuration", "gpus", "start", "duration_s", "gpu_seconds", "state", "error"};
+    jobs.columns = report::jobTableColumns();
   }
   for (const PointOutcome& outcome : outcomes)
     if (outcome.outcome && !run::isComplete(outcome.outcome) && !fs::exists(fs::path(outcome.path) / "config.json"))

@@ -5,7 +5,8 @@
 # epoch 2, so it holds an interrupted run with its checkpoint beside two completed runs. expected/
 # holds what 0ad05bc's own binary printed for it. Checked with this build:
 #   - dtbench report's tables (JSON) hold what 0ad05bc's did: every table, column and value it had
-#     (columns added since must be empty for these runs, which recorded neither FLOPs nor devices); the
+#     (columns added since must be empty for these runs, which recorded neither FLOPs nor devices; columns
+#     renamed since compared under their new names, GPU time empty for these CPU runs); the
 #     Markdown report is printed; dtbench predict prints the tables it printed (columns and tables added
 #     since aside, on the hardware file of then kept in the fixture); predict --describe the same bytes;
 #   - --resume of the interrupted run from 0ad05bc's checkpoint completes with the parameter checksum
@@ -36,6 +37,17 @@ same_tables() {  # same_tables EXPECTED_JSON NOW_JSON
 import json, sys
 then = {t["name"]: t for t in json.load(open(sys.argv[1], encoding="utf-8"))}
 now = {t["name"]: t for t in json.load(open(sys.argv[2], encoding="utf-8"))}
+# Columns renamed since, compared under their new names: the job table's `gpus` is `ranks` and its Unix
+# `start` is `start_unix_s` (`start` is now a UTC time); the cost table's `gpu_hours` of these CPU runs is
+# `rank_hours`. Columns that CPU runs leave empty since (they hold no GPU): gpu_hours, gpu_seconds.
+renamed = {("jobs", "gpus"): "ranks", ("jobs", "start"): "start_unix_s", ("cost", "gpu_hours"): "rank_hours"}
+empty_for_cpu = {("cost", "gpu_hours"), ("jobs", "gpu_seconds")}
+for (table, column), new_name in renamed.items():
+    if table in then and column in then[table]["columns"]:
+        old = then[table]
+        old["columns"] = [new_name if c == column else c for c in old["columns"]]
+        if old["rows"] and isinstance(old["rows"][0], dict):
+            old["rows"] = [{(new_name if k == column else k): v for k, v in r.items()} for r in old["rows"]]
 empty_since = {"GFLOP_s_per_rank", "MFU", "of_gemm_probe", "check"}  # T_pm_s comes from batches.csv, which they have
 problems = []
 for name, old in then.items():
@@ -54,6 +66,10 @@ for name, old in then.items():
         return row[table["columns"].index(column)] if isinstance(row, list) else row[column]
     for i, (o, n) in enumerate(zip(old["rows"], new["rows"])):
         for c in old["columns"]:
+            if (name, c) in empty_for_cpu:
+                if cell(new, n, c) is not None:
+                    problems.append(f"table {name} row {i} {c}: {cell(new, n, c)!r} for a CPU run")
+                continue
             if cell(old, o, c) != cell(new, n, c):
                 problems.append(f"table {name} row {i} {c}: {cell(new, n, c)!r}, 0ad05bc {cell(old, o, c)!r}")
         for c in empty_since & set(new["columns"]):

@@ -19,12 +19,22 @@ double trainSamples(const ScalingRow& row) {
   return static_cast<double>(row.first().run->facts.trainSamples);
 }
 
-double gpuHours(const ScalingRow& row) { return row.configuration.world * row.wallS / 3600.0; }
+// Rank-hours of the epoch: N ranks × wall_s.
+double rankHours(const ScalingRow& row) { return row.configuration.world * row.wallS / 3600.0; }
+
+// GPU-hours, for rows that ran on GPUs only (one per rank; --mode dp: every GPU its one rank drove): a CPU
+// run holds no GPU, and pricing its rank-hours as GPU-hours would cost it as one.
+std::optional<double> gpuHours(const ScalingRow& row) {
+  if (row.first().run->settings.device != run::DeviceKind::kCuda) return std::nullopt;
+  const double gpus = static_cast<double>(row.first().run->facts.dpDevices.value_or(row.configuration.world));
+  return gpus * row.wallS / 3600.0;
+}
 
 std::optional<double> costPerMillion(const ScalingRow& row, std::optional<double> price) {
   const double samples = trainSamples(row);
-  if (!price || samples <= 0) return std::nullopt;
-  return gpuHours(row) * *price / samples * 1e6;
+  const std::optional<double> hours = gpuHours(row);
+  if (!price || !hours || samples <= 0) return std::nullopt;
+  return *hours * *price / samples * 1e6;
 }
 
 // N·B / max_r step_s for every step of one run.
@@ -43,15 +53,19 @@ Table costTable(const std::vector<ScalingRow>& rows, std::optional<double> gpuHo
   table.name = "cost";
   table.title = "Cost and throughput";
   table.columns = configurationColumns();
-  for (const char* c : {"wall_s", "gpu_hours", "cost_per_epoch", "cost_per_million_images", "images_per_s_p10",
-                        "images_per_s_p50", "images_per_s_p90"})
+  for (const char* c : {"wall_s", "rank_hours", "gpu_hours", "cost_per_epoch", "cost_per_million_images",
+                        "images_per_s_p10", "images_per_s_p50", "images_per_s_p90"})
     table.columns.push_back(c);
+  bool cpuRows = false;
   for (const ScalingRow& row : rows) {
     std::vector<Cell> cells = configurationCells(row);
+    const std::optional<double> hours = gpuHours(row);
+    cpuRows = cpuRows || !hours;
     cells.push_back(Cell::seconds(row.wallS));
-    cells.push_back(Cell::rate(gpuHours(row)));
-    if (gpuHourPrice)
-      cells.push_back(Cell::rate(gpuHours(row) * *gpuHourPrice));
+    cells.push_back(Cell::rate(rankHours(row)));
+    cells.push_back(hours ? Cell::rate(*hours) : Cell::empty());
+    if (gpuHourPrice && hours)
+      cells.push_back(Cell::rate(*hours * *gpuHourPrice));
     else
       cells.push_back(Cell::empty());
     const std::optional<double> perMillion = costPerMillion(row, gpuHourPrice);
@@ -69,7 +83,11 @@ Table costTable(const std::vector<ScalingRow>& rows, std::optional<double> gpuHo
     table.rows.push_back(std::move(cells));
   }
   table.notes = {"- `wall_s` = the largest over ranks of Σ step_s (data wait included), scaled to the full epoch when "
-                 "extrapolated; `gpu_hours` = N × wall_s / 3600 per epoch (one device per rank)."};
+                 "extrapolated; `rank_hours` = N × wall_s / 3600 per epoch; `gpu_hours` = GPUs × wall_s / 3600, for "
+                 "runs on GPUs only (one per rank; --mode dp: the GPUs its rank drove)."};
+  if (cpuRows)
+    table.notes.push_back("- Rows that ran on the CPU have no `gpu_hours` and are not costed at a GPU-hour price: "
+                          "their ranks held CPU cores, not GPUs.");
   if (gpuHourPrice)
     table.notes.push_back("- At " + formatCell(Cell::ratio(*gpuHourPrice), Precision::kLong) +
                           " per GPU-hour: `cost_per_epoch` = gpu_hours × price; `cost_per_million_images` = "

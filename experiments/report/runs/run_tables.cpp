@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "common/clock.h"
 #include "experiments/report/runs/batch_times.h"
 #include "experiments/report/runs/configuration.h"
 #include "experiments/report/runs/run_epoch.h"
@@ -140,11 +141,18 @@ Table accuracyTable(const std::vector<RunData>& runs, std::optional<double> targ
   return table;
 }
 
+const std::vector<std::string>& jobTableColumns() {
+  static const std::vector<std::string> columns = {"id",         "path",         "configuration", "ranks",
+                                                   "device",     "start",        "start_unix_s",  "duration_s",
+                                                   "gpu_seconds", "state",       "error"};
+  return columns;
+}
+
 Table jobTable(const std::vector<RunData>& runs) {
   Table table;
   table.name = "jobs";
   table.title = "Job table";
-  table.columns = {"id", "path", "configuration", "gpus", "start", "duration_s", "gpu_seconds", "state", "error"};
+  table.columns = jobTableColumns();
   for (const RunData& run : runs) {
     const double start = orNaN(run.summary.startedAt);
     double end = orNaN(run.summary.finishedAt);
@@ -155,13 +163,20 @@ Table jobTable(const std::vector<RunData>& runs) {
       error = *run.summary.error;
     else if (!run.problems.empty())
       error = run.problems.front();
-    const int gpus = run.worldSize();  // the schema's default when config.json's is damaged (`error` says so)
+    const int ranks = run.worldSize();  // the schema's default when config.json's is damaged (`error` says so)
+    // GPU time only for runs on GPUs: a CPU run's ranks hold no GPU (--mode dp: one rank, every GPU it drove).
+    const bool gpu = run.settings.device == run::DeviceKind::kCuda;
+    const double gpus = static_cast<double>(run.facts.dpDevices.value_or(ranks));
     table.rows.push_back({Cell::of(run.id), Cell::of(run.path), Cell::of(describe(configurationOf(run))),
-                          Cell::integral(gpus), secondsOrEmpty(start), secondsOrEmpty(duration),
-                          secondsOrEmpty(gpus * duration), Cell::of(run.status()), Cell::of(error)});
+                          Cell::integral(ranks), Cell::of(run::deviceNames().name(run.settings.device)),
+                          Cell::of(common::utcText(start)), secondsOrEmpty(start), secondsOrEmpty(duration),
+                          gpu ? secondsOrEmpty(gpus * duration) : Cell::empty(), Cell::of(run.status()),
+                          Cell::of(error)});
   }
-  table.notes = {"- One row per run found. `gpus` = world size (one device per rank); `duration_s` = finished_at (else "
-                 "the last update) − started_at from summary.json; `gpu_seconds` = gpus × duration_s."};
+  table.notes = {"- One row per run found. `ranks` = world size; `start` = started_at from summary.json in UTC "
+                 "(`start_unix_s` the same in Unix seconds); `duration_s` = finished_at (else the last update) − "
+                 "started_at; `gpu_seconds` = GPUs × duration_s, for runs on GPUs only (one GPU per rank; --mode dp: "
+                 "the GPUs its one rank drove)."};
   return table;
 }
 

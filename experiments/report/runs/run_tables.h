@@ -17,6 +17,8 @@ Table leftOutTable(const RunSelection& selection);
 Table batchTimesTable(const std::vector<RunData>& runs, const RunSelection& selection, std::optional<int> epoch);
 Table accuracyTable(const std::vector<RunData>& runs, std::optional<double> targetAccuracy);
 Table jobTable(const std::vector<RunData>& runs);
+// The job table's columns, in order (the sweep fills rows of points without a run directory by name).
+const std::vector<std::string>& jobTableColumns();
 
 // The epoch batchTimesTable uses for `run`, and its rows (every rank); empty when it has none.
 std::vector<const run::StepRecord*> batchRowsOf(const RunData& run, const RunSelection& selection, std::optional<int> epoch,

@@ -30,6 +30,31 @@ source "$here/approved_outputs.sh"
 approve_or_compare "$fixture" "$out" "$approve"
 cmp -s "$out/csv/jobs.csv" "$out/jobs_from_flag.csv" || { echo "FAIL: --job-table differs from jobs.csv" >&2; status=1; }
 
+# The same runs on GPUs: GPU-hours, their cost and GPU-seconds as EXPECTED.md works them out (CPU runs
+# have none, and are not costed at a GPU-hour price).
+cp -r runs "$tmp/gpu-runs"
+for config in "$tmp"/gpu-runs/*/config.json; do sed -i 's/"device": "cpu"/"device": "cuda"/' "$config"; done
+"$dtbench" report "$tmp/gpu-runs" --gpu-hour-price 2.5 --table cost,jobs --format json > "$tmp/gpu.json"
+/usr/bin/python3 - "$tmp/gpu.json" <<'PY' || status=1
+import json, sys
+tables = {t["name"]: t for t in json.load(open(sys.argv[1]))}
+cost = [dict(zip(tables["cost"]["columns"], r)) for r in tables["cost"]["rows"]]
+want = {(32, 1): (0.001229167, 0.003072917, 12.003581), (32, 2): (0.000638889, 0.001597222, 6.239149),
+        (64, 1): (0.000494444, 0.001236111, 4.828559), (64, 2): (0.000527778, 0.001319444, 5.154080)}
+problems = []
+for r in cost:
+    hours, per_epoch, per_million = want[(r["batch"], r["N"])]
+    got = (r["gpu_hours"], r["cost_per_epoch"], r["cost_per_million_images"])
+    # JSON keeps 6 decimals of hours and costs, 4 of a ratio
+    if any(g is None or abs(g - w) > tol for g, w, tol in zip(got, (hours, per_epoch, per_million), (5e-7, 5e-7, 5e-5))):
+        problems.append(f"B={r['batch']} N={r['N']}: gpu_hours, cost {got}, want {(hours, per_epoch, per_million)}")
+jobs = {r[0]: dict(zip(tables["jobs"]["columns"], r)) for r in tables["jobs"]["rows"]}
+if abs(jobs["lenet-b32-n2"]["gpu_seconds"] - 7.09) > 1e-6 or jobs["lenet-b32-n2"]["device"] != "cuda":
+    problems.append(f"the job table's GPU run: {jobs['lenet-b32-n2']}")
+if problems:
+    sys.exit("FAIL: on GPUs: " + "; ".join(problems))
+PY
+
 # Bad input: a clear message and a non-zero exit, never a partial table.
 expect_fail() {  # expect_fail CODE PATTERN ARGS...
   local code=$1 pattern=$2; shift 2
