@@ -3,6 +3,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,8 +14,11 @@
 #include "common/usage_error.h"
 #include "dtbench/build_config.h"
 #include "experiments/cli/commands.h"
+#include "experiments/cli/output_paths.h"
 #include "experiments/cli/sweep_options.h"
 #include "experiments/cli/train_options.h"
+#include "experiments/report/figures.h"
+#include "experiments/report/report.h"
 #include "experiments/sweep/local_launcher.h"
 #include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_launcher.h"
@@ -106,6 +111,23 @@ void checkPoints(const std::vector<sweep::GridPoint>& points, const sweep::Sweep
                            "\nGive the flags they were made with to continue that sweep, or another --out for this one");
 }
 
+// The report's figures of every run under the sweep's directory (dtbench report DIR --plots PLOTS).
+void drawSweepFigures(const std::string& outDir, const std::string& plotsDir) {
+  report::ReportSettings settings;
+  settings.directories = {outDir};
+  std::unique_ptr<report::Report> built;
+  try {
+    built = report::buildReport(settings);
+  } catch (const std::invalid_argument&) {
+    std::fprintf(stderr, "dtbench sweep: --plots: no run under %s to draw\n", outDir.c_str());
+    return;
+  }
+  const nlohmann::json data = report::figureData(built->runs, built->selection, built->scaling, std::nullopt);
+  const std::vector<std::string> files = report::drawFigures(data, plotsDir, DTBENCH_PLOT_PYTHON);
+  std::printf("dtbench sweep: %zu figure files in %s (data: figures.json, redraw: plots.py)\n", files.size(),
+              plotsDir.c_str());
+}
+
 }  // namespace
 
 int runSweepCommand(const std::vector<std::string>& args) {
@@ -130,6 +152,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
   const bool slurm = o.launcher == Launcher::kSlurm;
   checkPoints(points, settings, slurm);
   if (o.dryRun) return dryRun(points, settings, slurm);
+  if (!o.plotsDir.empty()) prepareOutputDirectory(o.plotsDir, "--plots");  // before any point runs
 
   std::vector<sweep::PointOutcome> outcomes;
   int stopSignal = 0;
@@ -159,6 +182,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
   std::printf("\n%s\n", tables.c_str());
   std::printf("dtbench sweep: %s/jobs.csv (job table), %s/report.md (every table)\n", o.outDir.c_str(),
               o.outDir.c_str());
+  if (!o.plotsDir.empty()) drawSweepFigures(o.outDir, o.plotsDir);
   if (stopSignal != 0) {
     std::fprintf(stderr, "dtbench sweep: stopped by %s after %zu of %zu points; the same command continues it\n",
                  strsignal(stopSignal), outcomes.size(), points.size());

@@ -89,6 +89,8 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     ("allow-overlap", "slurm: let Slurm run points at the same time even where they share one machine (the "
                       "emulated cluster, DTBENCH_CLUSTER, whose nodes are one machine): by default each waits for "
                       "the one before, since points that share cores measure each other")
+    ("plots", "At the end, draw the report's figures of the sweep's runs into DIR (speedup, compute vs "
+              "communication, ...: PNG and PDF, as dtbench report --plots)", cxxopts::value<std::string>())
     ("dry-run", "Print the points and their commands; run nothing")
     ("h,help", "Show this help");
   // clang-format on
@@ -124,6 +126,7 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     if (o.constraint.empty()) throw UsageError("--constraint needs the node features, e.g. --constraint a100");
   }
   o.allowOverlap = parsed.count("allow-overlap") > 0;
+  if (parsed.count("plots")) o.plotsDir = parsed["plots"].as<std::string>();
   if (!(o.slurmTimeout >= 0))
     throw UsageError("--slurm-timeout must be >= 0 seconds (0: no limit), got " + std::to_string(o.slurmTimeout));
   if (!parsed.count("out")) throw UsageError("--out DIR is required: the directory that holds the sweep's runs");

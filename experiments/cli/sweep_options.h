@@ -28,6 +28,7 @@ struct SweepOptions {
   std::string gpuType;                  // --gpu-type: the gres type of every point's GPUs; "" any
   std::string constraint;               // --constraint: sbatch --constraint of every point; "" none
   bool allowOverlap = false;            // --allow-overlap
+  std::string plotsDir;                 // --plots: the report's figures of the sweep's runs, drawn at its end
   bool dryRun = false;
   bool help = false;
   std::string helpText;

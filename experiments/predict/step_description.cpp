@@ -25,16 +25,23 @@ void readSettings(const nlohmann::json& json, const JsonFields& f, MeasuredStep&
   if (!json.is_object()) f.fail("settings must be an object");
   const std::string where = "settings.";
   f.onlyKeys(json, {"backend", "topology", "sync", "overlap", "bucket_mb", "bucket_layout", "segment_bytes"}, where);
-  try {
-    if (json.contains("backend"))
-      settings.comm.connection.backend = comm::backendNames().parse(f.text(json, "backend", where));
-    if (json.contains("topology")) settings.comm.topology = comm::Topology::parse(f.text(json, "topology", where));
-    if (json.contains("sync")) settings.sync.kind = run::syncNames().parse(f.text(json, "sync", where));
-    if (json.contains("bucket_layout"))
-      step.bucketLayout = comm::bucketLayoutNames().parse(f.text(json, "bucket_layout", where));
-  } catch (const std::exception& e) {
-    f.fail(e.what());
-  }
+  // Each value's error names its key here, not the command-line flag the name table knows it by.
+  const auto named = [&](const char* key, const auto& parse) {
+    if (!json.contains(key)) return;
+    const std::string value = f.text(json, key, where);
+    try {
+      parse(value);
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      for (const char* flag : {" (--backend)", " (--topology)", " (--sync)", " (--bucket-layout)"})
+        if (const size_t at = what.find(flag); at != std::string::npos) what.erase(at, std::string(flag).size());
+      f.fail(where + key + ": " + what);
+    }
+  };
+  named("backend", [&](const std::string& v) { settings.comm.connection.backend = comm::backendNames().parse(v); });
+  named("topology", [&](const std::string& v) { settings.comm.topology = comm::Topology::parse(v); });
+  named("sync", [&](const std::string& v) { settings.sync.kind = run::syncNames().parse(v); });
+  named("bucket_layout", [&](const std::string& v) { step.bucketLayout = comm::bucketLayoutNames().parse(v); });
   if (json.contains("overlap")) settings.sync.overlap = f.flag(json, "overlap", where);
   if (json.contains("bucket_mb")) {
     settings.sync.bucketMb = f.number(json, "bucket_mb", where, false);

@@ -44,8 +44,16 @@ expect 0 "batch8-world2 +skipped \(completed\)" sweep --out "$sweep" --grid batc
 after=$(cd "$sweep" && md5sum */summary.json && stat -c '%n %Y' */summary.json && grep -c '^==== dtbench sweep' ./*.log)
 [[ "$before" == "$after" ]] || fail "the second sweep re-ran something: $before vs $after"
 [[ -z $(find "$sweep" -name '*.attempt-*') ]] || fail "the second sweep moved a completed run aside"
-second=$("$dtbench" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}" 2>&1)
+second=$("$dtbench" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 --plots "$tmp/figures" -- "${small[@]}" 2>&1)
 [[ $(grep -c 'skipped (completed)' <<<"$second") -eq 4 ]] || fail "expected 4 skipped points: $second"
+# --plots draws the report's figures of the sweep's runs, as dtbench report --plots does; a --plots that
+# cannot be written is refused before any point runs.
+for f in speedup.png compute_comm.png figures.json plots.py; do
+  [[ -s $tmp/figures/$f ]] || fail "sweep --plots wrote no $f: $second"
+done
+echo "not a directory" >"$tmp/plots-file"
+expect 2 "--plots: .*plots-file exists and is not a directory" sweep --out "$tmp/never" --grid batch=8 --plots "$tmp/plots-file" -- "${small[@]}"
+[[ ! -e "$tmp/never" ]] || fail "a refused --plots left $tmp/never behind"
 
 # A completed point whose config.json no longer reads is no result: it runs again, the damaged run kept aside.
 damaged=$tmp/damaged
