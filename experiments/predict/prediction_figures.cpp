@@ -13,7 +13,9 @@ namespace dtbench::predict {
 nlohmann::json predictionFigureData(const MeasuredStep& run, const std::string& hardware,
                                     const std::vector<StepPrediction>& predictions, const StepPrediction& baseline,
                                     const std::vector<std::string>& measured, std::vector<std::string>& leftOut) {
-  nlohmann::json data = {{"speedup", nlohmann::json::array()}, {"compute_comm", nlohmann::json::array()}};
+  nlohmann::json data = {{"speedup", nlohmann::json::array()},
+                         {"compute_comm", nlohmann::json::array()},
+                         {"title_suffix", "predicted on " + hardware}};
   if (predictions.empty()) return data;
   const StepPrediction& first = predictions.front();
   const std::string setup = std::string(comm::name(first.backend)) + "/" + first.topology.name() + " " +

@@ -39,11 +39,21 @@ class InputError(Exception):
     pass
 
 
+# figures.json's "title_suffix" (dtbench predict: "predicted on dgx-a100-hdr200"), added to the titles of
+# the speedup and compute_comm figures; "" when absent.
+TITLE_SUFFIX = ""
+
+
+def titled(title):
+    return f"{title}: {TITLE_SUFFIX}" if TITLE_SUFFIX else title
+
+
 # Schema: a list holds [element spec], a dict maps keys to specs ("key?" = optional).
 # Curve series may hold nulls (points left out); elsewhere numbers must be finite.
 NUM, NUM_OR_NULL, STR, BOOL = "number", "number or null", "string", "boolean"
 _SERIES = [NUM_OR_NULL]
 SCHEMA = {
+    "title_suffix?": STR,
     "speedup?": [{"setup": STR, "model": STR, "batch": NUM,
                   "points": [{"N": NUM, "speedup": NUM, "extrapolated?": BOOL}]}],
     "compute_comm?": [{"label": STR, "compute_s": NUM, "comm_exposed_s": NUM,
@@ -208,7 +218,7 @@ def fig_speedup(entries, out_dir):
         handles.append(Line2D([], [], ls="", marker="o", color="black", markerfacecolor="white",
                               label="hollow: extrapolated"))
     legend(ax, handles)
-    ax.set(title="Speedup T(1)/T(N) vs world size", xlabel="world size N (ranks)",
+    ax.set(title=titled("Speedup T(1)/T(N) vs world size"), xlabel="world size N (ranks)",
            ylabel="speedup T(1)/T(N)")
     ax.grid(alpha=0.3)
     save(fig, out_dir, "speedup")
@@ -266,7 +276,7 @@ def fig_compute_comm(entries, out_dir):
         ax.hlines(ys, xs - 0.4, xs + 0.4, colors="black", linewidth=1.5, linestyles="dotted",
                   zorder=3)
     x_labels(ax, [e["label"] for e in entries])
-    ax.set(title="Compute vs communication per epoch (critical rank)",
+    ax.set(title=titled("Compute vs communication per epoch (critical rank)"),
            ylabel="seconds per epoch (s)", xlim=(-0.6, n - 0.4))
     ax.grid(axis="y", alpha=0.3)
     handles = ax.get_legend_handles_labels()[0]
@@ -729,6 +739,8 @@ def main(argv):
         raise InputError(f"{src}: the top level must be an object, got {json_type(data)}")
     check(data, SCHEMA, "")
     check_shapes(data)
+    global TITLE_SUFFIX
+    TITLE_SUFFIX = data.get("title_suffix", "")
     for key, draw in (("speedup", fig_speedup), ("compute_comm", fig_compute_comm),
                       ("traffic", fig_traffic), ("batch_times", fig_batch_time_cdf),
                       ("curves", fig_curves), ("throughput", fig_throughput),

@@ -90,6 +90,8 @@ data = json.load(open(sys.argv[1]))
 predicted = [s for s in data["speedup"] if s["setup"].endswith("(predicted on hw)")]
 if len(predicted) != 1 or [p["N"] for p in predicted[0]["points"]] != [1, 2, 4]:
     sys.exit(f"figures.json's predicted speedup series: {predicted}")
+if data.get("title_suffix") != "predicted on hw":
+    sys.exit(f"figures.json's titles do not name the hardware: {data.get('title_suffix')!r}")
 labels = [c["label"] for c in data["compute_comm"]]
 if labels[:3] != ["N=1 predicted on hw", "N=2 predicted on hw", "N=4 predicted on hw"]:
     sys.exit(f"figures.json's compute_comm bars: {labels}")
