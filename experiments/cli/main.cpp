@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,11 @@ int main(int argc, char** argv) {
     return dtbench::common::kUsageErrorExitCode;
   } catch (const dtbench::data::DataError& e) {
     std::fprintf(stderr, "dtbench: data error: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "dtbench: error: out of memory: the command asked for more than this process may use (the "
+                         "machine's memory, or ulimit -v); ask for less (a smaller world, fewer ranks per node, "
+                         "smaller sizes)\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dtbench: error: %s\n", dtbench::trainer::errorMessage(e).c_str());

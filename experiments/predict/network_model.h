@@ -64,6 +64,12 @@ struct SimulatedCollective {
 // Throws std::invalid_argument when the Schedule's world differs from the network's, ranksPerNode
 // does not divide the world, a used class has a non-positive bandwidth or negative latency, numel < 0
 // or elementBytes < 1.
+// Throws common::UsageError, naming the world, the ranks per node and the memory, when simulating
+// `messages` messages of `simulatedRanks` ranks (a node's slice, or the whole world) would not fit in
+// the memory this process may use (the machine's, or ulimit -v): refused before the Schedule and its
+// messages are made, rather than ending in std::bad_alloc or the machine's out-of-memory killer.
+void checkSimulationFits(double messages, const Network& network, int simulatedRanks);
+
 SimulatedCollective simulateSchedule(const comm::Schedule& schedule, const Network& network, int64_t numel,
                                      int64_t elementBytes, int64_t segmentBytes);
 

@@ -259,6 +259,18 @@ for topology in native ring clique hierarchical tree star; do
     fail "$topology at 65536 ranks failed"
   (( large - small < 1048576 )) || fail "$topology at 65536 ranks grows the peak memory by $(( (large - small) / 1024 )) MiB"
 done
+# One node of 65,536 ranks: its ring is 65,536 ranks' 131,070 messages each, which no memory holds. Refused
+# by name before anything is made (it was killed by the machine's out-of-memory killer after 24 GB, or
+# ended in std::bad_alloc under a cap); under `ulimit -v` what still does not fit is named too.
+printf '%s\n' '{"ranks_per_node": 65536, "intra_node": {"bandwidth_gbit_s": 100, "latency_us": 2},' \
+  ' "inter_node": {"bandwidth_gbit_s": 10, "latency_us": 10}}' >"$work/hw-one-node.json"
+expect_usage "simulates 65536 ranks' 8589803520 messages" "$work/run" --hardware "$work/hw-one-node.json" --world 65536
+sed 's/65536/64/' "$work/hw-one-node.json" >"$work/hw64.json"
+capped_status=0
+(ulimit -v 3000000; "$DTBENCH" predict "$work/run" --hardware "$work/hw64.json" --world 65536 --topology ring \
+  >/dev/null 2>"$work/capped.err") || capped_status=$?
+[[ $capped_status -ne 0 ]] && grep -qE "this process may use|out of memory: the command asked for more" "$work/capped.err" ||
+  fail "a prediction beyond ulimit -v exited $capped_status: $(cat "$work/capped.err")"
 head -1 "$work/ring.csv" >"$work/empty.csv"
 expect_usage "has no rows" --calibrate "$work/empty.csv"
 grep -v ',ring,' "$work/ring.csv" >"$work/header-only.csv"
