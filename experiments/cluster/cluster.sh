@@ -18,11 +18,18 @@
 #   cluster.sh node-up NODE            link up, slurmd started again (Slurm returns the node to service)
 #   cluster.sh down                    stop everything and remove every object (also the remains of an
 #                                      instance whose daemons died or whose `up` was killed)
+#                                      `up` and `down` of one instance hold its lock: of two `up`s at
+#                                      once one brings it up, the other is refused; `down` stops an `up`
+#                                      still running and waits for another `down`
 #   cluster.sh capture start DIR [--snaplen N] [--nodes node1,node2]
 #                                      packet capture on every node's link and loopback (dtbench capture
-#                                      record, libpcap, headers only) into DIR; docs/wire.md
+#                                      record, libpcap, headers only) into DIR; docs/wire.md. --nodes
+#                                      names each node once (a node twice, or one the instance lacks,
+#                                      is refused and nothing starts)
 #   cluster.sh capture stop            ends the capture; each node's pcap_stats and counters are in DIR
 # Every command takes --name N (default dtbc; letters and digits, at most 8) to pick the instance.
+# An option that takes a value, given without one (last, or before another --option), is a usage error
+# (exit 2) naming it.
 #
 # RATE: a number with a unit, as tc writes it: 1gbit, 200mbit, 500kbit, or 0 for an unshaped link.
 # Defaults: 4 nodes, 1gbit, C = G = 2 (Slurm is told each node has C CPUs and G gpus; the nodes
@@ -34,6 +41,9 @@
 #               gres.conf, hosts, slurmdbd.conf), munge/, pids/, log/, state/, spool/<node>, tmp/<node>,
 #               gpu/<node>/gpuJ (the fake GPU files), ns/ (a private bind mount holding each node's uts and
 #               mnt namespace), db/ (with --accounting: MariaDB's data, socket and pid file)
+#   lock        ${DTBENCH_CLUSTER_ROOT:-/run/dtbench-cluster}/.N.lock (flock; "OP PID" of its holder), held
+#               by `up` and `down`, removed with the instance. (.ports.lock beside it, one for every
+#               instance, is held by an `up` while it picks its ports and starts slurmctld on them.)
 #   network     experiments/impair/netns_world.sh with prefix N: network namespaces Nns0.., veth pairs
 #               Nh<i> (bridge port) <-> Nv<i> (the node's link), bridge Nbr with the controller's address
 #   processes   munged and slurmctld in the root namespaces, one slurmd per node (nsenter into the node);
@@ -57,6 +67,13 @@ prog=cluster.sh
 die() { echo "$prog: error: $*" >&2; exit 1; }
 usage_die() { echo "$prog: $*" >&2; echo "run '$prog --help' for the commands and options" >&2; exit 2; }
 note() { echo "$prog: $*" >&2; }
+# need_value CONTEXT OPTION WANT ARGC [NEXT]: the options parsers' check that OPTION (at $1 of ARGC
+# arguments left) has a value: none (OPTION last), an empty one, or another option (--...) in its
+# place is a usage error naming OPTION and what it wants (WANT), never a silent `shift` past the end.
+need_value() {
+  local context=$1 option=$2 want=$3 argc=$4 next=${5-}
+  if ((argc < 2)) || [[ -z $next || $next == --* ]]; then usage_die "${context:+$context: }$option needs a value: $want"; fi
+}
 
 NAME=dtbc
 ROOT=${DTBENCH_CLUSTER_ROOT:-/run/dtbench-cluster}
@@ -65,6 +82,8 @@ ROOT=${DTBENCH_CLUSTER_ROOT:-/run/dtbench-cluster}
 dir_of() { echo "$ROOT/$NAME"; }
 # While `up` runs, its pid (the instance's directory does not exist yet when it starts).
 up_pid_file() { echo "$ROOT/.$NAME.up.pid"; }
+# The instance's lock (flock), held by `up` and `down` from start to end ("lock" below).
+lock_file() { echo "$ROOT/.$NAME.lock"; }
 node_name() { echo "node$(($1 + 1))"; }             # index 0.. -> node1..
 node_index() {                                      # node1.. -> index 0..; refuses other names
   local node=$1 k
@@ -194,8 +213,10 @@ instance_daemons() {
       slurmctld | slurmscriptd | slurmdbd | munged | mariadbd | mysqld) ;;
       *) continue ;;
     esac
+    # (The environment only for slurmdbd: another instance's daemons may carry this one's slurm.conf
+    # in theirs, inherited from a shell that ran this instance's env.)
     if tr '\0' '\n' <"$entry/cmdline" 2>/dev/null | grep -qF -- "$dir/" ||
-      grep -qzxF "SLURM_CONF=$dir/etc/slurm.conf" "$entry/environ" 2>/dev/null; then
+      { [[ $name == slurmdbd ]] && grep -qzxF "SLURM_CONF=$dir/etc/slurm.conf" "$entry/environ" 2>/dev/null; }; then
       echo "$pid"
     fi
   done
@@ -208,7 +229,7 @@ cancel_instance_jobs() {
   local dir=$1 tries ids
   [[ -f $dir/etc/slurm.conf ]] || return 0
   pd_live_pid "$dir/pids/slurmctld.daemon.pid" "$dir" >/dev/null || return 0
-  ids=$(SLURM_CONF=$dir/etc/slurm.conf timeout 5 squeue -h -o %i 2>/dev/null | tr '\n' ' ')
+  ids=$(SLURM_CONF=$dir/etc/slurm.conf timeout 5 squeue -h -o %i 2>/dev/null | tr '\n' ' ') || true  # a slurmctld that does not answer: nothing to cancel
   [[ -n ${ids// /} ]] || return 0
   # shellcheck disable=SC2086
   SLURM_CONF=$dir/etc/slurm.conf timeout 5 scancel --quiet $ids 2>/dev/null || true
@@ -224,7 +245,7 @@ stop_running_up() {
   local pid tries
   [[ -s $(up_pid_file) ]] || return 0
   pid=$(tr -dc 0-9 <"$(up_pid_file)")
-  if [[ -n $pid && $pid != "$$" ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE -- "cluster\.sh .*(^| )up( |$)"; then
+  if [[ -n $pid && $pid != "$$" ]] && { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qE -- "cluster\.sh .*(^| )up( |$)"; then
     kill -KILL "$pid" 2>/dev/null || true
     for tries in $(seq 1 100); do
       [[ -e /proc/$pid ]] || break
@@ -271,6 +292,74 @@ cluster_down() {
     fi
   fi
   return $status
+}
+
+# ------------------------------------------------------------------------------------------- lock
+# `up` and `down` of one instance hold its lock (flock on lock_file) from start to end, so they never
+# interleave: two `up`s at once each took the other's half-made objects for remains and both failed.
+# The lock file holds "OP PID" of its holder; it is removed (by its holder) when no instance remains.
+LOCK_FD=""
+
+# "OP PID" of the live cluster.sh that wrote the lock file (its holder); fails when none is known: the
+# holder has not written yet, or it died and a command it ran still holds the file for a moment.
+lock_holder() {
+  local op pid cmd
+  { read -r op pid <"$(lock_file)"; } 2>/dev/null || return 1
+  [[ $op =~ ^(up|down)$ && $pid =~ ^[0-9]+$ && $pid != "$$" ]] || return 1
+  cmd=$({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null) || return 1
+  [[ $cmd =~ cluster\.sh\ (.*\ )?$op(\ |$) ]] || return 1
+  echo "$op $pid"
+}
+
+# The processes that have the lock file open, "PID (COMMAND)" each (for a message).
+lock_users() {
+  local pid
+  for pid in $(find /proc/[0-9]*/fd -maxdepth 1 -lname "$(lock_file)" 2>/dev/null | cut -d/ -f3 | sort -un); do
+    [[ $pid == "$$" ]] || echo "$pid ($({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | cut -c1-100))"
+  done
+}
+
+# cluster_lock OP: takes the instance's lock for OP (up or down), or exits saying who holds it. An
+# `up` is refused at once while another `up` or a `down` of the instance runs (of two `up`s at once
+# one brings it up); a `down` stops an `up` still running (SIGKILL: down removes what it made) and
+# waits for another `down`. The lock taken must be the file at the path (a holder may remove it).
+cluster_lock() {
+  local op=$1 holder pid killed="" deadline
+  mkdir -p "$ROOT"
+  while :; do
+    exec {LOCK_FD}<>"$(lock_file)"
+    deadline=$((SECONDS + 15))
+    until flock -n "$LOCK_FD"; do
+      if holder=$(lock_holder); then
+        pid=${holder#* }
+        case $op:${holder% *} in
+          up:up) die "up: cluster $NAME is being brought up by another process (pid $pid); wait for it, or stop it with '$prog --name $NAME down'" ;;
+          up:down) die "up: cluster $NAME is being taken down by another process (pid $pid); try again when it is done" ;;
+          down:up)
+            if [[ $killed != "$pid" ]]; then
+              note "down: stopping the up of $NAME still running (pid $pid)"
+              kill -KILL "$pid" 2>/dev/null || true
+              killed=$pid
+            fi ;;
+          down:down) deadline=$((SECONDS + 15)) ;;  # as long as the other down runs
+        esac
+      fi
+      ((SECONDS < deadline)) ||
+        die "$op: cluster $NAME is locked by another process: $(lock_file) is held by $(lock_users | paste -sd ';' -); try again when it is done"
+      sleep 0.05
+    done
+    [[ $(stat -L -c %d:%i "/proc/$$/fd/$LOCK_FD") == "$(stat -c %d:%i "$(lock_file)" 2>/dev/null)" ]] && break
+    exec {LOCK_FD}>&-
+  done
+  echo "$op $$" >"$(lock_file)"
+}
+
+# At the end of an up or down that holds the lock: the lock file goes when no instance remains.
+cluster_unlock() {
+  local op pid
+  { read -r op pid <"$(lock_file)"; } 2>/dev/null || return 0
+  [[ $pid == "$$" && ! -e $(dir_of) ]] || return 0
+  rm -f -- "$(lock_file)"
 }
 
 # --------------------------------------------------------------------------------------------- up
@@ -357,7 +446,10 @@ EOF
 start_slurmd() {
   local i=$1 dir node
   dir=$(dir_of) node=$(node_name "$i")
-  in_node "$i" setsid slurmd -D -N "$node" -f "$dir/etc/slurm.conf" </dev/null >>"$dir/log/slurmd.$node.out" 2>&1 &
+  # A command of its own in the background, not in_node (a function): the subshell running a function
+  # would stay between this shell and slurmd, holding what it holds open (an up's lock among it).
+  nsenter --net="/run/netns/$(nw_ns "$i")" --uts="$(uts_file "$i")" --mount="$(mnt_file "$i")" -- \
+    setsid slurmd -D -N "$node" -f "$dir/etc/slurm.conf" </dev/null >>"$dir/log/slurmd.$node.out" 2>&1 &
 }
 # The daemons write their own pid files (setsid may fork, so $! is not always the daemon).
 slurmd_pid() { pd_live_pid "$(dir_of)/pids/slurmd.$(node_name "$1").daemon.pid" "$(dir_of)"; }
@@ -386,13 +478,13 @@ cluster_up() {
   local k=4 rate=1gbit cpus=2 gpus=2 timeout=10 accounting=0 cc=cubic
   while (($#)); do
     case $1 in
-      --nodes) k=${2:-}; shift ;;
-      --rate) rate=${2:-}; shift ;;
-      --cpus) cpus=${2:-}; shift ;;
-      --gpus) gpus=${2:-}; shift ;;
-      --slurmd-timeout) timeout=${2:-}; shift ;;
+      --nodes) need_value up "$1" "a number of nodes, 1..64" "$#" "${2-}"; k=$2; shift ;;
+      --rate) need_value up "$1" "a rate such as 1gbit or 200mbit (8kbit to 1000gbit), or 0 for unshaped links" "$#" "${2-}"; rate=$2; shift ;;
+      --cpus) need_value up "$1" "the number of CPUs Slurm is told each node has, 1 or more" "$#" "${2-}"; cpus=$2; shift ;;
+      --gpus) need_value up "$1" "the number of gpus per node, 0..16" "$#" "${2-}"; gpus=$2; shift ;;
+      --slurmd-timeout) need_value up "$1" "Slurm's SlurmdTimeout in seconds, 3 or more" "$#" "${2-}"; timeout=$2; shift ;;
       --accounting) accounting=1 ;;
-      --congestion-control) cc=${2:-}; shift ;;
+      --congestion-control) need_value up "$1" "a TCP congestion control of this kernel, such as cubic, reno or bbr" "$#" "${2-}"; cc=$2; shift ;;
       *) usage_die "up: unknown option '$1'" ;;
     esac
     shift
@@ -414,6 +506,19 @@ cluster_up() {
       command -v "$cmd" >/dev/null || die "up --accounting: $cmd not found: install Debian's slurmdbd and mariadb-server (scripts/install_deps.sh)"
     done
   fi
+  # From here on Ctrl-C or SIGTERM ends up through its EXIT trap (which removes what it made, below).
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'cluster_unlock' EXIT
+  cluster_lock up
+  # The rest runs with the lock's descriptor closed (bash keeps it open, close-on-exec, in this process
+  # only): nothing up starts holds the lock, or a daemon would hold it for as long as it lives.
+  up_locked "$k" "$rate" "$bps" "$cpus" "$gpus" "$timeout" "$accounting" "$cc" {LOCK_FD}>&-
+}
+
+# The part of `up` that runs under the instance's lock (cluster_up's checked options as arguments).
+up_locked() {
+  local k=$1 rate=$2 bps=$3 cpus=$4 gpus=$5 timeout=$6 accounting=$7 cc=$8
   local dir
   dir=$(dir_of)
   if [[ -e $dir || -n $(nw_leftovers) ]]; then
@@ -430,11 +535,12 @@ cluster_up() {
   fi
   local t0=$EPOCHREALTIME
   # From here on a failure removes everything made so far.
-  trap 'rc=$?; if ((rc != 0)); then note "up failed: removing what it made"; cluster_down >/dev/null 2>&1 || true; fi' EXIT
-  trap 'exit 130' INT  # Ctrl-C: the EXIT trap removes what up made
-  trap 'exit 143' TERM
+  trap 'rc=$?; if ((rc != 0)); then note "up failed: removing what it made"; cluster_down >/dev/null 2>&1 || true; fi; cluster_unlock' EXIT
   mkdir -p "$ROOT"
   echo "$$" >"$(up_pid_file)"
+  # Every daemon up starts has this instance's slurm.conf in its environment, never one its caller had
+  # (a shell that ran another instance's env): down finds slurmdbd by it.
+  export SLURM_CONF=$dir/etc/slurm.conf
   mkdir -m 0755 "$dir"  # munged refuses a socket directory that is not 0755 (and its parents writable by others)
   mkdir -p "$dir"/{etc,pids,log,state,spool,tmp,gpu,ns}
   mkdir -m 0755 "$dir/munge"
@@ -464,6 +570,15 @@ cluster_up() {
   local sock=$dir/munge/munge.socket
   pd_start_munge "$dir/munge" "$dir/log" || die "up: munge did not start (see above)"
 
+  # The ports are chosen, and slurmctld (with --accounting, MariaDB and slurmdbd before it) listens on
+  # them, under the lock of this machine's instances' ports: two ups at once (of two names) would
+  # otherwise take the same free port, and one slurmctld would fail to bind it. This shell holds it;
+  # the daemons start with it closed (bash keeps its copy close-on-exec, as for the instance's lock).
+  local ports_fd
+  exec {ports_fd}<>"$ROOT/.ports.lock"
+  flock -w 120 "$ports_fd" ||
+    die "up: the lock of this machine's cluster ports, $ROOT/.ports.lock, stayed held for 2 minutes"
+  { # ---------------------------------------------------------------------- under the ports lock
   # slurm.conf and gres.conf.
   local port ctl_host db_port="" dbd_port="" acct_lines="AccountingStorageType=accounting_storage/none"
   port=$(free_port 6817)
@@ -538,7 +653,6 @@ EOF
   done
   echo "PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$dir/etc/slurm.conf"
   : >"$dir/etc/plugstack.conf"
-  export SLURM_CONF=$dir/etc/slurm.conf
   ((accounting == 0)) || start_accounting "$dir" "$db_port" "$dbd_port"
 
   setsid slurmctld -D -c -f "$SLURM_CONF" </dev/null >>"$dir/log/slurmctld.out" 2>&1 &
@@ -547,6 +661,8 @@ EOF
   wait_until 100 ctld_up
   scontrol ping 2>/dev/null | grep -q UP ||
     { pd_show_log "$dir/log/slurmctld.log"; pd_show_log "$dir/log/slurmctld.out"; die "slurmctld did not come up on $(ctl_addr):$port"; }
+  } {ports_fd}>&- # ------------------------------------------------------ end of the ports lock
+  exec {ports_fd}>&-
   for ((i = 0; i < k; i++)); do start_slurmd "$i"; done
   if ! wait_until 300 nodes_idle "$k"; then
     sinfo -N >&2 || true
@@ -635,7 +751,8 @@ cluster_exec() {
 node_down() {
   require_up
   local i node dir
-  i=$(node_index "${1:-}") node=$1 dir=$(dir_of)
+  i=$(node_index "${1:-}")  # on its own: exits naming a NODE missing or not the instance's
+  node=$1 dir=$(dir_of)
   # The link first, so peers see packets vanish (no FIN, no RST), then everything in the node.
   ip link set "$(nw_host_iface "$i")" down
   in_node "$i" ip link set "$(nw_iface "$i")" down
@@ -646,7 +763,8 @@ node_down() {
 node_up() {
   require_up
   local i node dir
-  i=$(node_index "${1:-}") node=$1 dir=$(dir_of)
+  i=$(node_index "${1:-}")  # on its own: exits naming a NODE missing or not the instance's
+  node=$1 dir=$(dir_of)
   in_node "$i" ip link set "$(nw_iface "$i")" up
   ip link set "$(nw_host_iface "$i")" up
   if ! slurmd_pid "$i" >/dev/null; then
@@ -670,12 +788,11 @@ dtbench_binary() {
 }
 
 capture_start() {
-  require_up
   local out="" snaplen=128 nodes="" state dir k i node bin
   while (($#)); do
     case $1 in
-      --snaplen) snaplen=${2:-}; shift ;;
-      --nodes) nodes=${2:-}; shift ;;
+      --snaplen) need_value "capture start" "$1" "the bytes kept of each packet, 64..262144" "$#" "${2-}"; snaplen=$2; shift ;;
+      --nodes) need_value "capture start" "$1" "a comma-separated list of nodes, such as node1,node2" "$#" "${2-}"; nodes=$2; shift ;;
       -*) usage_die "capture start: unknown option '$1'" ;;
       *) [[ -z $out ]] || usage_die "capture start: one output directory, got '$out' and '$1'"; out=$1 ;;
     esac
@@ -683,19 +800,27 @@ capture_start() {
   done
   [[ -n $out ]] || usage_die "capture start: give the directory the pcaps go to"
   [[ $snaplen =~ ^[0-9]+$ ]] && ((snaplen >= 64 && snaplen <= 262144)) || usage_die "capture start: --snaplen must be 64..262144 bytes, got '$snaplen'"
+  require_up
   dir=$(dir_of) state=$dir/capture k=$(nw_size)
+  # The nodes, each once (one recorder per node: `capture stop` stops one per node), all checked
+  # before anything is made: a node the instance lacks or one named twice starts nothing.
+  local targets=()
+  if [[ -n $nodes ]]; then
+    local n idx seen=" "
+    IFS=, read -r -a n <<<"$nodes"
+    for node in "${n[@]}"; do
+      idx=$(node_index "$node")  # exits naming a node that is not one of the instance's
+      [[ $seen != *" $idx "* ]] || usage_die "capture start: --nodes names $node twice ('$nodes'); name each node once"
+      seen+="$idx "
+      targets+=("$idx")
+    done
+  else
+    for ((i = 0; i < k; i++)); do targets+=("$i"); done
+  fi
   [[ ! -e $state/dir ]] || die "capture start: a capture into $(cat "$state/dir") is running; '$prog capture stop' first"
   bin=$(dtbench_binary)
   mkdir -p "$out" "$state"
   out=$(cd "$out" && pwd)
-  local targets=()
-  if [[ -n $nodes ]]; then
-    local n
-    IFS=, read -r -a n <<<"$nodes"
-    for node in "${n[@]}"; do targets+=("$(node_index "$node")"); done
-  else
-    for ((i = 0; i < k; i++)); do targets+=("$i"); done
-  fi
   echo "$out" >"$state/dir"
   for i in "${targets[@]}"; do
     node=$(node_name "$i")
@@ -766,8 +891,8 @@ main() {
   local args=() subnet=""
   while (($#)); do
     case $1 in
-      --name) NAME=${2:-}; shift ;;
-      --subnet) subnet=${2:-}; shift ;;
+      --name) need_value "" "$1" "an instance name (lower-case letters and digits, starting with a letter, at most 8)" "$#" "${2-}"; NAME=$2; shift ;;
+      --subnet) need_value "" "$1" "the first three octets of a /24, such as 10.78.0" "$#" "${2-}"; subnet=$2; shift ;;
       -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
       *) args+=("$1") ;;
     esac
@@ -792,7 +917,14 @@ main() {
   (($#)) && shift
   case $command in
     up) cluster_up "$@" ;;
-    down) require; cluster_down ;;
+    down)
+      require
+      trap 'exit 130' INT
+      trap 'exit 143' TERM
+      trap 'cluster_unlock' EXIT
+      cluster_lock down
+      cluster_down
+      ;;
     env) cluster_env ;;
     status) cluster_status ;;
     rate) require; cluster_rate "$@" ;;

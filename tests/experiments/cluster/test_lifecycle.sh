@@ -4,11 +4,15 @@
 # kills neither its caller (which ran the env's eval) nor a process that merely names the instance's
 # directory, and a backgrounded srun ends with its job; an up stopped by SIGTERM cleans up; the
 # remains of an `up` killed half-way, or of an instance whose daemons died, are cleaned by `down` (and
-# by the next `up`).
-#   tests/experiments/cluster/test_lifecycle.sh
+# by the next `up`). An option without its value is a usage error naming it; `capture start` refuses a
+# node named twice or one the cluster lacks, starting nothing; of two `up`s of one name at once exactly
+# one brings it up (an `up` of another name beside them works too).
+#   tests/experiments/cluster/test_lifecycle.sh [path/to/dtbench]   (dtbench: the capture recorder; the
+#   refusals tested here need none)
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 dir=/run/dtbench-cluster/$CLUSTER_NAME
+[[ -n ${1:-} ]] && export DTBENCH=$1
 
 # Everything of this instance that still exists, one line each (empty: nothing).
 remains() {
@@ -24,6 +28,29 @@ expect_clean() {
   left=$(remains)
   [[ -z $left ]] || fail "$1: left behind: $(tr '\n' ';' <<<"$left")"
 }
+
+# no_value OPTION ARGS...: `cluster.sh ARGS...` is refused as a usage error (exit 2) naming OPTION's
+# missing value (not the silent exit 1 of a `shift` past the end).
+no_value() {
+  local opt=$1 out rc
+  shift
+  out=$("$cluster_sh" "$@" 2>&1)
+  rc=$?
+  [[ $rc == 2 && $out == *"$opt needs a value"* ]] ||
+    fail "cluster.sh $*: exit $rc, want 2 and a message that $opt needs a value: '$out'"
+}
+
+info "an option without its value (last, or before another option) is a usage error naming it, before anything is made"
+for opt in --nodes --rate --cpus --gpus --slurmd-timeout --congestion-control; do
+  no_value "$opt" --name "$CLUSTER_NAME" --subnet "$CLUSTER_SUBNET" up --nodes 2 "$opt"
+done
+no_value --nodes --name "$CLUSTER_NAME" --subnet "$CLUSTER_SUBNET" up --nodes --rate 1gbit
+no_value --congestion-control --name "$CLUSTER_NAME" --subnet "$CLUSTER_SUBNET" up --congestion-control --accounting
+no_value --name --subnet "$CLUSTER_SUBNET" up --nodes 2 --name
+no_value --name --name --subnet "$CLUSTER_SUBNET" status
+no_value --subnet --name "$CLUSTER_NAME" up --nodes 2 --subnet
+no_value --subnet --name "$CLUSTER_NAME" --subnet --name "$CLUSTER_NAME" up
+expect_clean "ups refused for an option without its value"
 
 info "a rate beyond any link is a usage error, before anything is made"
 rate_out=$(cluster --subnet "$CLUSTER_SUBNET" up --nodes 2 --rate 99999999999999999999gbit 2>&1)
@@ -81,6 +108,27 @@ info "a second up of the same name is refused"
 if cluster up --nodes 2 >"$work/second.log" 2>&1; then fail "a second 'up' of $CLUSTER_NAME succeeded"; fi
 grep -q "already up" "$work/second.log" || fail "the second up did not say the cluster is already up: $(cat "$work/second.log")"
 sinfo -h -N -t idle -o %N | grep -q node3 || fail "the refused up harmed the running cluster"
+
+info "capture start: an option without its value, a node named twice or one the cluster lacks is refused; nothing starts"
+no_value --snaplen --name "$CLUSTER_NAME" capture start "$work/cap" --snaplen
+no_value --nodes --name "$CLUSTER_NAME" capture start "$work/cap" --nodes
+no_value --nodes --name "$CLUSTER_NAME" capture start --nodes --snaplen 128 "$work/cap"
+# NODES|EXIT|MESSAGE: a node named twice is a usage error; one the cluster (3 nodes) lacks, an error.
+for bad in "node1,node1|2|node1 twice" "node2,node3,node2|2|node2 twice" "node1,node4|1|no node node4" \
+  "node1,nodex|1|'nodex' is not a node name"; do
+  IFS='|' read -r nodes want_rc want <<<"$bad"
+  out=$(cluster capture start "$work/cap" --nodes "$nodes" 2>&1)
+  rc=$?
+  [[ $rc == "$want_rc" && $out == *"$want"* ]] ||
+    fail "capture start --nodes $nodes: exit $rc, want $want_rc and a refusal saying \"$want\": '$out'"
+  recorders=$(pgrep -a -f -- "capture record .*$work/cap")
+  [[ -z $recorders ]] || fail "capture start --nodes $nodes left recorders running: $(tr '\n' ';' <<<"$recorders")"
+  for made in "$work/cap" "$dir/capture/dir"; do
+    [[ ! -e $made ]] || fail "capture start --nodes $nodes left a capture half-made: $made"
+  done
+done
+stop_out=$(cluster capture stop 2>&1) && fail "capture stop after refused starts succeeded: $stop_out"
+[[ $stop_out == *"no capture is running"* ]] || fail "capture stop after refused starts: '$stop_out'"
 
 info "rate: node2 reshaped to 50mbit"
 cluster rate 50mbit node2 2>/dev/null || fail "rate 50mbit node2 failed"
@@ -182,4 +230,55 @@ pkill -KILL -f "$dir/munge"
 sleep 0.3
 cluster down >/dev/null 2>&1 || true
 expect_clean "down after the daemons died"
-echo "PASS: cluster lifecycle (up, rate, node-down/up, down, killed up, dead daemons)"
+
+info "two ups of one name at once: exactly one brings it up, the other is refused; an up of another name beside them works"
+other=u$(($$ % 10000000)) other_subnet=10.81.$(($$ % 250))
+lock=/run/dtbench-cluster/.$CLUSTER_NAME.lock
+cleanup_other() {
+  local rc=$?
+  "$cluster_sh" --name "$other" down >/dev/null 2>&1 || true
+  return $rc
+}
+trap 'cleanup_other; cleanup' EXIT
+# A bounded wait: two racing ups once left one of them waiting forever on a slurmctld the other removed.
+timeout -k 5 60 "$cluster_sh" --name "$CLUSTER_NAME" --subnet "$CLUSTER_SUBNET" up --nodes 2 >"$work/race1.log" 2>&1 &
+race1=$!
+timeout -k 5 60 "$cluster_sh" --name "$CLUSTER_NAME" --subnet "$CLUSTER_SUBNET" up --nodes 2 >"$work/race2.log" 2>&1 &
+race2=$!
+timeout -k 5 60 "$cluster_sh" --name "$other" --subnet "$other_subnet" up --nodes 2 >"$work/other.log" 2>&1 &
+other_up=$!
+wait "$race1"
+rc1=$?
+wait "$race2"
+rc2=$?
+wait "$other_up"
+rc_other=$?
+race_logs="up 1 exit $rc1: $(tr '\n' ' ' <"$work/race1.log"); up 2 exit $rc2: $(tr '\n' ' ' <"$work/race2.log")"
+case "$rc1 $rc2" in
+  "0 1") loser=$work/race2.log ;;
+  "1 0") loser=$work/race1.log ;;
+  *) fail "two ups of $CLUSTER_NAME at once: want one exit 0 and one exit 1; $race_logs" ;;
+esac
+grep -qE "is being brought up by another process|is already up" "$loser" ||
+  fail "the refused up does not say another process is bringing $CLUSTER_NAME up (or that it is up): $race_logs"
+[[ $rc_other == 0 ]] || fail "an up of $other beside them failed (exit $rc_other): $(cat "$work/other.log")"
+cluster status >"$work/status.out" 2>&1 || fail "status after the racing ups failed: $(cat "$work/status.out")"
+grep -q "^cluster $CLUSTER_NAME: 2 node(s)" "$work/status.out" || fail "status after the racing ups: $(cat "$work/status.out")"
+[[ $(grep -cE '^node[12] idle ' "$work/status.out") == 2 ]] || fail "status after the racing ups shows no 2 idle nodes: $(cat "$work/status.out")"
+[[ $(cluster exec node2 getent hosts node1 | awk '{print $1}') == "$CLUSTER_SUBNET.1" ]] || fail "node2 of the raced cluster does not resolve node1"
+"$cluster_sh" --name "$other" status >"$work/other-status.out" 2>&1 || fail "status of $other failed: $(cat "$work/other-status.out")"
+[[ $(grep -cE '^node[12] idle ' "$work/other-status.out") == 2 ]] || fail "status of $other shows no 2 idle nodes: $(cat "$work/other-status.out")"
+# Nothing that up started (its daemons) holds the lock: down takes it at once.
+flock -n "$lock" true || fail "the lock $lock is still held after up: $(fuser -v "$lock" 2>&1 | tr '\n' ' ')"
+# Nor the machine's ports lock (held by an up only while it starts its slurmctld: another engineer's up
+# may hold it a moment).
+flock -w 10 /run/dtbench-cluster/.ports.lock true ||
+  fail "the ports lock is still held after up: $(fuser -v /run/dtbench-cluster/.ports.lock 2>&1 | tr '\n' ' ')"
+cluster down >/dev/null 2>&1 || fail "down after the racing ups failed"
+"$cluster_sh" --name "$other" down >/dev/null 2>&1 || fail "down of $other failed"
+expect_clean "down after the racing ups"
+[[ ! -e $lock ]] || fail "down left the lock file $lock"
+if ip netns list | awk '{print $1}' | grep -qE "^${other}ns" || [[ -e /run/dtbench-cluster/$other ]]; then
+  fail "down of $other left its namespaces or directory"
+fi
+echo "PASS: cluster lifecycle (up, rate, node-down/up, down, killed up, dead daemons, options without values, capture --nodes refusals, racing ups)"
