@@ -143,9 +143,11 @@ ParsedOptions parseOptions(cxxopts::Options& options, const std::string& subcomm
     return parsed;
   }
   // A flag given without its value takes the next flag as one ("--cudnn-benchmark --out DIR" reads
-  // "--out" as the benchmark's value and leaves DIR over): name the flag that lacks its value.
+  // "--out" as the benchmark's value and leaves DIR over): name the flag that lacks its value. Only a
+  // value that is a bare flag of this command: "--sbatch-args --constraint=a100" passes words on.
   for (const cxxopts::KeyValue& argument : parsed.result.arguments())
-    if (argument.value().rfind("--", 0) == 0 && detailsOf(options, argument.value().substr(0, argument.value().find('='))))
+    if (const std::string& value = argument.value();
+        value.rfind("--", 0) == 0 && value.find_first_of("= \t") == std::string::npos && detailsOf(options, value))
       throwUsage(subcommand, "--" + argument.key() + " needs a value before " + argument.value() +
                                  (argument.key().size() == 1 ? "" : " (e.g. --" + argument.key() + " VALUE)"));
   if (!parsed.result.unmatched().empty())

@@ -84,3 +84,17 @@ TEST_CASE("the typed GPU and node features (--gpu-type, --constraint) are Slurm'
   CHECK_THROWS_WITH(parseSweepOptions(with({"--launcher", "slurm", "--gpu-type", "a100:2"})),
                     Catch::Contains("--gpu-type must be one gres type name") && Catch::Contains("'a100:2'"));
 }
+
+TEST_CASE("a flag's value may start with -- unless it is a bare flag of the command", "[cli][sweep]") {
+  // sbatch's own words pass on, even one named like a sweep flag when it carries its value.
+  const auto passed = parseSweepOptions({"--out", "d", "--grid", "world=1,2", "--launcher", "slurm", "--sbatch-args",
+                                         "--constraint=a100"});
+  REQUIRE(passed.sbatchArgs.size() == 1);
+  CHECK(passed.sbatchArgs.front() == "--constraint=a100");
+  CHECK(parseSweepOptions({"--out", "d", "--grid", "world=1,2", "--launcher", "slurm", "--sbatch-args",
+                           "--time=30 -p cpu"})
+            .sbatchArgs.size() == 3);
+  // A flag left without its value, the next flag taken as it: named.
+  CHECK_THROWS_WITH(parseSweepOptions({"--grid", "world=1,2", "--out", "--launcher", "slurm"}),
+                    Catch::Contains("--out needs a value before --launcher"));
+}
