@@ -31,12 +31,14 @@ const NativeModel& nativeModel(Backend backend) {
   throw std::logic_error("nativeModel: a backend without a row");
 }
 
+Topology nativeTopology(Backend backend, int worldSize) { return Topology::parse(modelledAs(backend, worldSize)); }
+
 Schedule nativeSchedule(Backend backend, const HostLayout& hosts) {
-  return makeSchedule(modelledAs(backend, hosts.worldSize()), hosts);
+  return nativeTopology(backend, hosts.worldSize()).schedule(hosts);
 }
 
 Schedule nativeSlice(Backend backend, const HostLayout& hosts, int period) {
-  return Topology::parse(modelledAs(backend, hosts.worldSize())).slice(hosts, period);
+  return nativeTopology(backend, hosts.worldSize()).slice(hosts, period);
 }
 
 }  // namespace dtbench::comm

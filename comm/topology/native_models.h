@@ -24,6 +24,7 @@
 
 #include "comm/backends/backend.h"
 #include "comm/topology/hosts.h"
+#include "comm/topology/registry.h"
 #include "comm/topology/schedule.h"
 
 namespace dtbench::comm {
@@ -36,6 +37,9 @@ struct NativeModel {
 };
 
 const NativeModel& nativeModel(Backend backend);
+
+// The topology `backend`'s own all-reduce over `worldSize` ranks is modelled as (ring or hierarchical).
+Topology nativeTopology(Backend backend, int worldSize);
 
 // The Schedule that models `backend`'s own all-reduce over `hosts`.
 Schedule nativeSchedule(Backend backend, const HostLayout& hosts);

@@ -23,6 +23,8 @@ struct TopologyRow {
   // The slice of a Schedule that repeats every `period` ranks (Schedule::slicePeriod); nullptr for
   // the topologies whose root makes ranks unlike (the trees and the star).
   Schedule (*slice)(const HostLayout& hosts, int period) = nullptr;
+  // Sliceable rows: at most how many transfers one rank sends (Topology::transfersPerRank).
+  int64_t (*transfersPerRank)(const HostLayout& hosts) = nullptr;
 };
 
 namespace {
@@ -35,7 +37,8 @@ const std::vector<TopologyRow>& rows() {
       {"native", nullptr, 0, "the backend's own all-reduce"},
       {"ring", [](const HostLayout& h) { return ringSchedule(h.worldSize()); }, 0,
        "reduce-scatter then all-gather around one ring",
-       [](const HostLayout& h, int period) { return ringSlice(h.worldSize(), period); }},
+       [](const HostLayout& h, int period) { return ringSlice(h.worldSize(), period); },
+       [](const HostLayout& h) { return 2 * int64_t{h.worldSize() - 1}; }},  // N − 1 steps each way
       {"tree", [](const HostLayout& h) { return treeSchedule(binaryTree(h.worldSize()), "tree"); }, kMiB,
        "binary tree reduce, then broadcast"},
       {"binary-tree-star", [](const HostLayout& h) { return treeSchedule(binaryTreeStar(h), "binary-tree-star"); },
@@ -44,10 +47,15 @@ const std::vector<TopologyRow>& rows() {
        "every rank to one root and back: parameter-server traffic"},
       {"clique", [](const HostLayout& h) { return cliqueSchedule(h.worldSize()); }, 0,
        "each rank owns a shard and exchanges it with every other rank",
-       [](const HostLayout& h, int period) { return cliqueSlice(h.worldSize(), period); }},
+       [](const HostLayout& h, int period) { return cliqueSlice(h.worldSize(), period); },
+       [](const HostLayout& h) { return 2 * int64_t{h.worldSize() - 1}; }},  // a shard to and from every other
       {"hierarchical", [](const HostLayout& h) { return hierarchicalSchedule(h); }, kMiB,
        "reduce inside a host, ring across host leaders, broadcast inside the host",
-       [](const HostLayout& h, int period) { return hierarchicalSlice(h, period); }},
+       [](const HostLayout& h, int period) { return hierarchicalSlice(h, period); },
+       // inside the host both ways, and a leader's ring across the hosts
+       [](const HostLayout& h) {
+         return 2 * int64_t{std::max(h.consecutiveHostSize(), 1) - 1} + 2 * (static_cast<int64_t>(h.hosts.size()) - 1);
+       }},
   };
   return kRows;
 }
@@ -107,6 +115,11 @@ Schedule Topology::schedule(const HostLayout& hosts) const {
 }
 
 bool Topology::sliceable() const { return row_->slice != nullptr; }
+
+std::optional<int64_t> Topology::transfersPerRank(const HostLayout& hosts) const {
+  if (row_->transfersPerRank == nullptr || hosts.worldSize() < 1) return std::nullopt;
+  return row_->transfersPerRank(hosts);
+}
 
 Schedule Topology::slice(const HostLayout& hosts, int period) const {
   if (!sliceable()) throw std::invalid_argument("topology '" + name() + "' has no slice (its root makes ranks unlike)");

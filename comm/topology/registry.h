@@ -88,6 +88,10 @@ class Topology {
   // The transfers that ranks [0, period) send; throws std::invalid_argument when the topology is
   // not sliceable or `period` does not fit it (see ring.h, clique.h, hierarchical.h).
   Schedule slice(const HostLayout& hosts, int period) const;
+  // For a sliceable topology, at most how many transfers one rank sends over a whole all-reduce of
+  // `hosts` (before segmenting): what a model of a large world holds per simulated rank. nullopt for
+  // the others, whose Schedules have O(N) transfers in all.
+  std::optional<int64_t> transfersPerRank(const HostLayout& hosts) const;
   // The segment within one host; defaultSegmentBytes(hosts, rate) is the one for a Schedule over
   // `hosts` (for every point-to-point topology over several hosts, crossHostSegmentBytes of the
   // slowest link's rate and of the pieces the Schedule's walk keeps in flight per link, counted on

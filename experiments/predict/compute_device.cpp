@@ -48,16 +48,24 @@ std::string gpuFieldChoices() {
   return choices;
 }
 
+ComputeDevice readGpuField(const nlohmann::json& object, const JsonFields& fields) {
+  if (!object.contains("gpu")) return {};
+  const std::string value = fields.text(object, "gpu", "");
+  const std::optional<ComputeDevice> device = deviceFromGpuField(value);
+  if (!device) fields.fail("gpu '" + value + "' is neither none (CPU) nor a GPU of the peak table (" + gpuFieldChoices() + ")");
+  return *device;
+}
+
 std::optional<std::string> deviceMismatch(const ComputeDevice& step, const ComputeDevice& hardware) {
   using Kind = ComputeDevice::Kind;
   if (!step.known() || !hardware.known()) return std::nullopt;
-  if (step.kind == hardware.kind && (step.kind != Kind::kGpu || step.key == hardware.key)) {
-    if (step.kind != Kind::kUnidentifiedGpu) return std::nullopt;
-  }
+  // A hardware file names a table row or none, so an unidentified GPU step never matches it.
+  const bool same = step.kind == hardware.kind && (step.kind == Kind::kCpu || step.key == hardware.key);
+  if (same) return std::nullopt;
   const std::string ranks = hardware.kind == Kind::kCpu ? "CPU ranks" : hardware.label + " GPUs";
-  std::string what = step.kind == Kind::kUnidentifiedGpu
-                         ? "a GPU the peak table does not name (" + step.label + "), so it cannot be matched"
-                         : step.label;
+  const std::string what = step.kind == Kind::kUnidentifiedGpu
+                               ? "a GPU the peak table does not name (" + step.label + "), so it cannot be matched"
+                               : step.label;
   return "its compute was measured on " + what + ", and the hardware file describes " + ranks;
 }
 

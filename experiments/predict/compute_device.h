@@ -12,6 +12,9 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "experiments/predict/json_fields.h"
 #include "run/run_facts.h"
 
 namespace dtbench::predict {
@@ -30,11 +33,13 @@ struct ComputeDevice {
 // Rank 0's device of a run (config.json's "devices"); unknown when the run recorded none.
 ComputeDevice deviceOfRun(const run::RunFacts& facts);
 
-// The device a `gpu` field names: "none" or a key of the peak table; nullopt for any other text (the
-// caller names the file and lists gpuFieldChoices()).
+// The device a `gpu` field names: "none" or a key of the peak table; nullopt for any other text.
 std::optional<ComputeDevice> deviceFromGpuField(const std::string& value);
 // "none, v100-sxm2, v100-pcie, ...": every value a `gpu` field takes.
 std::string gpuFieldChoices();
+// The `gpu` key of a hardware file or step description (unknown when absent); fails through `fields`,
+// naming the value and every choice, for any other text.
+ComputeDevice readGpuField(const nlohmann::json& object, const JsonFields& fields);
 
 // Why the step's compute cannot stand for the hardware's ranks' ("the run was measured on cpu ...,
 // the hardware file describes a100-sxm4-80gb GPUs"), or nullopt where it can: both known and the same

@@ -53,12 +53,7 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   h.inter = linkClass(json, "inter_node", f);
   if (json.contains("compute_scale")) h.computeScale = f.number(json, "compute_scale", "", false, 1e6);
   if (json.contains("link_rate_bps")) h.linkRateBps = f.number(json, "link_rate_bps", "", false);
-  if (json.contains("gpu")) {
-    const std::string value = f.text(json, "gpu", "");
-    const std::optional<ComputeDevice> device = deviceFromGpuField(value);
-    if (!device) f.fail("gpu '" + value + "' is neither none (CPU ranks) nor a GPU of the peak table (" + gpuFieldChoices() + ")");
-    h.device = *device;
-  }
+  h.device = readGpuField(json, f);
   if (json.contains("native_efficiency")) {
     const nlohmann::json& e = json.at("native_efficiency");
     if (!e.is_object()) f.fail("native_efficiency must be an object {backend: efficiency}");

@@ -80,12 +80,7 @@ MeasuredParameter readParameter(const nlohmann::json& json, size_t index, double
 }
 
 void readSpeedOfLight(const nlohmann::json& json, const JsonFields& f, MeasuredStep& step) {
-  if (json.contains("gpu")) {
-    const std::string value = f.text(json, "gpu", "");
-    const std::optional<ComputeDevice> device = deviceFromGpuField(value);
-    if (!device) f.fail("gpu '" + value + "' is neither none (CPU) nor a GPU of the peak table (" + gpuFieldChoices() + ")");
-    step.device = *device;
-  }
+  step.device = readGpuField(json, f);
   if (json.contains("flops_per_image")) {
     const nlohmann::json& flops = json.at("flops_per_image");
     if (!flops.is_object())

@@ -72,15 +72,13 @@ class AllreduceModel {
     // one rate: one node's slice stands for it (docs/predict.md, "Large worlds").
     const bool slice = network.worldSize > kWholeScheduleRanks && network.nodeBytesPerSecond.empty() &&
                        (topology.native() || topology.sliceable());
-    // Rings and cliques (and the native ring) send 2(N − 1) messages a rank; the hierarchical one
-    // 2(R − 1) within a node and 2(nodes − 1) across: refused before their Schedule is made where the
-    // simulated ranks' messages could not fit in memory (the trees and the star send few).
-    const int simulated = slice ? network.ranksPerNode : network.worldSize;
-    const double world = network.worldSize, perNode = network.ranksPerNode;
-    double perRank = 0;
-    if (topology.native() || topology.name() == "ring" || topology.name() == "clique") perRank = 2 * (world - 1);
-    if (topology.name() == "hierarchical") perRank = 2 * (perNode - 1) + 2 * (world / perNode - 1);
-    checkSimulationFits(simulated * perRank, network, simulated);
+    // Refused before its Schedule is made where the simulated ranks' messages could not fit in memory
+    // (the rootless topologies send O(N) a rank; the trees and the star O(N) in all).
+    const comm::Topology modelled = topology.native() ? comm::nativeTopology(backend, network.worldSize) : topology;
+    if (const std::optional<int64_t> perRank = modelled.transfersPerRank(hosts)) {
+      const int simulated = slice ? network.ranksPerNode : network.worldSize;
+      checkSimulationFits(static_cast<double>(simulated) * static_cast<double>(*perRank), network, simulated);
+    }
     if (slice)
       schedule_ = topology.native() ? comm::nativeSlice(backend, hosts, network.ranksPerNode)
                                     : topology.slice(hosts, network.ranksPerNode);

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -248,4 +249,25 @@ TEST_CASE("a slice holds exactly the transfers its first ranks send, step by ste
   CHECK_THROWS_AS(Topology::parse("ring").slice(hostsFromRanksPerHost(6, 1), 4), std::invalid_argument);
   CHECK_THROWS_AS(Topology::parse("hierarchical").slice(hostsFromRanksPerHost(8, 2), 1), std::invalid_argument);
   CHECK_FALSE(Topology::parse("binary-tree-star").sliceable());
+}
+
+TEST_CASE("a sliceable topology's transfers per rank bound what each rank of its Schedule sends", "[schedule]") {
+  // predict counts a large world's messages from it before making the Schedule (docs/predict.md).
+  for (const Topology& topology : Topology::all()) {
+    if (topology.native()) continue;
+    for (const auto& [world, perHost] : {std::pair{8, 2}, {12, 4}, {16, 4}, {9, 3}}) {
+      const HostLayout hosts = hostsFromRanksPerHost(world, perHost);
+      const std::optional<int64_t> bound = topology.transfersPerRank(hosts);
+      CHECK(bound.has_value() == topology.sliceable());
+      if (!bound) continue;
+      std::map<int, int64_t> sent;
+      for (const Step& step : topology.schedule(hosts).steps)
+        for (const Transfer& t : step.transfers) ++sent[t.src];
+      int64_t most = 0;
+      for (const auto& [rank, n] : sent) most = std::max(most, n);
+      CAPTURE(topology.name(), world, perHost);
+      CHECK(most <= *bound);
+      if (topology.name() != "hierarchical") CHECK(most == *bound);  // ring and clique: exactly 2(N − 1)
+    }
+  }
 }
