@@ -336,6 +336,28 @@ std::vector<Setting> makeSettings() {
                      [](auto& c) -> auto& { return c.sync.checkEvery; }),
                ">= 0 (0 = never)", atLeast(0)),
       distributed);
+  // How the gradients travel changes what every rank adds up: the same on every rank, and kept by --resume.
+  add(choice("compress", "--compress", A::kResumed,
+             "ssgd: how gradient buckets travel: none (float32), fp16 or bf16 (each bucket cast and divided by the "
+             "world size before a 16-bit all-reduce, as PyTorch's fp16_compress_hook and bf16_compress_hook), or "
+             "powersgd (every matrix-shaped gradient whose rank-R factors are at most half its size sent as the two "
+             "factors P and Q, with error feedback and warm start, as PyTorch's powerSGD_hook; the rest all-reduced "
+             "whole)",
+             compressionNames(), [](auto& c) -> auto& { return c.sync.compress; }),
+      distributed);
+  add(withRule(field("compress_rank", "--compress-rank", V::kInteger, A::kResumed,
+                     "powersgd: the rank R of the low-rank factors (PyTorch's matrix_approximation_rank)",
+                     [](auto& c) -> auto& { return c.sync.compressRank; }),
+               "in [1, " + std::to_string(kLargestCompressRank) + "]",
+               [](const json& v) { return v.get<int64_t>() >= 1 && v.get<int64_t>() <= kLargestCompressRank; }),
+      distributed);
+  add(withRule(field("compress_start", "--compress-start", V::kInteger, A::kResumed,
+                     "powersgd: the first K steps of the run are all-reduced uncompressed (PyTorch's "
+                     "start_powerSGD_iter; at least " + std::to_string(kLeastCompressStart) +
+                         ", as PyTorch requires with error feedback and warm start)",
+                     [](auto& c) -> auto& { return c.sync.compressStart; }),
+               ">= " + std::to_string(kLeastCompressStart), atLeast(kLeastCompressStart)),
+      distributed);
   // dp under several ranks is refused on each rank (trainer/config.cpp).
   add(choice("mode", "--mode", A::kPerRank,
              "ddp: one process per rank; dp: one process driving every local GPU (DataParallel, CUDA only)",

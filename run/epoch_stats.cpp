@@ -65,7 +65,9 @@ EpochStats readEpochStats(const nlohmann::json& object, const std::string& where
   whole("steps", s.steps);
   whole("full_epoch_steps", s.fullEpochSteps);
   whole("samples", s.samples);
-  for (const BatchColumn* c : phaseColumns()) number(c->name, s.*c->phase);
+  // A phase added after the summary was written is absent from it: 0, as in batches.csv.
+  for (const BatchColumn* c : phaseColumns())
+    if (!(c->addedLater && !object.contains(c->name))) number(c->name, s.*c->phase);
   number("train_loss", s.meanLoss);
   number("train_accuracy", s.trainAccuracy);
   number("eval_s", s.evalS);

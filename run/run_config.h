@@ -41,6 +41,14 @@ inline constexpr double kAdaptiveLr = 1e-3;  // adam, rmsprop
 inline constexpr double kSgdMomentum = 0.9;
 inline constexpr double kRmspropMomentum = 0.0;
 
+// --compress powersgd's defaults and bounds (trainer/sync/powersgd.h): rank 2 (the paper's CIFAR-10
+// setting), and the first 2 steps uncompressed, the least PyTorch's powerSGD_hook allows with error
+// feedback and warm start, which dtbench always uses.
+inline constexpr int64_t kDefaultCompressRank = 2;
+inline constexpr int64_t kLargestCompressRank = 1024;
+inline constexpr int64_t kDefaultCompressStart = 2;
+inline constexpr int64_t kLeastCompressStart = 2;
+
 // Bytes in `mib` MiB (--bucket-mb and the like), rounded down.
 int64_t mibToBytes(double mib);
 
@@ -87,6 +95,9 @@ struct SyncConfig {
   double bucketMb = kDefaultBucketMb;  // ssgd bucket cap (MiB); the first bucket is capped at kFirstBucketBytes
   bool localBnStats = false;          // keep BatchNorm running statistics local (no broadcast from rank 0)
   int64_t checkEvery = 0;             // ssgd: compare a parameter checksum across ranks every K steps
+  Compression compress = Compression::kNone;       // ssgd: how the buckets travel
+  int64_t compressRank = kDefaultCompressRank;     // powersgd: the rank R of the factors
+  int64_t compressStart = kDefaultCompressStart;   // powersgd: steps 1..K all-reduced uncompressed
 };
 
 // How the step runs on a GPU and how it is timed (docs/gpu.md).

@@ -42,6 +42,14 @@ json configJson(const RunConfig& settings, const RunFacts& facts) {
       out["buckets"] = world->buckets->parameters;
       out["bucket_elements"] = world->buckets->elements;
       out["bucket_dtypes"] = world->buckets->dtypes;
+      json collectives = json::array();
+      for (const std::vector<CollectiveFacts>& bucket : world->buckets->collectives) {
+        json list = json::array();
+        for (const CollectiveFacts& c : bucket)
+          list.push_back({{"what", c.what}, {"elements", c.elements}, {"dtype", c.dtype}});
+        collectives.push_back(std::move(list));
+      }
+      if (!world->buckets->collectives.empty()) out["bucket_collectives"] = std::move(collectives);
     }
   }
   return out;
@@ -143,6 +151,16 @@ RunRecord readConfigJson(const json& config, std::vector<std::string>& problems)
       });
       read("bucket_elements", [&](const json& v) { buckets.elements = listValue<int64_t>(v, countValue); });
       read("bucket_dtypes", [&](const json& v) { buckets.dtypes = listValue<std::string>(v, textValue); });
+      if (config.contains("bucket_collectives"))
+        read("bucket_collectives", [&](const json& v) {
+          buckets.collectives = listValue<std::vector<CollectiveFacts>>(v, [](const json& bucket) {
+            return listValue<CollectiveFacts>(bucket, [](const json& c) {
+              if (!c.is_object() || !c.contains("what") || !c.contains("elements") || !c.contains("dtype"))
+                wrongValue("an object with what, elements and dtype", c);
+              return CollectiveFacts{textValue(c.at("what")), countValue(c.at("elements")), textValue(c.at("dtype"))};
+            });
+          });
+        });
       world.buckets = std::move(buckets);
     }
     f.world = std::move(world);
@@ -169,7 +187,7 @@ const std::vector<std::string>& factKeys() {
                                              "train_samples", "test_samples",    "dp_devices",    "cluster_file",
                                              "devices",       "speed_of_light",
                                              "link_rate_bps", "hosts",           "hosts_emulated", "segment_bytes",
-                                             "buckets",       "bucket_elements", "bucket_dtypes"};
+                                             "buckets",       "bucket_elements", "bucket_dtypes",  "bucket_collectives"};
   return keys;
 }
 

@@ -19,10 +19,21 @@
 namespace dtbench::run {
 
 // The gradient buckets of --sync ssgd, in launch order.
+// One all-reduce of a bucket's step under --compress (trainer/sync/bucket_compression.h).
+struct CollectiveFacts {
+  std::string what;  // "gradients"; powersgd: "uncompressed", "p", "q"
+  int64_t elements = 0;
+  std::string dtype;  // comm/element_type.h's name
+};
+
 struct BucketFacts {
   std::vector<std::vector<int64_t>> parameters;  // "buckets": parameter indices of each bucket
   std::vector<int64_t> elements;                 // "bucket_elements": the last one includes the stop flag
   std::vector<std::string> dtypes;               // "bucket_dtypes"
+  // "bucket_collectives": what one step of each bucket all-reduces (with --compress, its compressed
+  // form; powersgd's first --compress-start steps send bucket_elements in float32 instead). Empty in
+  // runs written before it was recorded, which all-reduced bucket_elements.
+  std::vector<std::vector<CollectiveFacts>> collectives;
 };
 
 // Recorded by a run of several ranks (or one with a communicator: mpi, nccl).

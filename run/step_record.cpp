@@ -1,6 +1,7 @@
 #include "run/step_record.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -29,6 +30,13 @@ BatchColumn phase(const char* name, double PhaseTimes::*field, bool mayBeUntimed
   return c;
 }
 
+// A column added after runs were written (columns are only ever added, at the end): files written
+// before it have none, and their rows read 0 in it.
+BatchColumn later(BatchColumn column) {
+  column.addedLater = true;
+  return column;
+}
+
 // The longest time one step's field may hold: a year. Longer is no measurement (no job runs that
 // long), and sums of such values would overflow to infinity.
 constexpr double kLongestStepTimeS = 365.0 * 24 * 3600;
@@ -51,6 +59,7 @@ const std::vector<BatchColumn>& batchColumns() {
       phase("step_s", &PhaseTimes::stepS, false),
       count("bytes_sent", &StepRecord::bytesSent, 0),
       count("bytes_recv", &StepRecord::bytesRecv, 0),
+      later(phase("compress_s", &PhaseTimes::compressS, false)),
   };
   return columns;
 }
@@ -89,8 +98,10 @@ std::string toCsvRow(const StepRecord& r) {
 }
 
 std::vector<StepRecord> readBatchesCsv(const common::CsvFile& f) {
+  constexpr size_t kAbsent = SIZE_MAX;
   std::vector<size_t> index;
-  for (const BatchColumn& c : batchColumns()) index.push_back(f.column(c.name));
+  for (const BatchColumn& c : batchColumns())
+    index.push_back(c.addedLater && !f.hasColumn(c.name) ? kAbsent : f.column(c.name));
   const size_t stepColumn = f.column("step_s");
   std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> lineOf;  // (rank, epoch, step) -> its first line
   std::vector<StepRecord> rows;
@@ -99,6 +110,7 @@ std::vector<StepRecord> readBatchesCsv(const common::CsvFile& f) {
     for (size_t k = 0; k < batchColumns().size(); ++k) {
       const BatchColumn& c = batchColumns()[k];
       const size_t column = index[k];
+      if (column == kAbsent) continue;  // the field's 0
       if (c.count) {
         const int64_t value = f.integer(i, column);
         if (value < c.least || value > c.most)
@@ -124,7 +136,7 @@ std::vector<StepRecord> readBatchesCsv(const common::CsvFile& f) {
     // Every phase is part of its step.
     for (size_t k = 0; k < batchColumns().size(); ++k) {
       const BatchColumn& c = batchColumns()[k];
-      if (c.phase && c.phase != &PhaseTimes::stepS && r.*c.phase > r.stepS)
+      if (c.phase && c.phase != &PhaseTimes::stepS && index[k] != kAbsent && r.*c.phase > r.stepS)
         f.fail(i, index[k],
                "'" + f.text(i, index[k]) + "' is more than the row's step_s " + f.text(i, stepColumn) +
                    " (every phase is part of its step)");

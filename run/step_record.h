@@ -12,6 +12,10 @@
 // - comm_total_s: length of the union of the step's collective intervals;
 //   comm_exposed_s: from the end of backward to the completion of the last collective;
 //   both 0 on a single rank, where nothing is synchronized.
+// - compress_s: encoding and decoding the gradients for --compress (casts, PowerSGD's products and
+//   orthogonalization), on the communication thread, so a part of comm_total_s (and of comm_exposed_s
+//   where backward did not hide it); comm_total_s - compress_s is the collectives' own time. 0 without
+//   compression.
 // - h2d_s, forward_s, backward_s and optimizer_s are NaN when the phase was not timed
 //   (--phase-timing none): an empty cell in batches.csv, null in JSON.
 // compute = step_s - data_s - comm_exposed_s.
@@ -41,6 +45,7 @@ struct PhaseTimes {
   double commExposedS = 0;
   double optimizerS = 0;
   double stepS = 0;
+  double compressS = 0;  // --compress: encoding and decoding the gradients, on the communication thread
 };
 
 struct StepRecord : PhaseTimes {
@@ -64,6 +69,7 @@ struct BatchColumn {
   int64_t least = 0;              // a count's smallest value
   int64_t most = INT64_MAX;       // and its largest
   bool mayBeUntimed = false;      // a phase --phase-timing none leaves untimed: NaN, an empty cell
+  bool addedLater = false;        // absent from files written before it existed, where it reads 0
 };
 
 // Every column, in batches.csv's order.

@@ -11,6 +11,7 @@ namespace dtbench::trainer {
 
 using run::Amp;
 using run::CommConfig;
+using run::Compression;
 using run::DataConfig;
 using run::DatasetKind;
 using run::DeviceKind;
@@ -22,6 +23,7 @@ using run::RunConfig;
 using run::Sync;
 using run::SyncConfig;
 using run::ampNames;
+using run::compressionNames;
 using run::datasetNames;
 using run::deviceNames;
 using run::modeNames;

@@ -202,6 +202,7 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
     // their own back from the checkpoint.
     if (!(config.resume && config.sync.kind == Sync::kPairavg)) broadcastInitialState();
     startSync();
+    checkpointer->attachSync(*sync);
   }
   if (config.gpu.phaseTiming == run::PhaseTiming::kEvents) phaseEvents = phaseEventsFor(device);
   pending.emplace(phaseEvents.get());
@@ -236,6 +237,7 @@ void Trainer::State::startSync() {
     options.overlap = config.sync.overlap;
     options.limits.bucketBytes = run::mibToBytes(config.sync.bucketMb);
     options.broadcastBuffers = !config.sync.localBnStats;
+    options.compression = {config.sync.compress, config.sync.compressRank, config.sync.compressStart, config.seed};
     sync = std::make_unique<BucketedAllreduce>(model->module(), *world->communicator, *world->allreduce, *worker, options);
   } else {
     sync = std::make_unique<PairAveraging>(model->module(), *world->communicator, *world->recorder, *worker, config.seed,

@@ -14,6 +14,9 @@
 #include <thread>
 #include <utility>
 
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
 #include "comm/point_to_point.h"
 #include "common/exit_deadline.h"
 
@@ -50,6 +53,9 @@ struct MpiState {
   // (that would wait for the missing peer); the destructor aborts the job instead.
   std::atomic<bool> failed{false};
   std::string failure;  // the message, set under `mutex` with `failed`
+  // MPI has no 16-bit floating-point sum: Note [16-bit sums over MPI].
+  MPI_Op halfSum = MPI_OP_NULL;
+  MPI_Op bfloat16Sum = MPI_OP_NULL;
 
   ~MpiState() {
     if (failed) {
@@ -57,6 +63,8 @@ struct MpiState {
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    if (halfSum != MPI_OP_NULL) MPI_Op_free(&halfSum);
+    if (bfloat16Sum != MPI_OP_NULL) MPI_Op_free(&bfloat16Sum);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -65,6 +73,17 @@ struct MpiState {
 };
 
 namespace {
+
+// Note [16-bit sums over MPI]: the MPI standard has no float16 or bfloat16 type (Open MPI 4's
+// MPI_Allreduce takes neither), so a 16-bit buffer travels as MPI_UINT16_T under a user-defined sum
+// that adds each pair of elements in float32 and rounds the result back to 16 bits: the rounding
+// dtbench's own reduction (comm/schedule_executor.h) and Gloo's make.
+template <typename T>
+void sum16(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
+  const T* a = static_cast<const T*>(in);
+  T* b = static_cast<T*>(inout);
+  for (int i = 0; i < *length; ++i) b[i] = static_cast<T>(static_cast<float>(a[i]) + static_cast<float>(b[i]));
+}
 
 class MpiWork final : public Work {
  public:
@@ -222,6 +241,8 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     mpiCheck(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm), "MPI_Comm_dup");
   }
   MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
+  mpiCheck(MPI_Op_create(&sum16<c10::Half>, /*commute=*/1, &impl_->halfSum), "MPI_Op_create");
+  mpiCheck(MPI_Op_create(&sum16<c10::BFloat16>, /*commute=*/1, &impl_->bfloat16Sum), "MPI_Op_create");
   MPI_Comm_rank(impl_->comm, &rank_);
   MPI_Comm_size(impl_->comm, &size_);
 }
@@ -252,10 +273,14 @@ WorkPtr MpiCommunicator::allreduce(const at::Tensor& tensor, ReduceOp op) {
   checkNativeAllreduce(tensor, Backend::kMpi);
   if (tensor.numel() == 0) return completedWork();
   MPI_Request request;
+  const at::ScalarType type = tensor.scalar_type();
+  const bool sixteen = type == at::kHalf || type == at::kBFloat16;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
-    mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, tensor.data_ptr(), checkedCount(tensor.numel(), "allreduce"), MPI_FLOAT,
-                            MPI_SUM, impl_->comm, &request),
+    mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, tensor.data_ptr(), checkedCount(tensor.numel(), "allreduce"),
+                            sixteen ? MPI_UINT16_T : MPI_FLOAT,
+                            type == at::kHalf ? impl_->halfSum : type == at::kBFloat16 ? impl_->bfloat16Sum : MPI_SUM,
+                            impl_->comm, &request),
              "MPI_Iallreduce");
   }
   WorkPtr sum = std::make_shared<MpiWork>(impl_, request, "allreduce", rank_, -1, tensor, -1);

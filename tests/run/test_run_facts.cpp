@@ -67,7 +67,7 @@ TEST_CASE("the facts of a run of several ranks read back as written", "[run][fac
 
 TEST_CASE("every key written is the schema's or a fact's", "[run][facts]") {
   run::RunFacts facts;
-  facts.world.emplace().buckets.emplace();
+  facts.world.emplace().buckets.emplace().collectives = {{{"gradients", 1, "float32"}}};
   facts.dpDevices = 1;
   facts.linkRateBps.emplace();
   facts.speedOfLight.emplace();

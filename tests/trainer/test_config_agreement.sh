@@ -57,7 +57,8 @@ echo "(a) rank 1 differs in every shared flag at once"
 # flag, rank 1's value; each must be named with both ranks' values.
 differing=(--lr 0.5  --momentum 0.5  --optimizer rmsprop  --weight-decay 0.01  --seed 7  --amp bf16
            --batch-size 4  --model resnet18  --epochs 2  --max-steps 2  --topology ring  --checkpoint-every 1
-           --sync pairavg  --bucket-mb 0.5  --synthetic-train-size 32  --ranks-per-host 1)
+           --sync pairavg  --bucket-mb 0.5  --synthetic-train-size 32  --ranks-per-host 1  --compress-rank 4
+           --compress-start 3)
 rank1="--threads 1 --workers 0 --drop-last --channels-last --timeline"
 for ((i = 0; i < ${#differing[@]}; i += 2)); do rank1+=" ${differing[i]} ${differing[i + 1]}"; done
 launch disagree "$rank0" "$rank1"

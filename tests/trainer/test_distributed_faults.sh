@@ -4,7 +4,9 @@
 #      a message naming the dead rank, summary.json "failed" with an "error";
 #  (b) SIGTERM to every rank of a 2-rank run: all exit 75 after the same step with a checkpoint and
 #      status "interrupted"; --resume finishes the run, which then equals an uninterrupted one
-#      (parameters, every batch loss, one batches.csv row per (rank, epoch, step));
+#      (parameters, every batch loss, one batches.csv row per (rank, epoch, step)). The run compresses
+#      with PowerSGD from step 5, so each rank's residuals and factors travel through the checkpoint
+#      (sync_rank<R>.pt) too;
 #  (c) a 1-rank run killed with SIGKILL between checkpoints resumes from its last checkpoint; rows
 #      written after that checkpoint are cut back and written again;
 #  (d) --resume usage errors: no run, no checkpoint, different flags.
@@ -137,7 +139,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 echo "(b) SIGTERM to both ranks of a 2-rank run, then --resume"
 b_flags=("${synthetic[@]}" --synthetic-train-size 512 --epochs 10 --seed 3 --lr 0.02 --timeout 20
-         --checkpoint-every 0)  # 32 steps per epoch on 2 ranks
+         --checkpoint-every 0 --compress powersgd --compress-start 4)  # 32 steps per epoch on 2 ranks
 dir=$tmp/preempted
 port=$(( 20000 + RANDOM % 20000 ))
 first=${#pids[@]}
@@ -156,6 +158,9 @@ else
   at_step=$(json "$dir/summary.json" interrupted_at_step)
   [[ $status == interrupted ]] || { fail "(b) summary.json status '$status' after SIGTERM (want 'interrupted')"; stop_ok=0; }
   [[ -f $dir/checkpoint/state.json ]] || { fail "(b) no checkpoint/state.json after SIGTERM"; stop_ok=0; }
+  for r in 0 1; do
+    [[ -s $dir/checkpoint/sync_rank$r.pt ]] || { fail "(b) no checkpoint/sync_rank$r.pt (PowerSGD's state)"; stop_ok=0; }
+  done
   rows=$(( $(wc -l <"$dir/batches.csv") - 1 ))
   [[ -n $at_step && $rows -eq $((at_step * 2)) ]] ||
     { fail "(b) interrupted after step '$at_step' but batches.csv holds $rows rows (want 2 per step)"; stop_ok=0; }

@@ -31,6 +31,8 @@ namespace {
 using common::UsageError;
 
 std::string rankFile(int rank) { return "rank" + std::to_string(rank) + ".pt"; }
+// Rank r's gradient-synchronization state (--compress powersgd's residuals and factors).
+std::string syncFile(int rank) { return "sync_rank" + std::to_string(rank) + ".pt"; }
 
 // Rank 0: throws UsageError unless `outDir` holds a run that is not completed and was started with
 // the same result-affecting flags as `config`.
@@ -217,9 +219,21 @@ Checkpointer::Checkpointer(const RunConfig& config, World* world, torch::nn::Mod
                            torch::optim::Optimizer& optimizer, GradScaler* scaler, RunRecorder& recorder)
     : config_(config), world_(world), model_(model), optimizer_(optimizer), scaler_(scaler), recorder_(recorder) {}
 
+bool Checkpointer::keepsSyncState() const { return world_ && config_.sync.compress != run::Compression::kNone; }
+
+void Checkpointer::attachSync(GradientSync& sync) {
+  sync_ = &sync;
+  sync.loadState(restoredSyncState_,
+                 run::checkpointDirectory(config_.outDir) + "/" + syncFile(world_ ? world_->rank() : 0));
+  restoredSyncState_.clear();
+}
+
 void Checkpointer::write(const RunPosition& position) {
   if (recorder_.writes()) recorder_.directory().flush();
   const bool perRank = config_.sync.kind == Sync::kPairavg && world_;
+  // Every rank's own (its residuals differ), gathered to rank 0 as pairavg's models are.
+  std::vector<std::string> syncStates;
+  if (keepsSyncState()) syncStates = comm::allgatherBytes(*world_->communicator, sync_ ? sync_->saveState() : "");
   nlohmann::json mine = {{"rng", captureRngState()}, {"records", recorder_.rankState()}};
   if (scaler_) mine["grad_scaler"] = scaler_->state();  // per rank: under pairavg each rank keeps its own
   std::vector<std::string> states{mine.dump()};
@@ -239,6 +253,11 @@ void Checkpointer::write(const RunPosition& position) {
   for (const std::string& text : states) state["ranks"].push_back(nlohmann::json::parse(text));
   std::map<std::string, std::string> files;
   for (size_t r = 0; r < archives.size(); ++r) files[rankFile(static_cast<int>(r))] = archives[r];
+  // Every rank's or none: the ranks compress the same buckets from the same step on.
+  const bool syncState = !syncStates.empty() && !syncStates.front().empty();
+  state["sync_state"] = syncState;
+  if (syncState)
+    for (size_t r = 0; r < syncStates.size(); ++r) files[syncFile(static_cast<int>(r))] = syncStates[r];
   run::saveCheckpoint(recorder_.directory().path(), files, state);
 }
 
@@ -259,6 +278,12 @@ RunPosition Checkpointer::restore() {
                          perRankExpected, scaler_ != nullptr, config_.outDir};
     checkCheckpointState(loaded.state, loaded.directory + "/state.json", shape);
     archive = rankArchive(loaded, 0);
+    if (loaded.state.value("sync_state", false))
+      for (int r = 0; r < worldSize; ++r)
+        if (!loaded.files.count(syncFile(r)))
+          throw std::runtime_error(loaded.directory + "/" + syncFile(r) +
+                                   " is missing: the checkpoint is incomplete; restore the file, or start a new run "
+                                   "with a new --out");
     if (perRankExpected)
       for (int r = 1; r < worldSize; ++r)
         checkTrainingStateReadable(rankArchive(loaded, r), rankPath(loaded.directory, r));
@@ -280,6 +305,16 @@ RunPosition Checkpointer::restore() {
     }
   } else if (world_) {
     archive = comm::broadcastBytes(*world_->communicator, archive, 0);
+  }
+  // Each rank's gradient-synchronization state, put back by attachSync once the synchronization exists.
+  if (state.value("sync_state", false)) {
+    if (!keepsSyncState())
+      throw std::runtime_error(run::checkpointDirectory(config_.outDir) +
+                               " holds gradient-compression state, but this run has --compress none");
+    for (int r = 0; r < worldSize; ++r) {
+      std::string bytes = comm::broadcastBytes(*world_->communicator, root() ? loaded.files.at(syncFile(r)) : "", 0);
+      if (r == rank) restoredSyncState_ = std::move(bytes);
+    }
   }
   if (!root())
     deserializeTrainingState(archive, model_, optimizer_,

@@ -28,6 +28,7 @@
 #include "trainer/config.h"
 #include "trainer/step/grad_scaler.h"
 #include "trainer/record/run_recorder.h"
+#include "trainer/sync/gradient_sync.h"
 #include "trainer/world.h"
 
 namespace dtbench::trainer {
@@ -53,8 +54,14 @@ class Checkpointer {
   // another process or the checkpoint is incomplete, damaged or does not fit the run.
   RunPosition restore();
 
+  // The gradient synchronization whose state (--compress powersgd's residuals and factors, one file per
+  // rank: sync_rank<R>.pt) checkpoints carry; what restore() read is loaded into it here. Call once,
+  // after restore() when resuming, before the first step.
+  void attachSync(GradientSync& sync);
+
  private:
   bool root() const { return !world_ || world_->rank() == 0; }
+  bool keepsSyncState() const;
 
   const RunConfig& config_;
   World* world_;
@@ -62,6 +69,8 @@ class Checkpointer {
   torch::optim::Optimizer& optimizer_;
   GradScaler* scaler_;
   RunRecorder& recorder_;
+  GradientSync* sync_ = nullptr;
+  std::string restoredSyncState_;  // this rank's, from restore() until attachSync()
 };
 
 }  // namespace dtbench::trainer

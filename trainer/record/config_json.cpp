@@ -83,6 +83,10 @@ nlohmann::json describeRun(const RunConfig& config, const std::string& allocator
         buckets.parameters.emplace_back(bucket.begin(), bucket.end());
       buckets.elements = bucketed->bucketElements();
       buckets.dtypes = bucketed->bucketTypes();
+      for (const std::vector<BucketCollective>& bucket : bucketed->bucketCollectives()) {
+        std::vector<run::CollectiveFacts>& list = buckets.collectives.emplace_back();
+        for (const BucketCollective& c : bucket) list.push_back({c.what, c.elements, comm::name(c.type)});
+      }
     }
   }
   return run::configJson(settings, facts);

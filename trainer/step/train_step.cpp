@@ -149,6 +149,7 @@ bool TrainStep::synchronize(run::StepRecord& r, StepTimer& timer, int64_t global
                         {{"started_us", p_.traceClock.us(interval.started)}, {"step", globalStep}}});
   }
   r.commExposedS = std::chrono::duration<double>(lastCompletion - backwardEnd).count();
+  r.compressS = result.compressS;
   return result.stopAgreed;
 }
 

@@ -11,6 +11,7 @@
 #include "comm/element_type.h"
 #include "comm/tensor_element_type.h"
 #include "comm/traffic/message_log.h"
+#include "run/settings.h"
 #include "comm/work.h"
 #include "trainer/sync/flat_tensors.h"
 
@@ -68,6 +69,24 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
     bucket.flat = at::zeros({offset + (last ? 1 : 0)}, first.options().device(commDevice).pinned_memory(pinned));
     state_.push_back(std::move(bucket));
   }
+  std::vector<BucketLayout> layouts;
+  for (size_t b = 0; b < state_.size(); ++b) {
+    BucketLayout layout;
+    for (size_t p : state_[b].parameters) layout.shapes.push_back(parameters_[p].sizes().vec());
+    layout.offsets = state_[b].offsets;
+    layout.carriesFlag = b + 1 == state_.size();
+    layout.gradients = state_[b].flat.numel() - (layout.carriesFlag ? 1 : 0);
+    layouts.push_back(std::move(layout));
+  }
+  if (options.compression.kind != run::Compression::kNone)
+    for (const Bucket& bucket : state_)
+      if (bucket.flat.scalar_type() != at::kFloat)
+        throw std::invalid_argument("--compress " + std::string(run::compressionNames().name(options.compression.kind)) +
+                                    " compresses float32 gradients, and this model has " +
+                                    std::string(c10::toString(bucket.flat.scalar_type())) + " ones: use --compress none");
+  compression_ = makeBucketCompression(options.compression, communicator, allreduce, std::move(layouts), [this] {
+    if (side_) side_->synchronize();
+  });
   if (options.overlap) {
     for (size_t i = 0; i < parameters_.size(); ++i) {
       compat::GradAccumulatorPtr accumulator = torch::autograd::impl::grad_accumulator(parameters_[i]);
@@ -93,11 +112,24 @@ std::vector<std::string> BucketedAllreduce::bucketTypes() const {
   return types;
 }
 
+std::vector<std::vector<BucketCollective>> BucketedAllreduce::bucketCollectives() const {
+  std::vector<std::vector<BucketCollective>> collectives;
+  for (size_t b = 0; b < state_.size(); ++b) collectives.push_back(compression_->collectives(b));
+  return collectives;
+}
+
+std::string BucketedAllreduce::saveState() const { return compression_->saveState(); }
+
+void BucketedAllreduce::loadState(const std::string& bytes, const std::string& source) {
+  compression_->loadState(bytes, source);
+}
+
 BucketedAllreduce::~BucketedAllreduce() {
   for (size_t i = 0; i < accumulators_.size(); ++i) accumulators_[i]->del_post_hook(hookKeys_[i]);
 }
 
-void BucketedAllreduce::beforeBackward(int64_t /*globalStep*/, bool stopRequested) {
+void BucketedAllreduce::beforeBackward(int64_t globalStep, bool stopRequested) {
+  globalStep_ = globalStep;
   stopFlag_ = stopRequested ? 1.0f : 0.0f;
   stopAgreed_ = false;
   for (Bucket& b : state_) b.pending = static_cast<int>(b.parameters.size());
@@ -131,10 +163,11 @@ void BucketedAllreduce::gradientReady(size_t parameter) {
 void BucketedAllreduce::launch(size_t index) {
   Bucket& bucket = state_[index];
   const bool last = index + 1 == state_.size();
-  submit(describeBucket(index, bucket.flat), [this, &bucket, last] { reduceBucket(bucket, last); });
+  submit(describeBucket(index, bucket.flat), [this, index, last] { reduceBucket(index, last); });
 }
 
-void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
+void BucketedAllreduce::reduceBucket(size_t index, bool carriesFlag) {
+  Bucket& bucket = state_[index];
   at::NoGradGuard noGrad;
   // On the side stream (gradients on a GPU), the copies are queued without waiting; a bucket on the
   // host is read only once they are done.
@@ -149,12 +182,8 @@ void BucketedAllreduce::reduceBucket(Bucket& bucket, bool carriesFlag) {
   if (async && bucket.flat.is_cpu()) side_->synchronize();
   const int64_t gradients = bucket.flat.numel() - (carriesFlag ? 1 : 0);
   if (carriesFlag) bucket.flat[gradients].fill_(stopFlag_);
-  {
-    const comm::MessageCategoryScope category(comm::MessageCategory::kGradients);  // on the worker thread
-    allreduce_.allreduce(bucket.flat);
-  }
+  compression_->average(index, bucket.flat, globalStep_);  // the gradients averaged, the flags summed
   if (carriesFlag) stopAgreed_ = bucket.flat[gradients].item<float>() > 0.5f;
-  bucket.flat.narrow(0, 0, gradients).div_(communicator_.size());
   for (size_t k = 0; k < bucket.parameters.size(); ++k) {
     at::Tensor p = parameters_[bucket.parameters[k]];
     at::Tensor slot = bucket.flat.narrow(0, bucket.offsets[k], p.numel()).view(p.sizes());
@@ -190,6 +219,7 @@ SyncResult BucketedAllreduce::afterBackward() {
   }
   SyncResult result;
   result.intervals = worker_.drain();
+  result.compressS = compression_->takeCodecSeconds();
   if (side_) side_->joinCurrent();  // the averaged gradients and the broadcast buffers are written there
   result.stopAgreed = stopAgreed_;
   // Rank 0's statistics, written only now that backward no longer needs this rank's.

@@ -20,6 +20,8 @@
 //    Integer buffers (BatchNorm's num_batches_tracked) advance identically on every rank and are
 //    not sent.
 //  - The stop flag rides as one extra element at the end of the last bucket's buffer.
+//  - --compress: a bucket's buffer is averaged by its BucketCompression (trainer/sync/bucket_compression.h:
+//    float32, fp16, bf16 or PowerSGD), which times its encoding and decoding (SyncResult::compressS).
 //
 // Every parameter must receive a gradient in every backward (the zoo's models do): a parameter
 // that did not is reported by name, as DDP's find_unused_parameters error does. Gradients must be
@@ -48,6 +50,7 @@
 #include "comm/topology_allreduce.h"
 #include "compat/autograd_compat.h"
 #include "trainer/sync/bucket_assignment.h"
+#include "trainer/sync/bucket_compression.h"
 #include "trainer/sync/comm_worker.h"
 #include "trainer/sync/gradient_sync.h"
 #include "trainer/step/side_stream.h"
@@ -62,6 +65,7 @@ struct BucketedAllreduceOptions {
   bool overlap = true;
   BucketLimits limits;
   bool broadcastBuffers = true;
+  CompressionOptions compression;  // --compress (trainer/sync/bucket_compression.h)
 };
 
 class BucketedAllreduce final : public GradientSync {
@@ -73,6 +77,8 @@ class BucketedAllreduce final : public GradientSync {
 
   void beforeBackward(int64_t globalStep, bool stopRequested) override;
   SyncResult afterBackward() override;
+  std::string saveState() const override;
+  void loadState(const std::string& bytes, const std::string& source) override;
 
   // The buckets in launch order, as indices into model.parameters() (for tests and config.json).
   const std::vector<std::vector<size_t>>& buckets() const { return buckets_; }
@@ -81,6 +87,8 @@ class BucketedAllreduce final : public GradientSync {
   // config.json records them for dtbench report.
   std::vector<int64_t> bucketElements() const;
   std::vector<std::string> bucketTypes() const;
+  // What one step of each bucket all-reduces under --compress (with none: the buffer itself).
+  std::vector<std::vector<BucketCollective>> bucketCollectives() const;
 
  private:
   struct Bucket {
@@ -92,7 +100,7 @@ class BucketedAllreduce final : public GradientSync {
 
   void gradientReady(size_t parameter);
   void launch(size_t bucket);
-  void reduceBucket(Bucket& bucket, bool carriesFlag);
+  void reduceBucket(size_t index, bool carriesFlag);
   void broadcastBuffers();  // worker thread, during backward: buffers are only read
   // Queues `task` on the worker; with gradients on a GPU, it runs on side_, after the work the
   // calling thread has queued so far on its current stream.
@@ -113,10 +121,12 @@ class BucketedAllreduce final : public GradientSync {
   std::vector<compat::GradAccumulatorPtr> accumulators_;
   std::vector<uintptr_t> hookKeys_;
   size_t nextLaunch_ = 0;
+  int64_t globalStep_ = 0;
   bool armed_ = false;
   float stopFlag_ = 0;
   bool stopAgreed_ = false;
   std::optional<SideStream> side_;  // gradients on a GPU: the worker's stream (trainer/step/side_stream.h)
+  std::unique_ptr<BucketCompression> compression_;
 };
 
 }  // namespace dtbench::trainer

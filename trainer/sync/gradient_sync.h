@@ -17,6 +17,8 @@
 // after the same step.
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "trainer/sync/comm_worker.h"
@@ -26,6 +28,7 @@ namespace dtbench::trainer {
 struct SyncResult {
   std::vector<CommWorker::Interval> intervals;  // this step's collectives
   bool stopAgreed = false;                      // some rank asked to stop after this step
+  double compressS = 0;                         // encoding and decoding (--compress), inside the intervals
 };
 
 class GradientSync {
@@ -34,6 +37,13 @@ class GradientSync {
   // globalStep: 1-based count of steps over the whole run (pair averaging's matching uses it).
   virtual void beforeBackward(int64_t globalStep, bool stopRequested) = 0;
   virtual SyncResult afterBackward() = 0;
+  // What this rank keeps from step to step besides the model and optimizer (PowerSGD's residuals and
+  // factors), as bytes for a checkpoint; "" when nothing. loadState puts it back before the first step
+  // (throws std::runtime_error naming `source` when the bytes do not fit this run).
+  virtual std::string saveState() const { return {}; }
+  virtual void loadState(const std::string& bytes, const std::string& source) {
+    if (!bytes.empty()) throw std::runtime_error(source + " holds gradient-synchronization state this run keeps none of");
+  }
 };
 
 }  // namespace dtbench::trainer

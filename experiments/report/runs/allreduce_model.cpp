@@ -10,6 +10,7 @@
 #include "comm/topology/ring.h"
 #include "comm/topology/schedule.h"
 #include "common/lists.h"
+#include "run/settings.h"
 
 namespace dtbench::report {
 namespace {
@@ -33,7 +34,7 @@ comm::HostLayout hostsOf(const RunData& run, int world) {
 
 }  // namespace
 
-AllreduceModel allreduceModel(const RunData& run) {
+AllreduceModel allreduceModel(const RunData& run, bool uncompressed) {
   AllreduceModel model;
   const int world = run.worldSize();
   if (world < 2) {
@@ -66,7 +67,24 @@ AllreduceModel allreduceModel(const RunData& run) {
   }
   model.available = true;
   model.buckets = static_cast<int>(elements.size());
-  model.dtype = dtypes.front();
+  for (size_t b = 0; b < elements.size(); ++b) model.uncompressedBytes += elements[b] * elementBytes(dtypes[b]);
+  model.compress = run::compressionNames().name(run.settings.sync.compress);
+  // Compressed: each bucket's all-reduces as config.json lists them (runs written before
+  // bucket_collectives all-reduced their buckets as they were).
+  if (!uncompressed && buckets && !buckets->collectives.empty()) {
+    if (buckets->collectives.size() != elements.size())
+      throw std::runtime_error("config.json: bucket_collectives has " + std::to_string(buckets->collectives.size()) +
+                               " buckets, bucket_elements " + std::to_string(elements.size()));
+    elements.clear();
+    dtypes.clear();
+    for (const std::vector<run::CollectiveFacts>& bucket : buckets->collectives)
+      for (const run::CollectiveFacts& c : bucket) {
+        elements.push_back(c.elements);
+        dtypes.push_back(c.dtype);
+      }
+  }
+  if (uncompressed) model.compress = "none";
+  model.dtype = dtypes.empty() ? "float32" : dtypes.front();
   for (const std::string& d : dtypes)
     if (d != model.dtype) model.dtype = "mixed";
   model.sentPerStep.assign(world, 0);

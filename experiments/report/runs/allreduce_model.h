@@ -24,14 +24,22 @@ struct AllreduceModel {
   std::string dtype;       // "float32", "float16", "bfloat16" or "mixed"
   int64_t gradientBytes = 0;  // S: bytes all-reduced per step, over every bucket
   int buckets = 0;
-  std::vector<int64_t> bucketElements;     // per bucket: elements all-reduced
-  std::vector<int64_t> bucketElementBytes;  // per bucket: bytes of one element of its type
+  // Per all-reduce of a step (one per bucket; with --compress powersgd up to three per bucket, from
+  // config.json's bucket_collectives): its elements and the bytes of one element of its type.
+  std::vector<int64_t> bucketElements;
+  std::vector<int64_t> bucketElementBytes;
+  // --compress: the name, and S of the same buckets all-reduced uncompressed (bucket_elements in
+  // bucket_dtypes): S_uncompressed / S is the compression ratio. Without compression, equal to S.
+  std::string compress = "none";
+  int64_t uncompressedBytes = 0;
   bool fromParameters = false;          // S taken as model_parameters × 4 (config without bucket_elements)
   std::vector<int64_t> sentPerStep;     // per rank: bytes it sends per step
   std::vector<std::vector<int64_t>> matrixPerStep;  // [src][dst] per step
 };
 
 // Throws std::runtime_error naming the field when config.json lacks what the model needs.
-AllreduceModel allreduceModel(const RunData& run);
+// `uncompressed`: the step as the buckets would travel without --compress (PowerSGD's first
+// --compress-start steps; the compression ratio's reference).
+AllreduceModel allreduceModel(const RunData& run, bool uncompressed = false);
 
 }  // namespace dtbench::report

@@ -383,8 +383,8 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
   table.name = "bandwidth";
   table.title = "Table 3 — bandwidth utilization";
   table.columns = configurationColumns();
-  for (const char* c : {"epoch", "dtype", "grad_bytes", "busiest_rank", "model_bytes", "counted_bytes",
-                        "counted_over_model", "comm_total_s", "GBps", "algbw_GBps", "busbw_GBps", "ceiling_busbw_GBps",
+  for (const char* c : {"epoch", "dtype", "grad_bytes", "compress", "compression_ratio", "busiest_rank", "model_bytes",
+                        "counted_bytes", "counted_over_model", "achieved_ratio", "comm_total_s", "GBps", "algbw_GBps", "busbw_GBps", "ceiling_busbw_GBps",
                         "utilization", "link_bound_busbw_GBps", "of_link_bound"})
     table.columns.push_back(c);
   std::set<std::string> remarks;
@@ -396,8 +396,10 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
     const RunEpoch& e = run.epoch;
     const int n = row.configuration.world;
     AllreduceModel model;
+    AllreduceModel uncompressed;  // the same buckets without --compress: the compression ratio's reference
     try {
       model = allreduceModel(*run.run);
+      uncompressed = allreduceModel(*run.run, /*uncompressed=*/true);
     } catch (const std::exception& error) {
       remarks.insert("- " + run.run->id + ": no byte model (" + error.what() + ").");
     }
@@ -417,11 +419,23 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
     cells.push_back(Cell::integral(e.epoch));
     cells.push_back(model.available ? Cell::of(model.dtype) : Cell::empty());
     cells.push_back(model.available ? Cell::integral(model.gradientBytes) : Cell::empty());
+    cells.push_back(Cell::of(run::compressionNames().name(run.run->settings.sync.compress)));
+    cells.push_back(model.available && model.gradientBytes > 0
+                        ? Cell::ratio(static_cast<double>(model.uncompressedBytes) / static_cast<double>(model.gradientBytes))
+                        : Cell::empty());
     cells.push_back(Cell::integral(busiest));
     const double modelBytes = model.available ? static_cast<double>(model.sentPerStep[busiest]) * steps : 0;
     cells.push_back(model.available ? Cell::integral(std::llround(modelBytes)) : Cell::empty());
     cells.push_back(Cell::integral(std::llround(counted)));
     cells.push_back(model.available && modelBytes > 0 ? Cell::ratio(counted / modelBytes) : Cell::empty());
+    const double uncompressedBytes =
+        uncompressed.available ? static_cast<double>(uncompressed.sentPerStep[busiest]) * steps : 0;
+    cells.push_back(uncompressed.available && counted > 0 ? Cell::ratio(uncompressedBytes / counted) : Cell::empty());
+    if (run.run->settings.sync.compress == run::Compression::kPowerSgd)
+      remarks.insert("- " + run.run->id + ": powersgd sends its first " +
+                     std::to_string(run.run->settings.sync.compressStart) +
+                     " steps uncompressed: an epoch that holds them counts more than model_bytes, whose steps are "
+                     "compressed ones.");
     cells.push_back(Cell::seconds(comm));
     const double moved = model.available ? modelBytes : counted;
     cells.push_back(comm > 0 ? Cell::rate(moved / comm / 1e9) : Cell::empty());
@@ -474,6 +488,10 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
       "flag): never the parameter count. `model_bytes` = what the busiest rank sends in the epoch by the topology's "
       "formula (`native`: the ring's 2(N−1)/N·S; point-to-point topologies: their schedule); `counted_bytes` = the "
       "bytes_sent it recorded (BatchNorm buffer broadcasts are in neither).",
+      "- `compress` = the run's --compress; `compression_ratio` = S of the same buckets all-reduced uncompressed / S "
+      "(from config.json's bucket_collectives: fp16 and bf16 2, powersgd the factors' sizes); `achieved_ratio` = "
+      "what the busiest rank would have sent uncompressed in the epoch / counted_bytes. comm_total_s includes "
+      "--compress's encoding and decoding (batches.csv's compress_s).",
       "- `comm_total_s` here is the busiest rank's (`busiest_rank`, the one the byte model has sending the most), "
       "Table 2's the critical rank's (`critical_rank`): the two differ where those ranks differ (a star's hub "
       "sends most, a leaf may set T).",
