@@ -68,6 +68,7 @@ nlohmann::json StepProfile::toJson(int rank) const {
     parameters.push_back({{"name", parameters_[p].name},
                           {"elements", parameters_[p].elements},
                           {"dtype", parameters_[p].dtype},
+                          {"shape", parameters_[p].shape},
                           {"ready_s", numberOrNull(median(values))}});
   }
   values.clear();
@@ -97,6 +98,12 @@ ProfiledStep readStepProfile(const nlohmann::json& json) {
           parameter.read("name", [&](const nlohmann::json& v) { p.name = textValue(v); }, true);
           parameter.read("elements", [&](const nlohmann::json& v) { p.elements = wholeValue(v); }, true);
           parameter.read("dtype", [&](const nlohmann::json& v) { p.dtype = textValue(v); }, true);
+          parameter.read("shape", [&](const nlohmann::json& v) {
+            p.shape = listValue<int64_t>(v, wholeValue);
+            int64_t product = 1;
+            for (int64_t d : p.shape) product *= d;
+            if (product != p.elements) wrongValue("the sizes whose product is its elements", v);
+          });
           parameter.read(
               "ready_s", [&](const nlohmann::json& v) { ready = v.is_null() ? std::nullopt : std::optional(numberValue(v)); },
               true);

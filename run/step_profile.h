@@ -33,6 +33,9 @@ struct ProfiledParameter {
   std::string name;  // model.named_parameters()'s key, e.g. "conv1.weight"
   int64_t elements = 0;
   std::string dtype;  // as comm/element_type.h names it: float32, ...
+  // Its sizes (what PowerSGD's matrix view needs, trainer/sync/powersgd.h); empty in profiles written
+  // before they were recorded.
+  std::vector<int64_t> shape;
 };
 
 class StepProfile {
@@ -54,7 +57,7 @@ class StepProfile {
   int64_t steps() const;
 
   // {"rank", "steps", "backward_s", "buffer_elements", "parameters": [{"name", "elements", "dtype",
-  // "ready_s"}, ...]}.
+  // "shape", "ready_s"}, ...]}.
   nlohmann::json toJson(int rank) const;
 
  private:

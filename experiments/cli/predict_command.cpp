@@ -130,6 +130,8 @@ int runPredictCommand(const std::vector<std::string>& args) {
   if (o.noOverlap) whatIf.overlap = false;
   whatIf.elementBytes = o.elementBytes;
   whatIf.segmentBytes = o.segmentBytes;
+  whatIf.compress = o.compress;
+  whatIf.compressRank = o.compressRank;
   std::vector<predict::StepPrediction> predictions;
   for (int world : o.worlds) predictions.push_back(predict::predictStep(run, hardware, world, whatIf));
   const predict::StepPrediction baseline = predict::predictStep(run, hardware, 1, whatIf);

@@ -113,6 +113,11 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     ("no-overlap", "What if one fused all-reduce ran after backward")
     ("element-bytes", "What if every gradient element had this many bytes (2: float16/bfloat16, 4: float32)", cxxopts::value<int64_t>())
     ("segment-bytes", "Pipeline segment of a point-to-point topology (default: the run's or the topology's)", cxxopts::value<int64_t>())
+    ("compress", "What if gradients were compressed (" + run::compressionNames().joined(", ", " or ") +
+                 "): each bucket's compressed all-reduces, and the encoding and decoding the run measured for the "
+                 "same compression (else 0, said in the Assumed table) (default: the run's)",
+     cxxopts::value<std::string>())
+    ("compress-rank", "powersgd: the rank of its factors (default: the run's)", cxxopts::value<int64_t>())
     ("format", "md, csv (every table, each after a '# title' line) or json", cxxopts::value<std::string>()->default_value("md"))
     ("table", "Print only these tables, comma-separated (time_speedup, compute_comm, bandwidth, step_breakdown, "
               "prediction_inputs); one table with --format csv is plain CSV", cxxopts::value<std::string>())
@@ -242,6 +247,13 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     o.elementBytes = p["element-bytes"].as<int64_t>();
     if (*o.elementBytes != 2 && *o.elementBytes != 4)
       throw UsageError("--element-bytes is 2 (float16, bfloat16) or 4 (float32), got " + std::to_string(*o.elementBytes));
+  }
+  if (p.count("compress")) o.compress = run::compressionNames().parse(p["compress"].as<std::string>());
+  if (p.count("compress-rank")) {
+    o.compressRank = p["compress-rank"].as<int64_t>();
+    run::RunConfig whatIf;  // the rule of train's --compress-rank (run/config_schema.h)
+    whatIf.sync.compressRank = *o.compressRank;
+    run::checkRule(*run::findSettingByFlag("--compress-rank"), whatIf);
   }
   o.acceptOtherDevice = p.count("accept-other-device") > 0;
   if (p.count("plots")) o.plotsDir = p["plots"].as<std::string>();

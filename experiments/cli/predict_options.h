@@ -9,6 +9,7 @@
 #include "comm/bucket_layout.h"
 #include "experiments/cli/report_options.h"
 #include "experiments/predict/zoo_step.h"
+#include "run/settings.h"
 
 namespace dtbench::experiments {
 
@@ -26,6 +27,8 @@ struct PredictOptions {
   std::optional<comm::BucketLayout> bucketLayout;  // --bucket-layout ddp|fusion
   bool noOverlap = false;
   std::optional<int64_t> elementBytes, segmentBytes;
+  std::optional<dtbench::run::Compression> compress;  // --compress
+  std::optional<int64_t> compressRank;       // --compress-rank
   ReportFormat format = ReportFormat::kMarkdown;
   std::vector<std::string> tables;
   std::string plotsDir;                   // --plots

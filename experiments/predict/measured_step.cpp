@@ -47,6 +47,7 @@ bool readProfile(const std::string& dir, bool localBuffers, MeasuredStep& run) {
       parameter.name = profile.parameters[i].name;
       parameter.elements = profile.parameters[i].elements;
       parameter.dtype = profile.parameters[i].dtype;
+      parameter.shape = profile.parameters[i].shape;
       parameter.elementBytes = elementBytesOf(parameter.dtype, dir);
       // null: the gradient never arrived in the steps measured; taken as ready when backward ends.
       parameter.readyS = profile.readyS[i].value_or(profile.backwardS);
@@ -143,6 +144,16 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     run.measuredExposedS += r.commExposedS / n;
     run.measuredCommTotalS += r.commTotalS / n;
   }
+  // PowerSGD's first --compress-start steps send uncompressed and time no encoding: they are left out.
+  double codec = 0;
+  int64_t compressed = 0;
+  for (const run::StepRecord& r : rows)
+    if (r.compressS > 0) {
+      codec += r.compressS;
+      ++compressed;
+    }
+  if (data.settings.sync.compress != run::Compression::kNone && compressed > 0)
+    run.compressS = codec / static_cast<double>(compressed);
   // Without timed phases (--phase-timing none, a --cuda-graph step: one replay, no phases) there is no
   // backward to place the gradients' ready times in: nothing to predict from.
   if (!std::isfinite(run.forwardS) || !std::isfinite(run.backwardS))

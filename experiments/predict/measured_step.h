@@ -27,6 +27,7 @@ struct MeasuredParameter {
   int64_t elementBytes = 4;
   double readyS = 0;  // from the start of backward to its gradient's accumulation (median over steps)
   std::string dtype = "float32";
+  std::vector<int64_t> shape;  // empty where not recorded (older profiles, buckets standing for parameters)
 };
 
 struct MeasuredStep {
@@ -57,6 +58,10 @@ struct MeasuredStep {
   std::optional<run::ModelFlops> flops;
   std::optional<run::Precision> convolutionPrecision, linearPrecision;
   std::optional<run::GemmProbe> gemmProbe;  // a CPU run's measured matrix-product rate
+  // Encoding and decoding of one compressed step (batches.csv's compress_s: the mean over the rows that
+  // compressed; a description's "compress_s"), for the settings' own --compress and --compress-rank;
+  // absent without compression or where nothing measured it.
+  std::optional<double> compressS;
 
   int64_t gradientElements() const;
 };

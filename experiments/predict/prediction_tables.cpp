@@ -24,7 +24,12 @@ std::string setupOf(const StepPrediction& p, const MeasuredStep& run) {
   }
   if (p.bucketLayout != comm::BucketLayout::kDdp)
     s += std::string(", ") + comm::bucketLayoutNames().name(p.bucketLayout) + " buckets";
-  if (p.elementBytes != run.parameters.front().elementBytes) s += ", " + std::to_string(p.elementBytes) + "-byte gradients";
+  if (p.compress != run::Compression::kNone) {
+    s += std::string(", compress ") + run::compressionNames().name(p.compress);
+    if (p.compress == run::Compression::kPowerSgd) s += " rank " + std::to_string(p.compressRank);
+  } else if (p.elementBytes != run.parameters.front().elementBytes) {
+    s += ", " + std::to_string(p.elementBytes) + "-byte gradients";
+  }
   return s;
 }
 
@@ -81,6 +86,23 @@ Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::strin
   } else {
     add("backend", backend + " carrying dtbench's " + baseline.topology.name() +
                        " schedule, modelled message by message (native efficiency not used)");
+  }
+  if (baseline.compress != run::Compression::kNone) {
+    std::string what = run::compressionNames().name(baseline.compress);
+    if (baseline.compress == run::Compression::kPowerSgd)
+      what += " rank " + std::to_string(baseline.compressRank) + " (a compressed step, as every step after --compress-start)";
+    std::snprintf(text, sizeof text, "%.4g ms", baseline.codecS * 1e3);
+    const double ratio = baseline.gradBytes > 0 ? static_cast<double>(baseline.uncompressedGradBytes) /
+                                                      static_cast<double>(baseline.gradBytes)
+                                                : 0;
+    char ratioText[32];
+    std::snprintf(ratioText, sizeof ratioText, "%.4g", ratio);
+    add("compression", what + ", ratio " + ratioText + "; encoding and decoding " +
+                           (baseline.codecMeasured ? std::string(text) + " per step, measured in " + run.path +
+                                                         (hw.computeScale != 1 ? " × compute_scale" : "")
+                                                   : "taken as 0: " + run.path +
+                                                         " did not measure this compression (train with it, or give "
+                                                         "a description's compress_s)"));
   }
   return t;
 }

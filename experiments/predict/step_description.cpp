@@ -24,7 +24,10 @@ void readSettings(const nlohmann::json& json, const JsonFields& f, MeasuredStep&
   run::RunConfig& settings = step.settings;
   if (!json.is_object()) f.fail("settings must be an object");
   const std::string where = "settings.";
-  f.onlyKeys(json, {"backend", "topology", "sync", "overlap", "bucket_mb", "bucket_layout", "segment_bytes"}, where);
+  f.onlyKeys(json,
+             {"backend", "topology", "sync", "overlap", "bucket_mb", "bucket_layout", "segment_bytes", "compress",
+              "compress_rank"},
+             where);
   // Each value's error names its key here, not the command-line flag the name table knows it by.
   const auto named = [&](const char* key, const auto& parse) {
     if (!json.contains(key)) return;
@@ -33,7 +36,7 @@ void readSettings(const nlohmann::json& json, const JsonFields& f, MeasuredStep&
       parse(value);
     } catch (const std::exception& e) {
       std::string what = e.what();
-      for (const char* flag : {" (--backend)", " (--topology)", " (--sync)", " (--bucket-layout)"})
+      for (const char* flag : {" (--backend)", " (--topology)", " (--sync)", " (--bucket-layout)", " (--compress)"})
         if (const size_t at = what.find(flag); at != std::string::npos) what.erase(at, std::string(flag).size());
       f.fail(where + key + ": " + what);
     }
@@ -42,6 +45,9 @@ void readSettings(const nlohmann::json& json, const JsonFields& f, MeasuredStep&
   named("topology", [&](const std::string& v) { settings.comm.topology = comm::Topology::parse(v); });
   named("sync", [&](const std::string& v) { settings.sync.kind = run::syncNames().parse(v); });
   named("bucket_layout", [&](const std::string& v) { step.bucketLayout = comm::bucketLayoutNames().parse(v); });
+  named("compress", [&](const std::string& v) { settings.sync.compress = run::compressionNames().parse(v); });
+  if (json.contains("compress_rank"))
+    settings.sync.compressRank = f.whole(json, "compress_rank", where, 1, run::kLargestCompressRank);
   if (json.contains("overlap")) settings.sync.overlap = f.flag(json, "overlap", where);
   if (json.contains("bucket_mb")) {
     settings.sync.bucketMb = f.number(json, "bucket_mb", where, false);
@@ -56,7 +62,7 @@ void readSettings(const nlohmann::json& json, const JsonFields& f, MeasuredStep&
 MeasuredParameter readParameter(const nlohmann::json& json, size_t index, double backwardS, const JsonFields& f) {
   const std::string label = "parameters[" + std::to_string(index) + "]", where = label + ".";
   if (!json.is_object()) f.fail(label + " must be an object");
-  f.onlyKeys(json, {"name", "elements", "dtype", "ready_fraction", "ready_s"}, where);
+  f.onlyKeys(json, {"name", "elements", "dtype", "shape", "ready_fraction", "ready_s"}, where);
   MeasuredParameter p;
   p.name = json.contains("name") ? f.text(json, "name", where) : "parameter " + std::to_string(index);
   p.elements = f.whole(json, "elements", where, 1, kMostElements);
@@ -66,6 +72,18 @@ MeasuredParameter readParameter(const nlohmann::json& json, size_t index, double
     p.dtype = dtype;
   } catch (const std::exception&) {
     f.fail(where + "dtype '" + dtype + "' is no element type (float32, float16, bfloat16)");
+  }
+  if (json.contains("shape")) {
+    const nlohmann::json& shape = json.at("shape");
+    int64_t product = 1;
+    if (shape.is_array())
+      for (const nlohmann::json& d : shape) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 1) f.fail(where + "shape must list sizes of 1 or more");
+        p.shape.push_back(d.get<int64_t>());
+        product *= p.shape.back();
+      }
+    if (!shape.is_array() || product != p.elements)
+      f.fail(where + "shape must be a list of sizes whose product is its elements (" + std::to_string(p.elements) + ")");
   }
   const bool fraction = json.contains("ready_fraction"), absolute = json.contains("ready_s");
   if (fraction == absolute) f.fail(label + " needs one of ready_fraction (0 to 1 of backward) or ready_s");
@@ -119,7 +137,7 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
   if (!json.is_object()) f.fail("the file must hold one JSON object");
   f.onlyKeys(json,
              {"format", "description", "model", "dataset", "batch_size", "train_samples", "drop_last", "compute_s",
-              "settings", "buffer_elements", "parameters", "gpu", "flops_per_image", "precision"},
+              "settings", "buffer_elements", "parameters", "gpu", "flops_per_image", "precision", "compress_s"},
              "");
   if (f.text(json, "format", "") != kStepDescriptionFormat)
     f.fail(std::string("format must be \"") + kStepDescriptionFormat + "\"");
@@ -165,6 +183,11 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
   step.parameters.assign(backwardOrder.rbegin(), backwardOrder.rend());  // model order, as a run's
   step.readyMeasured = true;
   readSpeedOfLight(json, f, step);
+  if (json.contains("compress_s")) {
+    if (step.settings.sync.compress == run::Compression::kNone)
+      f.fail("compress_s is the encoding and decoding of settings.compress, which is none here");
+    step.compressS = f.number(json, "compress_s", "", true);
+  }
   return step;
 }
 
@@ -188,13 +211,18 @@ nlohmann::json describeStep(const MeasuredStep& step, const std::string& descrip
                              {"overlap", s.sync.overlap},
                              {"bucket_mb", s.sync.bucketMb},
                              {"bucket_layout", comm::bucketLayoutNames().name(step.bucketLayout)}};
+  if (s.sync.compress != run::Compression::kNone) {
+    settings["compress"] = run::compressionNames().name(s.sync.compress);
+    settings["compress_rank"] = s.sync.compressRank;
+  }
   if (step.segmentBytes) settings["segment_bytes"] = *step.segmentBytes;
   nlohmann::json parameters = nlohmann::json::array();
   for (auto p = step.parameters.rbegin(); p != step.parameters.rend(); ++p)
-    parameters.push_back({{"name", p->name},
-                          {"elements", p->elements},
-                          {"dtype", p->dtype},
-                          {"ready_s", p->readyS}});
+  {
+    nlohmann::json parameter = {{"name", p->name}, {"elements", p->elements}, {"dtype", p->dtype}, {"ready_s", p->readyS}};
+    if (!p->shape.empty()) parameter["shape"] = p->shape;
+    parameters.push_back(std::move(parameter));
+  }
   nlohmann::json json = {{"format", kStepDescriptionFormat},
                          {"description", description},
                          {"model", s.model},
@@ -211,6 +239,7 @@ nlohmann::json describeStep(const MeasuredStep& step, const std::string& descrip
                          {"settings", settings},
                          {"parameters", parameters}};
   if (step.bufferElementsKnown) json["buffer_elements"] = step.bufferElements;
+  if (step.compressS) json["compress_s"] = *step.compressS;
   if (!step.device.gpuField().empty()) json["gpu"] = step.device.gpuField();
   if (step.flops)
     json["flops_per_image"] = {{"forward", step.flops->forward},

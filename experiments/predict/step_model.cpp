@@ -8,6 +8,7 @@
 
 #include "comm/backends/backend.h"
 #include "comm/bucket_layout.h"
+#include "comm/compressed_sizes.h"
 #include "comm/topology/link_bound.h"
 #include "comm/topology/native_models.h"
 #include "comm/topology/registry.h"
@@ -22,6 +23,7 @@ struct Bucket {
   int64_t elements = 0;
   int64_t elementBytes = 4;
   double readyS = 0;  // from the start of backward
+  std::vector<size_t> parameters;  // indices into the run's parameters
 };
 
 // The buckets in launch order, with the stop flag in the last (as trainer/sync/bucketed_allreduce.h).
@@ -34,6 +36,7 @@ std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double b
     all.elementBytes = bytesOf(run.parameters.front());
     all.elements = run.gradientElements();
     all.readyS = run.backwardS;
+    for (size_t i = run.parameters.size(); i-- > 0;) all.parameters.push_back(i);
     buckets.push_back(all);
   } else {
     std::vector<comm::BucketTensor> tensors;
@@ -49,6 +52,7 @@ std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double b
     for (const std::vector<size_t>& indices : layout) {
       Bucket bucket;
       bucket.elementBytes = bytesOf(run.parameters[indices.front()]);
+      bucket.parameters = indices;
       for (size_t i : indices) {
         bucket.elements += run.parameters[i].elements;
         // Hooks run inside backward: a median ready time past the median backward is backward's end.
@@ -107,6 +111,41 @@ class AllreduceModel {
   std::map<std::pair<int64_t, int64_t>, SimulatedCollective> memo_;
 };
 
+// One all-reduce of a bucket's (compressed) step.
+struct BucketPart {
+  std::string name;
+  int64_t elements = 0;
+  int64_t elementBytes = 4;
+};
+
+// What bucket `k` all-reduces in one step under `compress` (comm/compressed_sizes.h).
+std::vector<BucketPart> partsOf(const Bucket& bucket, size_t k, bool last, const MeasuredStep& run,
+                                run::Compression compress, int64_t rank) {
+  const std::string name = "bucket " + std::to_string(k);
+  switch (compress) {
+    case run::Compression::kNone: return {{name, bucket.elements, bucket.elementBytes}};
+    case run::Compression::kFp16:
+    case run::Compression::kBf16: return {{name, bucket.elements, 2}};
+    case run::Compression::kPowerSgd: break;
+  }
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i : bucket.parameters) {
+    const MeasuredParameter& p = run.parameters[i];
+    if (p.shape.empty() && p.elements != 1)
+      throw common::UsageError(
+          "--compress powersgd needs every gradient's shape, and " + run.path + " does not record " + p.name +
+          "'s (step_profile.json written before shapes were recorded, or no step_profile.json): train the run "
+          "again with this dtbench, or describe the step with --describe-model");
+    shapes.push_back(p.shape);
+  }
+  const comm::PowerSgdBucketSizes sizes = comm::powerSgdBucketSizes(shapes, rank, last);
+  std::vector<BucketPart> parts;
+  if (sizes.uncompressed > 0) parts.push_back({name + " uncompressed", sizes.uncompressed, 4});
+  if (sizes.p > 0) parts.push_back({name + " P", sizes.p, 4});
+  if (sizes.q > 0) parts.push_back({name + " Q", sizes.q, 4});
+  return parts;
+}
+
 int64_t busiest(const std::vector<int64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
 // The union of [launch, end] over the collectives.
@@ -162,9 +201,30 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.computeS = run.computeS * scale;
   p.stepsPerEpoch = stepsPerEpoch(run, world);
 
+  p.compress = w.compress.value_or(measured.sync.compress);
+  p.compressRank = w.compressRank.value_or(measured.sync.compressRank);
+  if (p.compress != run::Compression::kNone && p.sync != run::Sync::kSsgd)
+    throw common::UsageError("--compress " + std::string(run::compressionNames().name(p.compress)) +
+                             " compresses --sync ssgd's all-reduce; pair averaging has none: predict --sync ssgd, or "
+                             "--compress none");
+  if (p.compress != run::Compression::kNone && w.elementBytes)
+    throw common::UsageError("--element-bytes and --compress both say what a gradient element sends: give one");
+  // The encoding and decoding: the run's own, where it measured this compression at this rank.
+  if (p.compress != run::Compression::kNone && run.compressS && measured.sync.compress == p.compress &&
+      (p.compress != run::Compression::kPowerSgd || measured.sync.compressRank == p.compressRank)) {
+    p.codecS = *run.compressS * hw.computeScale;
+    p.codecMeasured = true;
+  }
   const std::vector<Bucket> buckets = bucketsOf(run, w, p.bucketMb, p.bucketLayout, p.overlap);
-  for (const Bucket& b : buckets) p.gradBytes += b.elements * b.elementBytes;
-  if (!buckets.empty()) p.elementBytes = buckets.front().elementBytes;
+  std::vector<std::vector<BucketPart>> parts;
+  int64_t bucketElements = 0;
+  for (size_t k = 0; k < buckets.size(); ++k) {
+    parts.push_back(partsOf(buckets[k], k, k + 1 == buckets.size(), run, p.compress, p.compressRank));
+    for (const BucketPart& part : parts.back()) p.gradBytes += part.elements * part.elementBytes;
+    p.uncompressedGradBytes += buckets[k].elements * buckets[k].elementBytes;
+    bucketElements += buckets[k].elements;
+  }
+  if (!parts.empty() && !parts.front().empty()) p.elementBytes = parts.front().front().elementBytes;
 
   if (world > 1) {
     // The all-reduce is the backend's own only under `native`; the buffers' broadcast always is, and
@@ -198,13 +258,22 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
       double launch = backwardStart;
       for (size_t k = 0; k < buckets.size(); ++k) {
         launch = std::max(launch, p.overlap ? backwardStart + buckets[k].readyS * scale : backwardEnd);
-        const SimulatedCollective& c = allreduce.run(buckets[k].elements, buckets[k].elementBytes);
-        add("bucket " + std::to_string(k), buckets[k].elements * buckets[k].elementBytes, launch, c, c.seconds);
-        // The bound of Table 3 (comm/topology/link_bound.h): the busiest node link's bytes over its
-        // bandwidth. The simulation counted the bytes over each node's link as hostLinkBytes does (the
-        // Schedule's transfers between nodes; native: its backend's model).
-        if (p.nodes > 1)
-          p.linkBoundS += static_cast<double>(std::max(busiest(c.nodeUp), busiest(c.nodeDown))) / hw.inter.bytesPerSecond;
+        // The bucket's share of the step's encoding and decoding, by its elements, on the communication
+        // thread with its all-reduces (charged to its last one).
+        const double codec = bucketElements > 0 ? p.codecS * static_cast<double>(buckets[k].elements) /
+                                                      static_cast<double>(bucketElements)
+                                                : 0;
+        for (size_t j = 0; j < parts[k].size(); ++j) {
+          const BucketPart& part = parts[k][j];
+          const SimulatedCollective& c = allreduce.run(part.elements, part.elementBytes);
+          add(part.name, part.elements * part.elementBytes, launch, c, c.seconds + (j + 1 == parts[k].size() ? codec : 0));
+          // The bound of Table 3 (comm/topology/link_bound.h): the busiest node link's bytes over its
+          // bandwidth. The simulation counted the bytes over each node's link as hostLinkBytes does (the
+          // Schedule's transfers between nodes; native: its backend's model).
+          if (p.nodes > 1)
+            p.linkBoundS +=
+                static_cast<double>(std::max(busiest(c.nodeUp), busiest(c.nodeDown))) / hw.inter.bytesPerSecond;
+        }
       }
     } else {
       // Pair averaging: parameters and buffers, both ways, with one partner; the mean of seeded matchings.

@@ -11,7 +11,8 @@
 //   launched when it and every bucket before it are ready (strict bucket order); with --no-overlap
 //   one bucket of every gradient is launched when backward ends. One communication thread runs the
 //   collectives one after another: the buffer broadcast (queued when backward starts), then bucket
-//   k from max(launch_k, end of the previous collective) for its all-reduce time, the topology's
+//   k from max(launch_k, end of the previous collective) for its all-reduce time (with --compress its
+//   compressed all-reduces, one after another, and its share of the encoding and decoding), the topology's
 //   Schedule simulated on the network (network_model.h); `native` is the Schedule that models the
 //   backend's own all-reduce (comm/topology/native_models.h) divided by its native efficiency. Pair averaging swaps parameters and buffers with one partner,
 //   queued when backward starts (the mean over 8 seeded random matchings).
@@ -51,6 +52,8 @@ struct WhatIf {
   std::optional<int64_t> elementBytes;  // bytes per gradient element, else each parameter's own
   std::optional<int64_t> segmentBytes;  // else the run's (same topology) or dtbench's default on the
                                         // hardware (its link_rate_bps across nodes: hardware.h)
+  std::optional<run::Compression> compress;  // else the run's
+  std::optional<int64_t> compressRank;       // else the run's
 };
 
 struct PredictedCollective {
@@ -73,6 +76,14 @@ struct StepPrediction {
   double commTotalS = 0, commExposedS = 0, stepS = 0;
   int64_t stepsPerEpoch = 0;
   double epochS = 0, imagesPerS = 0;
+  // --compress (a compressed step, as PowerSGD's after its --compress-start steps): what each bucket
+  // sends comes from comm/compressed_sizes.h; the encoding and decoding, from the run's own measurement
+  // of the same compression (scaled by compute_scale), else 0 (codecMeasured false).
+  run::Compression compress = run::Compression::kNone;
+  int64_t compressRank = 0;
+  double codecS = 0;          // per step, on the communication thread
+  bool codecMeasured = false;
+  int64_t uncompressedGradBytes = 0;      // S of the same buckets without --compress
   int64_t gradBytes = 0;                  // bytes one step all-reduces (S of Table 3)
   int64_t elementBytes = 4;               // of the first bucket
   int64_t busiestRankBytes = 0;           // per step, the rank sending the most

@@ -106,6 +106,7 @@ nlohmann::json describeZooStep(const ZooStepRequest& r) {
     parameter.name = p.name;
     parameter.elements = p.elements;
     parameter.dtype = p.dtype;
+    parameter.shape = p.shape;
     parameter.elementBytes = 4;
     parameter.readyS = median(fractions[i]) * r.backwardS;
     step.parameters.push_back(parameter);

@@ -33,7 +33,8 @@ GradientReadyProbe::GradientReadyProbe(torch::nn::Module& model) {
   std::vector<at::Tensor> trainable;
   for (const auto& item : model.named_parameters()) {
     if (!item.value().requires_grad()) continue;
-    parameters_.push_back({item.key(), item.value().numel(), typeName(item.value().scalar_type())});
+    parameters_.push_back(
+        {item.key(), item.value().numel(), typeName(item.value().scalar_type()), item.value().sizes().vec()});
     trainable.push_back(item.value());
   }
   readyS_.assign(parameters_.size(), std::numeric_limits<double>::quiet_NaN());

@@ -21,18 +21,6 @@
 
 namespace dtbench::trainer {
 
-PowerSgdMatrix powerSgdMatrix(const std::vector<int64_t>& shape, int64_t rank) {
-  PowerSgdMatrix m;
-  if (shape.size() < 2) return m;
-  m.rows = shape.front();
-  m.cols = 1;
-  for (size_t i = 1; i < shape.size(); ++i) m.cols *= shape[i];
-  m.rank = std::min({m.rows, m.cols, rank});
-  // PyTorch's _should_compress with min_compression_rate 2.
-  m.compressed = (m.rows + m.cols) * m.rank * 2 < m.rows * m.cols;
-  return m;
-}
-
 uint64_t powerSgdQSeed(uint64_t seed, size_t bucket) { return seed * 1000003u + bucket + 1; }
 
 void orthogonalizeColumns(const at::Tensor& matrix) {
@@ -62,7 +50,7 @@ class PowerSgd final : public BucketCompression {
     for (const BucketLayout& layout : buckets_) {
       Plan plan;
       for (size_t slot = 0; slot < layout.shapes.size(); ++slot) {
-        const PowerSgdMatrix m = powerSgdMatrix(layout.shapes[slot], options.rank);
+        const comm::PowerSgdMatrix m = comm::powerSgdMatrix(layout.shapes[slot], options.rank);
         if (!m.compressed) {
           plan.uncompressed.push_back(slot);
           plan.uncompressedElements += elementsOf(layout.shapes[slot]);
@@ -194,7 +182,7 @@ class PowerSgd final : public BucketCompression {
  private:
   struct Matrix {
     size_t slot;  // index into the bucket's layout
-    PowerSgdMatrix shape;
+    comm::PowerSgdMatrix shape;
     int64_t pOffset;
     int64_t qOffset;
   };

@@ -32,18 +32,10 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "comm/compressed_sizes.h"
 #include "trainer/sync/bucket_compression.h"
 
 namespace dtbench::trainer {
-
-// Whether a gradient of `shape` is sent as rank-`rank` factors, and with which r, n and m.
-struct PowerSgdMatrix {
-  bool compressed = false;
-  int64_t rows = 0;  // n
-  int64_t cols = 0;  // m
-  int64_t rank = 0;  // r = min(n, m, R)
-};
-PowerSgdMatrix powerSgdMatrix(const std::vector<int64_t>& shape, int64_t rank);
 
 // The seed of bucket `bucket`'s first Q: (seed × 1000003 + bucket + 1) mod 2^64.
 uint64_t powerSgdQSeed(uint64_t seed, size_t bucket);

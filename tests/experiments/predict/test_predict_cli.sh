@@ -329,4 +329,16 @@ small=(train --model lenet --dataset synthetic --synthetic-train-size 128 --synt
   { cat "$work/plots2.err" >&2; fail "--plots with two measured runs failed"; }
 grep -q "not drawn: the measured series lenet .* B=16: another model or batch" "$work/plots2.err" ||
   fail "--measured left the batch-16 series out without saying so: $(cat "$work/plots2.err")"
+# --compress: the run's description keeps every gradient's shape, and PowerSGD's factors are laid out
+# from them (lenet at rank 2: 9,468 bytes a step, 26.2 times fewer); the Assumed table says the run
+# measured no encoding for it; bad values are refused by name.
+"$DTBENCH" predict "$work/step.json" --hardware "$work/hw.json" --world 2 --compress powersgd --format csv \
+  --table assumed,bandwidth >"$work/compress.csv" 2>"$work/compress.err" ||
+  { cat "$work/compress.err" >&2; fail "predict --compress powersgd failed"; }
+grep -q '^lenet,.*compress powersgd rank 2",.*,float32,9468,' "$work/compress.csv" ||
+  fail "predict --compress powersgd: Table 3's grad_bytes is not lenet's 9468: $(cat "$work/compress.csv")"
+grep -q "ratio 26.2; encoding and decoding taken as 0" "$work/compress.csv" ||
+  fail "predict --compress powersgd: the Assumed table does not say the encoding was not measured"
+expect_usage "unknown gradient compression 'zstd'" "$work/run" --hardware "$work/hw.json" --world 2 --compress zstd
+expect_usage "--compress-rank must be in [1, 1024]" "$work/run" --hardware "$work/hw.json" --world 2 --compress-rank 0
 echo "PASS: dtbench predict end to end"

@@ -248,3 +248,50 @@ TEST_CASE("Pair averaging swaps every parameter with one partner while backward 
   const StepPrediction slow = predictStep(twoParameters(), oneRankPerNode(2e7), 2, pairs);
   CHECK(slow.commExposedS == Approx(0.1172864).epsilon(1e-9));
 }
+
+TEST_CASE("Compression: fp16 halves the same buckets, PowerSGD sends its factors, the run's own encoding is charged",
+          "[predict][step]") {
+  using dtbench::run::Compression;
+  MeasuredStep run = twoParameters();
+  run.parameters[0].shape = {512, 1024};  // p0
+  run.parameters[1].shape = {256, 1024};  // p1
+  // fp16: the float32 layout's two buckets (not --element-bytes 2's one), each sent in 16 bits. Ring of 2
+  // at 1e8 B/s: bucket 0 = 2 steps of 131072 x 2 bytes.
+  WhatIf fp16;
+  fp16.compress = Compression::kFp16;
+  const StepPrediction half = predictStep(run, oneRankPerNode(1e8), 2, fp16);
+  REQUIRE(half.collectives.size() == 2);
+  CHECK(half.gradBytes == (262144 + 524289) * 2);
+  CHECK(half.uncompressedGradBytes == (262144 + 524289) * 4);
+  CHECK(half.collectives[0].seconds == Approx(2 * 131072 * 2 / 1e8).epsilon(1e-12));
+  CHECK_FALSE(half.codecMeasured);  // the run did not compress: its encoding is unknown, taken as 0
+  CHECK(half.codecS == 0);
+
+  // PowerSGD rank 2, the run's own with its measured 4 ms of encoding and decoding per step. Bucket 0
+  // (p1, 256 x 1024): P 512 and Q 2048 elements; bucket 1 (p0, 512 x 1024, and the flag): the flag
+  // alone uncompressed, P 1024, Q 2048.
+  run.settings.sync.compress = Compression::kPowerSgd;
+  run.settings.sync.compressRank = 2;
+  run.compressS = 0.004;
+  const StepPrediction psgd = predictStep(run, oneRankPerNode(1e8), 2, {});
+  REQUIRE(psgd.collectives.size() == 5);
+  CHECK(psgd.collectives[0].name == "bucket 0 P");
+  CHECK(psgd.collectives[1].name == "bucket 0 Q");
+  CHECK(psgd.collectives[2].name == "bucket 1 uncompressed");
+  CHECK(psgd.gradBytes == (512 + 2048 + 1 + 1024 + 2048) * 4);
+  CHECK(psgd.codecMeasured);
+  // Bucket 0's share of the 4 ms by its elements (262144 of 786433), charged to its last all-reduce.
+  CHECK(psgd.collectives[1].seconds == Approx(2 * 1024 * 4 / 1e8 + 0.004 * 262144 / 786433).epsilon(1e-9));
+  CHECK(psgd.collectives[1].startS == Approx(psgd.collectives[0].endS));  // one after another
+  // Another rank than the run measured: its encoding is not known.
+  WhatIf rank4;
+  rank4.compressRank = 4;
+  CHECK_FALSE(predictStep(run, oneRankPerNode(1e8), 2, rank4).codecMeasured);
+  // A gradient without its shape cannot be laid out as factors: refused, naming it.
+  run.parameters[0].shape.clear();
+  CHECK_THROWS_WITH(predictStep(run, oneRankPerNode(1e8), 2, {}), Catch::Contains("p0") && Catch::Contains("shape"));
+  WhatIf both;
+  both.compress = Compression::kFp16;
+  both.elementBytes = 2;
+  CHECK_THROWS_AS(predictStep(twoParameters(), oneRankPerNode(1e8), 2, both), dtbench::common::UsageError);
+}

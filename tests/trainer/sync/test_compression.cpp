@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/compressed_sizes.h"
 #include "comm/gloo_fixture.h"
 #include "comm/topology/hosts.h"
 #include "comm/topology/registry.h"
@@ -116,13 +117,32 @@ at::Tensor readArchive(const std::string& bytes, const std::string& key) {
 
 TEST_CASE("PowerSGD sends a gradient as factors only where they are at most half its size", "[compression]") {
   // PyTorch's _should_compress with min_compression_rate 2: (n + m) r 2 < n m.
-  CHECK(trainer::powerSgdMatrix({64, 3, 3, 3}, 2).compressed);  // 64 x 27
-  CHECK(trainer::powerSgdMatrix({64, 3, 3, 3}, 2).cols == 27);
-  CHECK_FALSE(trainer::powerSgdMatrix({64}, 2).compressed);      // a bias: a vector
-  CHECK_FALSE(trainer::powerSgdMatrix({4, 4}, 2).compressed);    // 32 elements of factors against 16
-  CHECK(trainer::powerSgdMatrix({10, 84}, 2).compressed);        // 376 < 840
-  CHECK_FALSE(trainer::powerSgdMatrix({10, 84}, 5).compressed);  // 940 elements of factors against 840
-  CHECK(trainer::powerSgdMatrix({3, 100}, 8).rank == 3);         // r = min(n, m, R)
+  CHECK(comm::powerSgdMatrix({64, 3, 3, 3}, 2).compressed);  // 64 x 27
+  CHECK(comm::powerSgdMatrix({64, 3, 3, 3}, 2).cols == 27);
+  CHECK_FALSE(comm::powerSgdMatrix({64}, 2).compressed);      // a bias: a vector
+  CHECK_FALSE(comm::powerSgdMatrix({4, 4}, 2).compressed);    // 32 elements of factors against 16
+  CHECK(comm::powerSgdMatrix({10, 84}, 2).compressed);        // 376 < 840
+  CHECK_FALSE(comm::powerSgdMatrix({10, 84}, 5).compressed);  // 940 elements of factors against 840
+  CHECK(comm::powerSgdMatrix({3, 100}, 8).rank == 3);         // r = min(n, m, R)
+  // What the trainer all-reduces is what predict lays out (comm::powerSgdBucketSizes).
+  const BucketLayout layout = testLayout();
+  const comm::PowerSgdBucketSizes sizes = comm::powerSgdBucketSizes(layout.shapes, 2, /*carriesFlag=*/true);
+  CHECK(sizes.uncompressed == 24 + 1);             // the bias and the flag
+  CHECK(sizes.p == (24 + 6) * 2);                  // 24 x 18 and 6 x 36
+  CHECK(sizes.q == (18 + 36) * 2);
+  comm::testing::runGlooRanks<int>(1, [&](comm::Communicator& gloo) {
+    comm::TrafficRecorder recorder(0, 1);
+    comm::TopologyAllreduce allreduce(gloo, comm::Topology::parse("native"), comm::hostsFromRanksPerHost(1, 1), recorder);
+    CompressionOptions options;
+    options.kind = Compression::kPowerSgd;
+    const auto compression = trainer::makeBucketCompression(options, gloo, allreduce, {layout}, {});
+    const std::vector<trainer::BucketCollective> collectives = compression->collectives(0);
+    REQUIRE(collectives.size() == 3);
+    CHECK(collectives[0].elements == sizes.uncompressed);
+    CHECK(collectives[1].elements == sizes.p);
+    CHECK(collectives[2].elements == sizes.q);
+    return 0;
+  });
 }
 
 TEST_CASE("orthogonalizeColumns gives orthonormal columns (Gram-Schmidt to rank 2, QR above)", "[compression]") {
