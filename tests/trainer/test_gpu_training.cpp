@@ -215,6 +215,37 @@ TEST_CASE("the nccl backend trains at world 1 and records the version of NCCL", 
   CHECK(readJson(config.outDir + "/config.json").at("backend") == "nccl");
 }
 
+TEST_CASE("gradient compression runs on the GPU over nccl: fp16 close to float32, PowerSGD timed and finite",
+          "[gpu][nccl][compression]") {
+  DTBENCH_SKIP_WITHOUT_GPU();
+  TempDir tmp;
+  RunConfig plainConfig = onGpu(tmp / "plain", "lenet");
+  plainConfig.comm.connection.backend = dtbench::comm::Backend::kNccl;
+  const std::vector<double> plain = train(plainConfig);
+  SECTION("fp16: the bucket cast on the GPU, summed by NCCL in float16 and cast back") {
+    RunConfig config = plainConfig;
+    config.outDir = tmp / "fp16";
+    config.sync.compress = dtbench::trainer::Compression::kFp16;
+    checkClose(train(config), plain, 1e-2);  // one rank: the gradients rounded to float16 only
+    for (const std::string& cell : batchesColumn(config.outDir, "compress_s")) CHECK(std::stod(cell) > 0);
+    CHECK(readJson(config.outDir + "/config.json").at("bucket_collectives")[0][0].at("dtype") == "float16");
+  }
+  SECTION("powersgd: factors on the GPU from step 3, every loss finite, the encoding timed") {
+    RunConfig config = plainConfig;
+    config.outDir = tmp / "powersgd";
+    config.sync.compress = dtbench::trainer::Compression::kPowerSgd;
+    const std::vector<double> losses = train(config);
+    REQUIRE(losses.size() == plain.size());
+    for (size_t i = 0; i < losses.size(); ++i) CHECK(std::isfinite(losses[i]));
+    CHECK(losses[0] == Approx(plain[0]).epsilon(1e-5));  // steps 1 and 2 uncompressed
+    CHECK(losses[1] == Approx(plain[1]).epsilon(1e-5));
+    const std::vector<std::string> codec = batchesColumn(config.outDir, "compress_s");
+    REQUIRE(codec.size() == losses.size());
+    CHECK(std::stod(codec[1]) == 0);
+    for (size_t i = 2; i < codec.size(); ++i) CHECK(std::stod(codec[i]) > 0);
+  }
+}
+
 TEST_CASE("one rank's step captured in a CUDA graph (--cuda-graph) trains as the eager step does", "[gpu][cuda_graph]") {
   DTBENCH_SKIP_WITHOUT_GPU();
   const ExactFloat32 exact;
