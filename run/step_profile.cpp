@@ -65,11 +65,12 @@ nlohmann::json StepProfile::toJson(int rank) const {
   for (size_t p = 0; p < parameters_.size(); ++p) {
     values.clear();
     for (const Sample& s : samples) values.push_back(s.readyS[p]);
-    parameters.push_back({{"name", parameters_[p].name},
-                          {"elements", parameters_[p].elements},
-                          {"dtype", parameters_[p].dtype},
-                          {"shape", parameters_[p].shape},
-                          {"ready_s", numberOrNull(median(values))}});
+    nlohmann::json parameter = {{"name", parameters_[p].name},
+                                {"elements", parameters_[p].elements},
+                                {"dtype", parameters_[p].dtype},
+                                {"ready_s", numberOrNull(median(values))}};
+    if (!parameters_[p].shape.empty()) parameter["shape"] = parameters_[p].shape;  // unknown: left out
+    parameters.push_back(std::move(parameter));
   }
   values.clear();
   for (const Sample& s : samples) values.push_back(s.backwardS);

@@ -57,7 +57,7 @@ class StepProfile {
   int64_t steps() const;
 
   // {"rank", "steps", "backward_s", "buffer_elements", "parameters": [{"name", "elements", "dtype",
-  // "shape", "ready_s"}, ...]}.
+  // "shape" (where known), "ready_s"}, ...]}.
   nlohmann::json toJson(int rank) const;
 
  private:

@@ -22,7 +22,9 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-run::StepProfile twoParameters() { return run::StepProfile({{"conv1.weight", 150, "float32"}, {"fc.bias", 10, "float32"}}); }
+run::StepProfile twoParameters() {
+  return run::StepProfile({{"conv1.weight", 150, "float32", {6, 1, 5, 5}}, {"fc.bias", 10, "float32", {}}});
+}
 
 }  // namespace
 
@@ -40,8 +42,20 @@ TEST_CASE("the profile leaves the warm-up out and takes medians", "[step_profile
   CHECK(j.at("steps") == 3);
   CHECK(j.at("backward_s").get<double>() == 0.6);
   REQUIRE(j.at("parameters").size() == 2);
-  CHECK(j.at("parameters")[0] ==
-        nlohmann::json{{"name", "conv1.weight"}, {"elements", 150}, {"dtype", "float32"}, {"ready_s", 0.5}});
+  CHECK(j.at("parameters")[0] == nlohmann::json{{"name", "conv1.weight"},
+                                                {"elements", 150},
+                                                {"dtype", "float32"},
+                                                {"shape", {6, 1, 5, 5}},
+                                                {"ready_s", 0.5}});
+  CHECK_FALSE(j.at("parameters")[1].contains("shape"));  // not known: left out
+  // Read back: the shape where it was written, none where it was not; a shape that does not make the
+  // parameter's elements is refused by name.
+  const run::ProfiledStep read = run::readStepProfile(j);
+  CHECK(read.parameters[0].shape == std::vector<int64_t>{6, 1, 5, 5});
+  CHECK(read.parameters[1].shape.empty());
+  nlohmann::json wrong = j;
+  wrong["parameters"][0]["shape"] = {6, 5, 4};
+  CHECK_THROWS_WITH(run::readStepProfile(wrong), Catch::Contains("parameters[0].shape"));
   CHECK(j.at("parameters")[1].at("ready_s").get<double>() == 0.2);
 
   profile.add(0.8, {0.7, 0.4});  // four steps: the mean of the middle two
