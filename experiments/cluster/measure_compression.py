@@ -1,5 +1,5 @@
 """The analysis of measure_compression.sh: measured and predicted step times per link rate and
-compression, and the break-even rates. Usage: measure_compression.py DTBENCH OUT "RATES" "COMPRESSIONS" REPEATS [RUN_SUFFIX HARDWARE_SUFFIX]
+compression, and the break-even rates. Usage: measure_compression.py DTBENCH OUT "RATES" "COMPRESSIONS" REPEATS [RUN_SUFFIX HARDWARE_SUFFIX [WORLD]]
 Writes OUT/compression.md and prints it. Debian's /usr/bin/python3 (csv, json, math, statistics)."""
 import csv
 import json
@@ -35,11 +35,11 @@ def measured(run):
     }
 
 
-def predicted(dtbench, run, hardware):
-    """The predicted step at world 2 (the step_breakdown table's `step` row), or None."""
+def predicted(dtbench, run, hardware, world):
+    """The predicted step at `world` (the step_breakdown table's `step` row), or None."""
     if not (os.path.exists(run) and os.path.exists(hardware)):
         return None
-    result = subprocess.run([dtbench, "predict", run, "--hardware", hardware, "--world", "2", "--format", "csv",
+    result = subprocess.run([dtbench, "predict", run, "--hardware", hardware, "--world", str(world), "--format", "csv",
                              "--table", "step_breakdown"], capture_output=True, text=True)
     if result.returncode != 0:
         return "failed: " + result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"
@@ -68,12 +68,13 @@ def main():
     dtbench, out, rates, compressions, repeats = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4].split(), int(sys.argv[5])
     suffix = sys.argv[6] if len(sys.argv) > 6 else ""
     hw_suffix = sys.argv[7] if len(sys.argv) > 7 else ""
+    world = int(sys.argv[8]) if len(sys.argv) > 8 else 2
     rates = sorted(rates, key=rate_bps)
     top = rates[-1]
     lines = ["# Gradient compression on the emulated cluster", "",
              f"Rank 0's step (step_s - data_s) and compress_s, medians over steps {FIRST_STEP}-8 of each run, then the "
              f"median (min-max) of {repeats} repeats; predicted: `dtbench predict` from each compression's run at {top} "
-             "(its compute and its own compress_s) on each rate's calibrated hardware file (world 2).", "",
+             f"(its compute and its own compress_s) on each rate's calibrated hardware file (world {world}).", "",
              "| rate | compress | step_s | compress_s | exposed_s | bytes_sent/step | predicted step_s | error |",
              "|---|---|---|---:|---:|---:|---:|---:|"]
     table = {}
@@ -82,7 +83,7 @@ def main():
             runs = [measured(os.path.join(out, "train", f"{rate}-{c}{suffix}-r{k}")) for k in range(1, repeats + 1)]
             runs = [m for m in runs if m]
             pred = predicted(dtbench, os.path.join(out, "train", f"{top}-{c}{suffix}-r1"),
-                             os.path.join(out, "hw", f"{rate}{hw_suffix}.json"))
+                             os.path.join(out, "hw", f"{rate}{hw_suffix}.json"), world)
             if not runs:
                 lines.append(f"| {rate} | {c} | no run | | | | {pred if pred is not None else ''} | |")
                 table[(rate, c)] = (None, pred if isinstance(pred, float) else None)

@@ -104,5 +104,5 @@ if [[ $phase == all || $phase == train ]]; then
 fi
 
 if [[ $phase == all || $phase == analyse ]]; then
-  /usr/bin/python3 "$here/measure_compression.py" "$dtbench" "$out" "$rates" "$compressions" "$repeats" "$(suffix)" "$(hw_suffix)"
+  /usr/bin/python3 "$here/measure_compression.py" "$dtbench" "$out" "$rates" "$compressions" "$repeats" "$(suffix)" "$(hw_suffix)" "$nodes"
 fi
