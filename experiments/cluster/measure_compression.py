@@ -91,15 +91,11 @@ def main():
             steps = [m["step"] for m in runs]
             step = statistics.median(steps)
             error = f"{(pred - step) / step * 100:+.1f} %" if isinstance(pred, float) else ""
+            predicted_cell = f"{pred:.3f}" if isinstance(pred, float) else (pred or "")
             lines.append(f"| {rate} | {c} | {step:.3f} ({min(steps):.3f}-{max(steps):.3f}) | "
                          f"{statistics.median(m['compress'] for m in runs):.4f} | "
                          f"{statistics.median(m['exposed'] for m in runs):.3f} | "
-                         f"{int(statistics.median(m['bytes'] for m in runs))} | "
-                         f"{pred:.3f} | {error} |" if isinstance(pred, float) else
-                         f"| {rate} | {c} | {step:.3f} ({min(steps):.3f}-{max(steps):.3f}) | "
-                         f"{statistics.median(m['compress'] for m in runs):.4f} | "
-                         f"{statistics.median(m['exposed'] for m in runs):.3f} | "
-                         f"{int(statistics.median(m['bytes'] for m in runs))} | {pred or ''} | |")
+                         f"{int(statistics.median(m['bytes'] for m in runs))} | {predicted_cell} | {error} |")
             table[(rate, c)] = (step, pred if isinstance(pred, float) else None)
     lines += ["", "Break-even rates (where the two step times cross, interpolated in log rate):", "",
               "| first | second | measured | predicted |", "|---|---|---|---|"]
