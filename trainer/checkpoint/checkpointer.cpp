@@ -137,6 +137,8 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
   if (perRank != run.perRankModels)
     fields.fail("per_rank_models", std::string("is ") + (perRank ? "true" : "false") + ", but this run keeps " +
                                        (run.perRankModels ? "one model per rank (--sync pairavg)" : "one model"));
+  // Absent from checkpoints written before --compress: no gradient-synchronization state.
+  if (state.contains("sync_state")) fields.typed(state, "sync_state", "sync_state", Type::boolean);
 
   std::vector<std::string> problems;
   run::readSummaryJson(fields.typed(state, "summary", "summary", Type::object), problems);

@@ -11,8 +11,8 @@
 #include "comm/element_type.h"
 #include "comm/tensor_element_type.h"
 #include "comm/traffic/message_log.h"
-#include "run/settings.h"
 #include "comm/work.h"
+#include "run/settings.h"
 #include "trainer/sync/flat_tensors.h"
 
 namespace dtbench::trainer {

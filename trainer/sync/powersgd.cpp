@@ -19,6 +19,8 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
+#include "comm/compressed_sizes.h"
+
 namespace dtbench::trainer {
 
 uint64_t powerSgdQSeed(uint64_t seed, size_t bucket) { return seed * 1000003u + bucket + 1; }

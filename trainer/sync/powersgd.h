@@ -32,7 +32,6 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "comm/compressed_sizes.h"
 #include "trainer/sync/bucket_compression.h"
 
 namespace dtbench::trainer {

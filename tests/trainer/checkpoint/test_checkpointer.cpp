@@ -215,6 +215,7 @@ TEST_CASE("a field of a rank in state.json that is missing or mistyped is named"
       {"summary", "must be object", [](nlohmann::json& s) { s["summary"] = 1; }},
       {"epochs[0]", "is not an epoch's figures", [](nlohmann::json& s) { s["epochs"][0].erase("steps"); }},
       {"per_rank_models", "must be boolean", [](nlohmann::json& s) { s["per_rank_models"] = 0; }},
+      {"sync_state", "must be boolean", [](nlohmann::json& s) { s["sync_state"] = "yes"; }},
       {"elapsed_s", "must be", [](nlohmann::json& s) { s["elapsed_s"] = nullptr; }},
   };
   for (const Edit& edit : edits) {
