@@ -147,6 +147,34 @@ shape_link() {
     die "tc refused tbf on $(nw_host_iface "$i")"
 }
 
+# fit_gso_to_bursts: the largest GSO super-packet every link's tbf passes whole, on both ends of every
+# veth. tbf cuts a GSO packet longer than its bucket into wire-sized segments in software, and every
+# segment then crosses veth, bridge and the receiver's TCP alone: below ~520 Mbit/s (a bucket under
+# 64 KB) that cost the ranks' cores 4 s of softirq in 8 ResNet-18 steps at 500 Mbit/s (0.1 s at 5 Gbit/s)
+# and slowed their backward pass by half (docs/cluster.md). A packet of S segments counts S x 1514 bytes
+# (1448 of payload, 66 of headers); one segment less than the smallest bucket holds leaves a margin
+# for tbf's rounding of the bucket to time. Sockets opened afterwards take it (a run's, not Slurm's).
+gso_segs_for_bursts() {
+  local dir k i node bps burst segs=65535
+  dir=$(dir_of) k=$(nw_size)
+  for ((i = 0; i < k; i++)); do
+    node=$(node_name "$i") bps=$(sed -n "s/^$node //p" "$dir/etc/rates")
+    ((bps > 0)) || continue
+    burst=$(burst_bytes "$bps")
+    ((burst / 1514 - 1 < segs)) && segs=$((burst / 1514 - 1))
+  done
+  echo "$segs"
+}
+fit_gso_to_bursts() {
+  local k i segs
+  k=$(nw_size) segs=$(gso_segs_for_bursts)
+  for ((i = 0; i < k; i++)); do
+    ip -n "$(nw_ns "$i")" link set dev "$(nw_iface "$i")" gso_max_segs "$segs" ||
+      die "cannot set gso_max_segs $segs on $(nw_iface "$i")"
+    ip link set dev "$(nw_host_iface "$i")" gso_max_segs "$segs" || die "cannot set gso_max_segs $segs on $(nw_host_iface "$i")"
+  done
+}
+
 # cluster.json from the live objects (rates read back from the instance's rates file).
 write_cluster_json() {
   local dir k i bps node sep="" burst limit rate_json
@@ -158,6 +186,7 @@ write_cluster_json() {
     echo "  \"controller\": {\"address\": \"$(ctl_addr)\", \"port\": $(cat "$dir/etc/ctld_port")},"
     echo "  \"slurm_conf\": \"$dir/etc/slurm.conf\","
     echo "  \"tcp_congestion_control\": \"$(in_node 0 sysctl -n net.ipv4.tcp_congestion_control)\","
+    echo "  \"gso_max_segs\": $(gso_segs_for_bursts),"
     if [[ -f $dir/etc/dbd_port ]]; then
       echo "  \"accounting\": {\"slurmdbd_port\": $(cat "$dir/etc/dbd_port"), \"mariadb_socket\": \"$dir/db/mariadb.sock\"},"
     else
@@ -565,6 +594,7 @@ up_locked() {
     setup_node "$i" "$bps" "$gpus"
     echo "$(node_name "$i") $bps" >>"$dir/etc/rates"
   done
+  fit_gso_to_bursts
 
   # munge: a key and socket of the cluster's own.
   local sock=$dir/munge/munge.socket
@@ -733,6 +763,7 @@ cluster_rate() {
     shape_link "$i" "$bps"
     sed -i "s/^$node .*/$node $bps/" "$dir/etc/rates"
   done
+  fit_gso_to_bursts
   write_cluster_json
   note "rate: ${#targets[@]} link(s) at $rate"
 }

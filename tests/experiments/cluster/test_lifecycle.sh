@@ -89,6 +89,7 @@ for i, n in enumerate(c["nodes"]):
     assert n["tbf_burst_bytes"] == 25_000 and n["tbf_limit_bytes"] == 250_000, n  # 1 ms and 10 ms at 200 Mbit/s
     assert n["gpus"] == 2, n
 assert c["tcp_congestion_control"] == "cubic", c.get("tcp_congestion_control")  # Linux's default, not the host's
+assert c["gso_max_segs"] == 15, c.get("gso_max_segs")  # 25,000 // 1514 - 1: a GSO packet tbf passes whole
 PY
 # Every node runs the congestion control cluster.json names, whatever the host's default.
 for n in 1 2 3; do
@@ -99,6 +100,13 @@ up_qdisc=$(cluster exec node2 tc qdisc show dev "${CLUSTER_NAME}v1")
 down_qdisc=$(tc qdisc show dev "${CLUSTER_NAME}h1")
 for q in "$up_qdisc" "$down_qdisc"; do
   [[ $q == *"tbf"*"rate 200Mbit burst 25000b"* ]] || fail "node2's link is not shaped to 200Mbit with a 25000-byte burst: $q"
+done
+# Both ends of every link send GSO packets no longer than the bucket (tbf would cut longer ones in software).
+gso_segs() { sed -n 's/.* gso_max_segs \([0-9]*\) .*/\1/p'; }
+for n in 1 2 3; do
+  up_segs=$(cluster exec node$n ip -d link show "${CLUSTER_NAME}v$((n - 1))" | gso_segs)
+  down_segs=$(ip -d link show "${CLUSTER_NAME}h$((n - 1))" | gso_segs)
+  [[ $up_segs == 15 && $down_segs == 15 ]] || fail "node$n's link: gso_max_segs $up_segs / $down_segs, not 15 (a 25,000-byte bucket)"
 done
 info "srun over every node, with --gres=gpu:2"
 out=$(cd "$work" && timeout 60 srun -N 3 --ntasks-per-node=1 --gres=gpu:2 hostname | sort | tr '\n' ' ')
@@ -137,6 +145,11 @@ import json, sys; c = json.load(open('$DTBENCH_CLUSTER'))
 assert [n['link_rate_bps'] for n in c['nodes']] == [200_000_000, 50_000_000, 200_000_000], c['nodes']" ||
   fail "cluster.json does not show node2 at 50mbit"
 [[ $(tc qdisc show dev "${CLUSTER_NAME}h1") == *"rate 50Mbit"* ]] || fail "node2's bridge port is not at 50Mbit"
+# The slowest link's bucket (6,250 bytes at 50 Mbit/s) bounds every node's GSO packets: they cross it too.
+[[ $(ip -d link show "${CLUSTER_NAME}h2" | gso_segs) == 3 ]] || fail "node3's bridge port does not follow the 50mbit bucket (gso_max_segs 3)"
+/usr/bin/python3 -c "
+import json; c = json.load(open('$DTBENCH_CLUSTER')); assert c['gso_max_segs'] == 3, c['gso_max_segs']" ||
+  fail "cluster.json's gso_max_segs does not follow the 50mbit bucket"
 
 info "node-down node3: link down, every process in it killed, Slurm marks it down"
 cluster exec node3 setsid sleep 1000 </dev/null >/dev/null 2>&1 &

@@ -26,7 +26,6 @@ from torch.nn.parallel import DistributedDataParallel
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts", "reference"))
 from kuangliu_models import MODELS  # noqa: E402
 
-WORLD = 2
 BATCH = 8
 LR = 0.05
 # Stated tolerances: the two sides add the same numbers in other orders (the uncompressed average
@@ -76,9 +75,9 @@ def dtbench_first_q(bucket, rank, seed):
     return torch.empty(ps), torch.cat(qs)
 
 
-def train(rank, directory, steps, matrix_rank, start, seed, store, results):
+def train(rank, world, directory, steps, matrix_rank, start, seed, store, results):
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=WORLD)
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
     model = MODELS["lenet"]()
     load_parameters(os.path.join(directory, "initial.bin"), model)
     ddp = DistributedDataParallel(model)
@@ -110,16 +109,19 @@ def train(rank, directory, steps, matrix_rank, start, seed, store, results):
 
 
 def main():
+    if len(sys.argv) not in (6, 7):
+        raise SystemExit("usage: powersgd_reference.py OUTDIR STEPS RANK START SEED [WORLD]")
     directory, steps, matrix_rank, start, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    world = int(sys.argv[6]) if len(sys.argv) == 7 else 2
     store = tempfile.mktemp(prefix="powersgd_reference_store_")
     context = mp.get_context("spawn")
     results = context.Queue()
-    processes = [context.Process(target=train, args=(r, directory, steps, matrix_rank, start, seed, store, results))
-                 for r in range(WORLD)]
+    processes = [context.Process(target=train, args=(r, world, directory, steps, matrix_rank, start, seed, store, results))
+                 for r in range(world)]
     for p in processes:
         p.start()
     outcome = {}
-    for _ in range(WORLD):
+    for _ in range(world):
         rank, losses, final = results.get(timeout=300)
         outcome[rank] = (losses, torch.frombuffer(bytearray(final), dtype=torch.float32))
     for p in processes:
@@ -135,7 +137,7 @@ def main():
             step, rank, loss = line.strip().split(",")
             dtbench_losses[(int(step), int(rank))] = float(loss)
     worst_loss, worst_at = 0.0, None
-    for rank in range(WORLD):
+    for rank in range(world):
         for step, loss in enumerate(outcome[rank][0], start=1):
             difference = abs(loss - dtbench_losses[(step, rank)])
             if difference > worst_loss:
@@ -143,7 +145,7 @@ def main():
     final = torch.frombuffer(bytearray(open(os.path.join(directory, "final.bin"), "rb").read()), dtype=torch.float32)
     worst_parameter = (final - outcome[0][1]).abs().max().item()
     moved = (final - load_parameters(os.path.join(directory, "initial.bin"), MODELS["lenet"]())).abs().max().item()
-    print(f"{steps} steps (PowerSGD rank {matrix_rank} from step {start + 1}): largest loss difference "
+    print(f"{world} ranks, {steps} steps (PowerSGD rank {matrix_rank} from step {start + 1}): largest loss difference "
           f"{worst_loss:.3g} (step, rank {worst_at}), largest final-parameter difference {worst_parameter:.3g} "
           f"(the parameters moved up to {moved:.3g}); tolerances {LOSS_TOLERANCE:g} and {PARAMETER_TOLERANCE:g}")
     if worst_loss > LOSS_TOLERANCE or worst_parameter > PARAMETER_TOLERANCE:

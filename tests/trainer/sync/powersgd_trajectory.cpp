@@ -1,11 +1,11 @@
 // powersgd_trajectory: dtbench's side of the comparison with PyTorch's powerSGD_hook
-// (tests/trainer/sync/test_powersgd_reference.sh). Two ranks as threads over in-process Gloo train
+// (tests/trainer/sync/test_powersgd_reference.sh). WORLD ranks (default 2) as threads over in-process Gloo train
 // LeNet with plain SGD through BucketedAllreduce and --compress powersgd, on batches drawn from
 // seeded generators that the Python reference draws again, and write:
 //   initial.bin        the parameters before the first step (float32, model.parameters() order),
-//   losses.csv         step,rank,loss for every step of both ranks,
+//   losses.csv         step,rank,loss for every step of every rank,
 //   final.bin          rank 0's parameters after the last step.
-// Usage: powersgd_trajectory OUTDIR STEPS RANK START SEED
+// Usage: powersgd_trajectory OUTDIR STEPS RANK START SEED [WORLD]
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
@@ -30,7 +30,6 @@ using namespace dtbench;
 
 namespace {
 
-constexpr int kWorld = 2;
 constexpr int64_t kBatch = 8;
 constexpr double kLr = 0.05;
 
@@ -54,8 +53,13 @@ std::pair<at::Tensor, at::Tensor> batchOf(int64_t step, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: powersgd_trajectory OUTDIR STEPS RANK START SEED\n");
+  if (argc != 6 && argc != 7) {
+    std::fprintf(stderr, "usage: powersgd_trajectory OUTDIR STEPS RANK START SEED [WORLD]\n");
+    return 2;
+  }
+  const int world = argc == 7 ? std::atoi(argv[6]) : 2;
+  if (world < 2 || world > 16) {
+    std::fprintf(stderr, "powersgd_trajectory: WORLD must be 2 to 16, got %s\n", argv[6]);
     return 2;
   }
   const std::string out = argv[1];
@@ -70,13 +74,13 @@ int main(int argc, char** argv) {
   const models::ClassifierPtr base = models::makeModel("lenet");
   writeParameters(out + "/initial.bin", base->module());
   std::vector<models::ClassifierPtr> replicas;
-  for (int r = 0; r < kWorld; ++r) replicas.push_back(models::cloneClassifier(*base));
+  for (int r = 0; r < world; ++r) replicas.push_back(models::cloneClassifier(*base));
   const std::vector<std::vector<double>> losses =
-      comm::testing::runGlooRanks<std::vector<double>>(kWorld, [&](comm::Communicator& gloo) {
+      comm::testing::runGlooRanks<std::vector<double>>(world, [&](comm::Communicator& gloo) {
         const int rank = gloo.rank();
-        comm::TrafficRecorder recorder(rank, kWorld);
+        comm::TrafficRecorder recorder(rank, world);
         comm::TopologyAllreduce allreduce(gloo, comm::Topology::parse("native"),
-                                          comm::hostsFromRanksPerHost(kWorld, kWorld), recorder);
+                                          comm::hostsFromRanksPerHost(world, world), recorder);
         trainer::CommWorker worker;
         trainer::BucketedAllreduceOptions options;
         options.compression = compression;
@@ -100,7 +104,7 @@ int main(int argc, char** argv) {
   std::ofstream csv(out + "/losses.csv");
   csv << "step,rank,loss\n";
   for (int64_t step = 1; step <= steps; ++step)
-    for (int r = 0; r < kWorld; ++r) {
+    for (int r = 0; r < world; ++r) {
       char line[96];
       std::snprintf(line, sizeof line, "%lld,%d,%.9g\n", static_cast<long long>(step), r,
                     losses[static_cast<size_t>(r)][static_cast<size_t>(step - 1)]);
