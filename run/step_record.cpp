@@ -60,6 +60,7 @@ const std::vector<BatchColumn>& batchColumns() {
       count("bytes_sent", &StepRecord::bytesSent, 0),
       count("bytes_recv", &StepRecord::bytesRecv, 0),
       later(phase("compress_s", &PhaseTimes::compressS, false)),
+      later(count("grad_collectives", &StepRecord::gradCollectives, 0)),
   };
   return columns;
 }
@@ -198,7 +199,8 @@ StepRecord stepRecordFromJson(const nlohmann::json& j) {
   if (!j.is_object()) throw std::invalid_argument("a step record must be an object or an array of 16 numbers");
   StepRecord r;
   for (const BatchColumn& c : batchColumns()) {
-    if (!j.contains(c.name) && c.phase) continue;  // a phase added after the checkpoint was written: 0
+    // A phase, or a column added later, that the checkpoint was written without: 0.
+    if (!j.contains(c.name) && (c.phase || c.addedLater)) continue;
     if (c.count)
       r.*c.count = j.at(c.name).get<int64_t>();
     else

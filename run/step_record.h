@@ -16,6 +16,10 @@
 //   orthogonalization), on the communication thread, so a part of comm_total_s (and of comm_exposed_s
 //   where backward did not hide it); comm_total_s - compress_s is the collectives' own time. 0 without
 //   compression.
+// - grad_collectives: the gradients' all-reduces the rank issued in the step, counted as they went:
+//   one a bucket (none, fp16, bf16, and PowerSGD's first compress_start steps), up to three a bucket
+//   under PowerSGD (its uncompressed part, P and Q; config.json's bucket_collectives lists them);
+//   0 under pair averaging (which exchanges parameters) and on one rank.
 // - h2d_s, forward_s, backward_s and optimizer_s are NaN when the phase was not timed
 //   (--phase-timing none): an empty cell in batches.csv, null in JSON.
 // compute = step_s - data_s - comm_exposed_s.
@@ -55,6 +59,7 @@ struct StepRecord : PhaseTimes {
   int64_t samples = 0;
   int64_t bytesSent = 0;
   int64_t bytesRecv = 0;
+  int64_t gradCollectives = 0;
 
   // Not in batches.csv: what train_history.log reports for rank 0's batch.
   double loss = 0;

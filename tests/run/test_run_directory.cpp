@@ -94,7 +94,7 @@ TEST_CASE("the run directory writes the contract's headers and rows", "[run_dire
   REQUIRE(batches.size() == 2);
   CHECK(batches[0] ==
         "rank,epoch,step,samples,data_s,h2d_s,forward_s,backward_s,comm_total_s,comm_exposed_s,optimizer_s,"
-        "step_s,bytes_sent,bytes_recv,compress_s");
+        "step_s,bytes_sent,bytes_recv,compress_s,grad_collectives");
   CHECK(batches[1].rfind("0,1,1,32,", 0) == 0);
 
   std::ifstream summary(path + "/summary.json");

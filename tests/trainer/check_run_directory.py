@@ -45,7 +45,8 @@ check(duration > 0, "run duration Timestamp.max() - Timestamp.min() is not posit
 
 rows = pd.read_csv(f"{d}/batches.csv")
 want = ["rank", "epoch", "step", "samples", "data_s", "h2d_s", "forward_s", "backward_s", "comm_total_s",
-        "comm_exposed_s", "optimizer_s", "step_s", "bytes_sent", "bytes_recv", "compress_s"]
+        "comm_exposed_s", "optimizer_s", "step_s", "bytes_sent", "bytes_recv", "compress_s",
+        "grad_collectives"]
 check(list(rows.columns) == want, f"batches.csv columns {list(rows.columns)}")
 check(len(rows) == args.epochs * args.steps, f"{len(rows)} batches.csv rows")
 phases = rows[["data_s", "h2d_s", "forward_s", "backward_s", "comm_exposed_s", "optimizer_s"]].sum(axis=1)

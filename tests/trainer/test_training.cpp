@@ -185,7 +185,7 @@ TEST_CASE("LeNet learns the synthetic task and writes the run directory", "[trai
     std::vector<double> v;
     std::istringstream fields(line);
     for (std::string f; std::getline(fields, f, ',');) v.push_back(std::stod(f));
-    REQUIRE(v.size() == 15);  // batches.csv's columns (run/step_record.cpp)
+    REQUIRE(v.size() == 16);  // batches.csv's columns (run/step_record.cpp)
     const double phases = v[4] + v[5] + v[6] + v[7] + v[9] + v[10];
     CHECK(v[11] >= phases);  // step_s covers every phase
     stepSum += v[11];
@@ -385,7 +385,7 @@ TEST_CASE("phase timing changes no result, and none leaves the device phases emp
       std::vector<std::string> cells;
       std::stringstream fields(line);
       for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-      REQUIRE(cells.size() == 15);
+      REQUIRE(cells.size() == 16);
       INFO(name << " row " << rows << ": " << line);
       CHECK_FALSE(cells[4].empty());  // data_s: the host's, always
       CHECK(std::stod(cells[11]) > 0);  // step_s

@@ -150,6 +150,7 @@ bool TrainStep::synchronize(run::StepRecord& r, StepTimer& timer, int64_t global
   }
   r.commExposedS = std::chrono::duration<double>(lastCompletion - backwardEnd).count();
   r.compressS = result.compressS;
+  r.gradCollectives = result.gradCollectives;
   return result.stopAgreed;
 }
 

@@ -89,6 +89,12 @@ double BucketCompression::takeCodecSeconds() {
   return seconds;
 }
 
+int64_t BucketCompression::takeCollectives() {
+  const int64_t issued = collectives_;
+  collectives_ = 0;
+  return issued;
+}
+
 BucketCompression::CodecTimer::CodecTimer(BucketCompression& owner) : owner_(owner), startS_(nowS()) {}
 
 BucketCompression::CodecTimer::~CodecTimer() {
@@ -100,6 +106,7 @@ void BucketCompression::sum(const at::Tensor& tensor) {
   if (tensor.numel() == 0) return;
   const comm::MessageCategoryScope category(comm::MessageCategory::kGradients);  // on the worker thread
   allreduce_.allreduce(tensor);
+  ++collectives_;
 }
 
 void BucketCompression::averageUncompressed(size_t bucket, const at::Tensor& flat) {

@@ -17,7 +17,8 @@
 //  - What is not a collective (casts, divisions, packing, PowerSGD's products and orthogonalization)
 //    is timed as encoding and decoding: takeCodecSeconds() returns its sum since the last call
 //    (batches.csv's compress_s). `deviceSync` makes the device's queued work part of that time on a
-//    GPU (a no-op on the CPU).
+//    GPU (a no-op on the CPU). takeCollectives() returns how many all-reduces it issued since the last
+//    call (batches.csv's grad_collectives), counted as they are issued.
 //  - collectives(b) lists what one compressed step of bucket b all-reduces, for config.json's record
 //    and the report's byte model.
 //  - saveState()/loadState() carry what is kept from step to step (PowerSGD's residuals and factors)
@@ -71,8 +72,9 @@ class BucketCompression {
   // Throws std::runtime_error naming `source` when the bytes are not this compression's state for these buckets.
   virtual void loadState(const std::string& bytes, const std::string& source);
 
-  // Called by the training thread after the worker's drain (which orders it after the worker's writes).
+  // Called by the training thread after the worker's drain (which orders them after the worker's writes).
   double takeCodecSeconds();
+  int64_t takeCollectives();
 
  protected:
   BucketCompression(comm::Communicator& communicator, comm::TopologyAllreduce& allreduce,
@@ -101,6 +103,7 @@ class BucketCompression {
   std::vector<BucketLayout> buckets_;
   std::function<void()> deviceSync_;
   double codecS_ = 0;
+  int64_t collectives_ = 0;
 };
 
 // The compression `options.kind` names, for these buckets.

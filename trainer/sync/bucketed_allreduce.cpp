@@ -220,6 +220,7 @@ SyncResult BucketedAllreduce::afterBackward() {
   SyncResult result;
   result.intervals = worker_.drain();
   result.compressS = compression_->takeCodecSeconds();
+  result.gradCollectives = compression_->takeCollectives();
   if (side_) side_->joinCurrent();  // the averaged gradients and the broadcast buffers are written there
   result.stopAgreed = stopAgreed_;
   // Rank 0's statistics, written only now that backward no longer needs this rank's.

@@ -29,6 +29,7 @@ struct SyncResult {
   std::vector<CommWorker::Interval> intervals;  // this step's collectives
   bool stopAgreed = false;                      // some rank asked to stop after this step
   double compressS = 0;                         // encoding and decoding (--compress), inside the intervals
+  int64_t gradCollectives = 0;                  // the gradients' all-reduces issued (0 under pair averaging)
 };
 
 class GradientSync {

@@ -4,7 +4,8 @@
 # ranks counted (point-to-point topologies) or recorded (native), exactly, for every rank; with
 # --compress fp16 too (half the bytes, compression_ratio and achieved_ratio 2), and with powersgd Table
 # 3 takes the factors' sizes from bucket_collectives (its first two steps go uncompressed: counted is
-# more than the model of compressed steps, and the achieved ratio below the analytic one).
+# more than the model of compressed steps, and the achieved ratio below the analytic one). Every run's
+# batches.csv counts the all-reduces its config.json plans (grad_collectives).
 # Usage: report_byte_model_test.sh DTBENCH
 set -euo pipefail
 dtbench=$1
@@ -25,6 +26,26 @@ run hier hierarchical --ranks-per-host 2
 run native native
 run ring-fp16 ring --compress fp16
 run native-powersgd native --compress powersgd
+
+# batches.csv's grad_collectives, counted as the all-reduces were issued, against config.json's plan:
+# one a bucket on an uncompressed step (every step of ring and fp16, PowerSGD's first two), and on a
+# PowerSGD step as many as bucket_collectives lists for the bucket.
+/usr/bin/python3 - "$tmp/runs" <<'PY'
+import csv, json, sys
+failures = []
+for name in ("ring", "ring-fp16", "native-powersgd"):
+    config = json.load(open(f"{sys.argv[1]}/{name}/config.json"))
+    buckets = config["bucket_collectives"]
+    start = config["compress_start"] if name.endswith("powersgd") else 3
+    for row in csv.DictReader(open(f"{sys.argv[1]}/{name}/batches.csv")):
+        want = len(buckets) if int(row["step"]) <= start else sum(len(b) for b in buckets)
+        if int(row["grad_collectives"]) != want:
+            failures.append(f"{name} rank {row['rank']} step {row['step']}: grad_collectives {row['grad_collectives']}, planned {want}")
+if sum(len(b) for b in json.load(open(f"{sys.argv[1]}/native-powersgd/config.json"))["bucket_collectives"]) <= 1:
+    failures.append("native-powersgd plans a single collective: nothing tells the counts apart")
+for f in failures: print("FAIL:", f, file=sys.stderr)
+sys.exit(1 if failures else 0)
+PY
 
 "$dtbench" report "$tmp/runs" --table bandwidth --format csv > "$tmp/bandwidth.csv"
 "$dtbench" report "$tmp/runs" --table traffic --format csv > "$tmp/traffic.csv"

@@ -70,6 +70,8 @@ at::Tensor randomFill(int rank, size_t slot, const std::vector<int64_t>& shape) 
 struct RankRun {
   std::vector<at::Tensor> outputs;  // the bucket after each step
   std::vector<double> codecS;
+  std::vector<int64_t> collectives;  // all-reduces issued, per step
+  size_t planned = 0;                // collectives(0).size(): what a compressed step all-reduces
   std::string state;  // saveState() after the last step
 };
 
@@ -93,7 +95,9 @@ std::vector<RankRun> runCompression(const CompressionOptions& options, const std
       compression->average(0, flat, step);
       run.outputs.push_back(flat);
       run.codecS.push_back(compression->takeCodecSeconds());
+      run.collectives.push_back(compression->takeCollectives());
     }
+    run.planned = compression->collectives(0).size();
     run.state = compression->saveState();
     return run;
   });
@@ -243,6 +247,7 @@ TEST_CASE("PowerSGD starts after --compress-start steps and continues exactly fr
   const std::vector<RankRun> early = runCompression(options, "tree", {1, 2}, randomFill);
   CHECK(early[0].state.empty());
   CHECK(early[0].codecS[1] == 0);
+  CHECK(early[0].collectives == std::vector<int64_t>{1, 1});  // the bucket whole, once a step
   CHECK(at::allclose(early[0].outputs[1].narrow(0, 0, testLayout().gradients),
                      exactAverage(testLayout(), randomFill, 2), 1e-5, 1e-6));
   // Steps 3, 4 and 5 at once, against 3 then (saved, loaded into a new object) 4 and 5.
@@ -252,6 +257,9 @@ TEST_CASE("PowerSGD starts after --compress-start steps and continues exactly fr
   for (const RankRun& r : first) saved.push_back(r.state);
   REQUIRE_FALSE(saved[0].empty());
   const std::vector<RankRun> rest = runCompression(options, "tree", {4, 5}, randomFill, saved);
+  // A compressed step issues what collectives() lists (the uncompressed part, P, Q), counted as issued.
+  REQUIRE(whole[0].planned == 3);
+  CHECK(whole[0].collectives == std::vector<int64_t>{3, 3, 3});
   for (int r = 0; r < kWorld; ++r) {
     INFO("rank " << r);
     CHECK(at::equal(first[r].outputs[0], whole[r].outputs[0]));
