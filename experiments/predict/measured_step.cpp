@@ -132,6 +132,12 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const auto& r) { return r.epoch != run.epoch; }), rows.end());
   if (run.epoch == 1 && rows.size() > 1)
     rows.erase(std::remove_if(rows.begin(), rows.end(), [](const auto& r) { return r.step == 1; }), rows.end());
+  // A compressed run is predicted as its compressed steps: PowerSGD's first --compress-start steps send
+  // uncompressed and time no encoding, and their compute lacks what the encoding on the communication
+  // thread takes from it on shared cores; they are left out when the epoch has compressed steps.
+  if (data.settings.sync.compress != run::Compression::kNone &&
+      std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.compressS > 0; }))
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [](const auto& r) { return !(r.compressS > 0); }), rows.end());
   run.rows = static_cast<int64_t>(rows.size());
   const double n = static_cast<double>(rows.size());
   for (const run::StepRecord& r : rows) {
@@ -144,7 +150,6 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     run.measuredExposedS += r.commExposedS / n;
     run.measuredCommTotalS += r.commTotalS / n;
   }
-  // PowerSGD's first --compress-start steps send uncompressed and time no encoding: they are left out.
   double codec = 0;
   int64_t compressed = 0;
   for (const run::StepRecord& r : rows)

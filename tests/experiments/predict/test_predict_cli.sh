@@ -341,4 +341,31 @@ grep -q "ratio 26.2; encoding and decoding taken as 0" "$work/compress.csv" ||
   fail "predict --compress powersgd: the Assumed table does not say the encoding was not measured"
 expect_usage "unknown gradient compression 'zstd'" "$work/run" --hardware "$work/hw.json" --world 2 --compress zstd
 expect_usage "--compress-rank must be in [1, 1024]" "$work/run" --hardware "$work/hw.json" --world 2 --compress-rank 0
+# A PowerSGD run is predicted from its compressed steps: the uncompressed one (step 2; step 1 is
+# warm-up) is left out of the compute, so making it a second slower changes nothing predicted.
+"$DTBENCH" launch -n 2 -- "$DTBENCH" "${small[@]}" --max-steps 6 --compress powersgd --compress-start 2 \
+  --out "$work/psgd" >/dev/null 2>&1 || fail "the 2-rank PowerSGD run failed"
+/usr/bin/python3 - "$work/psgd/batches.csv" >"$work/psgd-backward" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+mine = [r for r in rows if r["rank"] == "0" and r["step"] != "1"]
+assert [r["step"] for r in mine if float(r["compress_s"]) == 0] == ["2"], [(r["step"], r["compress_s"]) for r in mine]
+for r in rows:
+    if r["rank"] == "0" and r["step"] == "2":
+        r["backward_s"] = f'{float(r["backward_s"]) + 1:.9f}'
+        r["step_s"] = f'{float(r["step_s"]) + 1:.9f}'
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=rows[0].keys(), lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+compressed = [float(r["backward_s"]) for r in mine if float(r["compress_s"]) > 0]
+print(sum(compressed) / len(compressed))
+PY
+"$DTBENCH" predict "$work/psgd" --hardware "$work/hw.json" --world 2 --format csv --table step_breakdown \
+  >"$work/psgd.csv" 2>"$work/psgd.err" || { cat "$work/psgd.err" >&2; fail "predict of the PowerSGD run failed"; }
+/usr/bin/python3 - "$work/psgd.csv" "$(cat "$work/psgd-backward")" <<'PY' || fail "the PowerSGD run's compute was not its compressed steps'"
+import csv, sys
+backward = [float(r["duration_s"]) for r in csv.DictReader(open(sys.argv[1])) if r["what"] == "backward"]
+assert backward and abs(backward[0] - float(sys.argv[2])) < 1.5e-3, (backward, sys.argv[2])
+PY
 echo "PASS: dtbench predict end to end"
