@@ -24,7 +24,6 @@ import argparse
 import gzip
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -55,22 +54,13 @@ def pytorch_rank(rank, a, port, out):
     """One rank of the PyTorch reference; rank 0 writes `out` (JSON: every epoch's loss and accuracy)."""
     import torch
     import torch.distributed as dist
-    import torch.nn as nn
     import torch.nn.functional as F
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
     from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as powersgd
     from torch.nn.parallel import DistributedDataParallel
 
-    class LeNet(nn.Module):  # scripts/reference/kuangliu_models.py's LeNet with one input channel
-        def __init__(self):
-            super().__init__()
-            self.conv1, self.conv2 = nn.Conv2d(1, 6, 5), nn.Conv2d(6, 16, 5)
-            self.fc1, self.fc2, self.fc3 = nn.Linear(400, 120), nn.Linear(120, 84), nn.Linear(84, 10)
-
-        def forward(self, x):
-            out = F.max_pool2d(F.relu(self.conv1(x)), 2)
-            out = F.max_pool2d(F.relu(self.conv2(out)), 2).flatten(1)
-            return self.fc3(F.relu(self.fc2(F.relu(self.fc1(out)))))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
+    from kuangliu_models import LeNet
 
     torch.set_num_threads(1)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -90,7 +80,7 @@ def pytorch_rank(rank, a, port, out):
         return (u8.float() / 255 - mean) / std
 
     torch.manual_seed(a.seed_now)
-    model = DistributedDataParallel(LeNet())
+    model = DistributedDataParallel(LeNet(in_channels=1))
     if a.compress_now == "powersgd":
         state = powersgd.PowerSGDState(process_group=None, matrix_approximation_rank=a.rank,
                                        start_powerSGD_iter=a.start, use_error_feedback=True, warm_start=True,
@@ -138,14 +128,9 @@ def pytorch_rank(rank, a, port, out):
     dist.destroy_process_group()
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_pytorch(a, world, compress, seed, out):
     import torch.multiprocessing as mp
+    from bench_ddp import free_port
     a.world_now, a.compress_now, a.seed_now = world, compress, seed
     mp.spawn(pytorch_rank, args=(a, free_port(), out), nprocs=world, join=True)
 

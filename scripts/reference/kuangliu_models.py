@@ -221,9 +221,9 @@ class VGG(nn.Module):
 
 
 class LeNet(nn.Module):
-    def __init__(self):
+    def __init__(self, in_channels=3):  # 1 for Fashion-MNIST's grey images (padded to 32x32)
         super().__init__()
-        self.conv1 = nn.Conv2d(3, 6, 5)
+        self.conv1 = nn.Conv2d(in_channels, 6, 5)
         self.conv2 = nn.Conv2d(6, 16, 5)
         self.fc1 = nn.Linear(16 * 5 * 5, 120)
         self.fc2 = nn.Linear(120, 84)
