@@ -161,10 +161,15 @@ def epochs_of(side, path):
 
 
 def seeds_of(text):
+    """"1-5,8" -> [1, 2, 3, 4, 5, 8]; a SystemExit naming --seeds otherwise."""
     seeds = []
     for part in text.split(","):
         first, _, last = part.partition("-")
+        if not (first.isdigit() and (last == "" or last.isdigit())):
+            raise SystemExit(f"--seeds: whole numbers and ranges such as 1-5,8, got {text!r}")
         seeds += range(int(first), int(last or first) + 1)
+    if not seeds:
+        raise SystemExit(f"--seeds {text!r} names no seed")
     return seeds
 
 
@@ -183,6 +188,8 @@ def main():
     p.add_argument("--start", type=int, default=2)
     p.add_argument("--data-dir", default=DEFAULT_DATA_DIR)
     a = p.parse_args()
+    if not all(w.isdigit() and int(w) >= 2 for w in a.world.split(",")):
+        raise SystemExit(f"--world: rank counts of 2 or more, comma-separated, got {a.world!r}")
     worlds = [int(w) for w in a.world.split(",")]
     compressions = a.compress.split(",")
     seeds = seeds_of(a.seeds)
