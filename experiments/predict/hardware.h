@@ -8,7 +8,8 @@
 //    "compute_scale": 1.0, "native_efficiency": {"gloo": 0.9, "mpi": 1.0}}
 //
 // Bandwidths are the payload one message gets on an idle link, in Gbit/s (10^9 bit/s); latencies in
-// microseconds (network_model.h says how they are used). `nodes` (optional) is the most nodes the
+// microseconds (network_model.h says how they are used); a class's optional `message_overhead_us`
+// (default 0) is the time a rank takes to issue one message of it (LogP's o, network_model.h). `nodes` (optional) is the most nodes the
 // machine has; `compute_scale` (optional, default 1) multiplies the measured run's compute;
 // `native_efficiency` (optional, per backend: gloo, mpi, nccl; default the backend's model's,
 // comm/topology/native_models.h) divides the simulated time of the Schedule that models the
@@ -50,7 +51,8 @@ struct Hardware {
 // meets them: messages between nodes up to Open MPI's eager limit leave without a notice
 // (comm::eagerBytesBetweenHosts), and a collective of the backend's own (`ownCollective`: a native
 // all-reduce, the buffers' broadcast) whose backend keeps its receives posted ahead
-// (comm::NativeModel::postedAhead: NCCL) sends every message, on either class, without one.
+// (comm::NativeModel::postedAhead: NCCL) sends every message, on either class, without one, and at no
+// message overhead (its cost model's latency a step already holds the network's post overhead).
 // dtbench's own Schedules and point-to-point exchanges keep the notices.
 Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::Backend backend, bool ownCollective);
 

@@ -29,6 +29,7 @@ struct Message {
   int64_t bytes = 0;
   int links[2] = {0, 0};
   double latency = 0;
+  double overhead = 0;  // its class's message overhead
   const comm::Transfer* transfer = nullptr;
   bool eager = false;         // leaves when the sender posts it, without the receiver's notice
   bool senderPosted = false;  // the sender has posted its send
@@ -80,6 +81,8 @@ void checkClass(const LinkClass& c, const char* which) {
     throw std::invalid_argument(std::string(which) + " bandwidth must be a positive number of bytes per second");
   if (!(c.latencyS >= 0) || !std::isfinite(c.latencyS))
     throw std::invalid_argument(std::string(which) + " latency must be a non-negative number of seconds");
+  if (!(c.messageOverheadS >= 0) || !std::isfinite(c.messageOverheadS))
+    throw std::invalid_argument(std::string(which) + " message overhead must be a non-negative number of seconds");
 }
 
 // What one simulated message holds while the walk runs (its Message, its items' entries, its stream
@@ -113,6 +116,7 @@ class Simulation {
     result_.nodeUp.assign(periodNodes_, 0);
     result_.nodeDown.assign(periodNodes_, 0);
     ranks_.resize(period_);
+    issueFree_.assign(period_, 0);
     capacity_.assign(2 * period_ + 2 * periodNodes_, 0);
     load_.assign(capacity_.size(), 0);
     for (int r = 0; r < period_; ++r) capacity_[2 * r] = capacity_[2 * r + 1] = network.intra.bytesPerSecond;
@@ -134,6 +138,18 @@ class Simulation {
         ++r.outstanding.back();
       }
       r.added = {};
+      // A rank issues an item's messages by its peers' distance from it, (dst − src) mod N: every
+      // rank in the same order, turned, so that a slice issues them as the whole does. The executor
+      // posts them in the Schedule's order (a clique's by rank, from rank 0 up on every rank); the
+      // two differ only where issuing costs something (the message overhead), in which peer waits.
+      for (std::vector<ItemMessage>& item : r.messages)
+        std::stable_sort(item.begin(), item.end(), [&](const ItemMessage& a, const ItemMessage& b) {
+          const auto key = [&](const ItemMessage& m) {
+            const Message& x = messages_[m.id];
+            return std::make_pair(m.receives, ((x.dst - x.src) % world_ + world_) % world_);
+          };
+          return key(a) < key(b);
+        });
       r.walker.emplace(steps_, segments_, walk_);
     }
     if (walk_ == comm::ScheduleWalk::kBothDirections) markReceivesAhead(schedule, numel);
@@ -208,11 +224,13 @@ class Simulation {
       m.links[0] = 2 * m.srcItem;
       m.links[1] = 2 * m.dstItem + 1;
       m.latency = net_.intra.latencyS;
+      m.overhead = net_.intra.messageOverheadS;
       m.eager = m.bytes <= net_.intra.eagerBytes;
     } else {
       m.links[0] = 2 * period_ + 2 * (a % periodNodes_);
       m.links[1] = 2 * period_ + 2 * (b % periodNodes_) + 1;
       m.latency = net_.inter.latencyS;
+      m.overhead = net_.inter.messageOverheadS;
       m.eager = m.bytes <= net_.inter.eagerBytes;
       result_.nodeUp[a % periodNodes_] += m.bytes;
       result_.nodeDown[b % periodNodes_] += m.bytes;
@@ -260,18 +278,28 @@ class Simulation {
     pump(stream, false);
   }
 
+  // A notice, and data on an idle connection, is issued by its rank (the receiver, the sender) when
+  // that rank has issued the ones before it, `overhead` apart; its latency runs from there.
   void pump(Stream& stream, bool behind) {
     while (!stream.transmitting && !stream.queue.empty()) {
       const Entry e = stream.queue.front();
       stream.queue.pop_front();
       const Message& m = messages_[e.message];
       if (e.notice) {
-        notices_.push({now_ + m.latency, e.message});
+        notices_.push({issue(m.dstItem, m.overhead) + m.latency, e.message});
       } else {
         stream.transmitting = true;
-        starts_.push({now_ + (behind ? 0 : m.latency), e.message});
+        starts_.push({behind ? now_ : issue(m.srcItem, m.overhead) + m.latency, e.message});
       }
     }
+  }
+
+  // When `rank` issues its next message, which then holds it for `overhead`.
+  double issue(int rank, double overhead) {
+    if (overhead <= 0) return now_;
+    const double at = std::max(now_, issueFree_[rank]);
+    issueFree_[rank] = at + overhead;
+    return at;
   }
 
   // The connection from rank a to rank b; under a slice, the one of the pair shifted by whole periods
@@ -426,6 +454,7 @@ class Simulation {
   size_t steps_ = 0;
   std::vector<Message> messages_;
   std::vector<RankItems> ranks_;
+  std::vector<double> issueFree_;  // per rank: when it may issue its next message
   std::vector<double> capacity_;
   std::vector<int> load_;
   std::vector<size_t> active_;

@@ -23,7 +23,10 @@
 // was queued on an idle connection or right behind its predecessor, and a notice arrives a latency
 // after the data queued before it is through. So a receive posted while its peer is still sending
 // to this rank is noticed only after that data: a tree's broadcast of a segment cannot start while
-// the reduction's later segments still flow the other way on the same connection. Concurrent
+// the reduction's later segments still flow the other way on the same connection. Each rank issues
+// its notices and the data that starts on an idle connection one at a time, its class's message
+// overhead apart (a clique's step of N − 1 messages costs (N − 1)·o before its last one leaves);
+// data queued behind its predecessor was issued while that one moved. Concurrent
 // messages share a link equally: a message's rate is the least, over its two links, of the link's
 // bandwidth divided by the messages on it (equal shares, not max-min fair shares; docs/predict.md). Reductions cost nothing (memory is taken to be far faster than
 // the links). The result is the time from the first post to the last item's completion on any
@@ -40,6 +43,9 @@ struct LinkClass {
   double bytesPerSecond = 0;  // payload a single message gets on an idle link
   double latencyS = 0;        // from the later post of a message to its first byte
   int64_t eagerBytes = 0;     // messages up to this size leave when sent, without the receiver's notice
+  // LogP's o: the time a rank takes to issue one message of this class (a notice, or data that starts
+  // on an idle connection); a rank issues one at a time, so k messages at once leave o apart. 0: free.
+  double messageOverheadS = 0;
 };
 
 struct Network {

@@ -87,6 +87,16 @@ Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::strin
     add("backend", backend + " carrying dtbench's " + baseline.topology.name() +
                        " schedule, modelled message by message (native efficiency not used)");
   }
+  const auto overheadText = [&](const LinkClass& c) {
+    std::snprintf(text, sizeof text, "%.3g us", c.messageOverheadS * 1e6);
+    return std::string(text);
+  };
+  if (hw.intra.messageOverheadS > 0 || hw.inter.messageOverheadS > 0)
+    add("message overhead", "inter-node " + overheadText(hw.inter) + ", intra-node " + overheadText(hw.intra) +
+                                " per message a rank issues (the hardware file's message_overhead_us; 0 where it gives none)");
+  else
+    add("message overhead", "0: the hardware file gives no message_overhead_us, so the messages a rank sends at once "
+                            "(a clique's N - 1, a star root's) are issued at no cost");
   if (baseline.compress != run::Compression::kNone) {
     std::string what = run::compressionNames().name(baseline.compress);
     if (baseline.compress == run::Compression::kPowerSgd)
@@ -245,9 +255,10 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   add("buffer broadcast", run.bufferElementsKnown ? std::to_string(run.bufferElements) + " elements"
                                                   : "not recorded: not modelled");
   add("hardware", hardwarePath + (hw.description.empty() ? "" : " (" + hw.description + ")"));
-  std::snprintf(text, sizeof text, "%d ranks per node; intra-node %.3f Gbit/s, %.1f us; inter-node %.3f Gbit/s, %.1f us; "
-                "compute scale %g", hw.ranksPerNode, hw.intra.bytesPerSecond * 8 / 1e9, hw.intra.latencyS * 1e6,
-                hw.inter.bytesPerSecond * 8 / 1e9, hw.inter.latencyS * 1e6, hw.computeScale);
+  std::snprintf(text, sizeof text, "%d ranks per node; intra-node %.3f Gbit/s, %.1f us (+%.3g us a message); inter-node "
+                "%.3f Gbit/s, %.1f us (+%.3g us a message); compute scale %g", hw.ranksPerNode,
+                hw.intra.bytesPerSecond * 8 / 1e9, hw.intra.latencyS * 1e6, hw.intra.messageOverheadS * 1e6,
+                hw.inter.bytesPerSecond * 8 / 1e9, hw.inter.latencyS * 1e6, hw.inter.messageOverheadS * 1e6, hw.computeScale);
   add("links", text);
   if (!predictions.empty()) {
     const StepPrediction& p = predictions.front();

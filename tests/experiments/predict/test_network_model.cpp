@@ -168,6 +168,8 @@ TEST_CASE("A node's slice of a Schedule that repeats along the ranks simulates a
     net.ranksPerNode = k.perNode;
     net.intra = {2e9, 5e-6};
     net.inter = {1e8, 5e-5};
+    net.intra.messageOverheadS = 1e-6;  // each rank's issues counted in the rank that stands for it
+    net.inter.messageOverheadS = 2e-6;
     const auto hosts = dtbench::comm::hostsFromRanksPerHost(k.world, k.perNode);
     const auto topology = dtbench::comm::Topology::parse(k.topology);
     REQUIRE(topology.sliceable());
@@ -194,4 +196,35 @@ TEST_CASE("A node's slice of a Schedule that repeats along the ranks simulates a
   CHECK_THROWS_WITH(simulateSchedule(ring.slice(hosts, 1), twoPerNode, 1024, 4, 0), Catch::Contains("whole nodes"));
   CHECK_FALSE(dtbench::comm::Topology::parse("tree").sliceable());
   CHECK_THROWS_AS(dtbench::comm::Topology::parse("star").slice(hosts, 1), std::invalid_argument);
+}
+
+TEST_CASE("A rank issues its messages one at a time: a clique pays the message overhead N - 1 times a step",
+          "[predict][network]") {
+  // A clique of N ranks, one per node: every rank posts N - 1 receives (a notice each, gloo keeps the
+  // rendezvous) and N - 1 sends in each of its two steps, 4(N - 1) messages it issues, each o after
+  // the one before: with no latency and links far faster than o, the last leaves no earlier than
+  // (4(N - 1) - 1)·o, and nothing else takes time. Without the overhead the same clique is free.
+  const double o = 1e-3;
+  for (int n : {3, 4, 8}) {
+    INFO(n << " ranks");
+    Network net = oneRankPerNode(n, 1e15, 0);
+    const auto clique = dtbench::comm::makeSchedule("clique", dtbench::comm::hostsFromRanksPerHost(n, 1));
+    CHECK(simulateSchedule(clique, net, 1 << 12, 4, 0).seconds < 1e-9);
+    net.inter.messageOverheadS = o;
+    const double t = simulateSchedule(clique, net, 1 << 12, 4, 0).seconds;
+    CHECK(t >= (4 * (n - 1) - 1) * o * (1 - 1e-12));
+    CHECK(t <= 4 * (n - 1) * o * (1 + 1e-12));
+  }
+}
+
+TEST_CASE("The message overhead leaves a ring alone while it is below the latency", "[predict][network]") {
+  // A ring rank issues one notice and one send a step, and its send waits a latency for the
+  // neighbour's notice: an overhead up to alpha never holds either back.
+  const auto ring = dtbench::comm::makeSchedule("ring", dtbench::comm::hostsFromRanksPerHost(4, 1));
+  Network net = oneRankPerNode(4, 1e8, 1e-4);
+  const double without = simulateSchedule(ring, net, 4 << 20, 4, 0).seconds;
+  net.inter.messageOverheadS = 1e-4;
+  CHECK(simulateSchedule(ring, net, 4 << 20, 4, 0).seconds == Approx(without).epsilon(1e-12));
+  net.inter.messageOverheadS = -1e-6;
+  CHECK_THROWS_WITH(simulateSchedule(ring, net, 10, 4, 0), Catch::Contains("message overhead"));
 }

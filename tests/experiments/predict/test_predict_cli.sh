@@ -259,6 +259,34 @@ for topology in native ring clique hierarchical tree star; do
     fail "$topology at 65536 ranks failed"
   (( large - small < 1048576 )) || fail "$topology at 65536 ranks grows the peak memory by $(( (large - small) / 1024 )) MiB"
 done
+# A clique's rank issues a message to every other rank at once: with the hardware file's message overhead
+# (1 us across nodes) its all-reduce over 65,536 ranks costs at least the N - 8 sends of each of its two
+# steps one after another (0.13 s; LeNet's 62,006 gradients leave a few chunks empty); without one it is
+# the latency and the bytes (it was 0.3 ms with no way to say otherwise), and the Assumed table says so.
+sed 's/"latency_us": 5}/"latency_us": 5, "message_overhead_us": 1}/' "$work/hw8.json" >"$work/hw8-overhead.json"
+for hw in hw8 hw8-overhead; do
+  "$DTBENCH" predict "$work/run" --hardware "$work/$hw.json" --world 65536 --topology clique --format json \
+    >"$work/clique-$hw.json" || fail "clique at 65536 ranks on $hw.json failed"
+done
+/usr/bin/python3 - "$work" <<'PY' || fail "the clique's message overhead"
+import json, sys
+work = sys.argv[1]
+def table(path, name):
+    return next(t for t in json.load(open(path)) if t["name"] == name)
+def bucket_seconds(path):
+    t = table(path, "step_breakdown")
+    return sum(r[t["columns"].index("duration_s")] for r in t["rows"] if str(r[2]).startswith("bucket"))
+def assumed(path):
+    return dict((r[0], r[1]) for r in table(path, "assumed")["rows"])["message overhead"]
+free, paid = bucket_seconds(f"{work}/clique-hw8.json"), bucket_seconds(f"{work}/clique-hw8-overhead.json")
+bound = 2 * (65536 - 8) * 1e-6 * 62006 / 65536
+assert paid >= bound, f"clique at 65536 ranks with 1 us a message: {paid} s, below {bound} s"
+assert free < 0.01, f"clique at 65536 ranks without a message overhead: {free} s"
+assert assumed(f"{work}/clique-hw8.json").startswith("0: the hardware file gives no message_overhead_us"), assumed(f"{work}/clique-hw8.json")
+assert "inter-node 1 us" in assumed(f"{work}/clique-hw8-overhead.json"), assumed(f"{work}/clique-hw8-overhead.json")
+PY
+sed 's/"message_overhead_us": 1/"message_overhead_us": -1/' "$work/hw8-overhead.json" >"$work/hw8-negative.json"
+expect_usage "inter_node.message_overhead_us" "$work/run" --hardware "$work/hw8-negative.json" --world 16
 # One node of 65,536 ranks: its ring is 65,536 ranks' 131,070 messages each, which no memory holds. Refused
 # by name before anything is made (it was killed by the machine's out-of-memory killer after 24 GB, or
 # ended in std::bad_alloc under a cap); under `ulimit -v` what still does not fit is named too.
