@@ -49,6 +49,17 @@ def predicted(dtbench, run, hardware, world):
     return None
 
 
+def predicted_from(dtbench, out, source_rate, c, suffix, hardware, world, repeats):
+    """The median over the repeats' runs at `source_rate` of the step each predicts at `hardware`'s rate
+    (one input run's compute varies by a few per cent from repeat to repeat); a message if none did."""
+    found = [predicted(dtbench, os.path.join(out, "train", f"{source_rate}-{c}{suffix}-r{k}"), hardware, world)
+             for k in range(1, repeats + 1)]
+    steps = [p for p in found if isinstance(p, float)]
+    if steps:
+        return statistics.median(steps)
+    return next((p for p in found if p), None)
+
+
 def crossing(rates, a, b):
     """Where step times a and b (lists over rates, None allowed) cross, interpolated in log rate."""
     points = [(rate_bps(r), x - y) for r, x, y in zip(rates, a, b) if x is not None and y is not None]
@@ -73,8 +84,9 @@ def main():
     top = rates[-1]
     lines = ["# Gradient compression on the emulated cluster", "",
              f"Rank 0's step (step_s - data_s) and compress_s, medians over steps {FIRST_STEP}-8 of each run, then the "
-             f"median (min-max) of {repeats} repeats; predicted: `dtbench predict` from each compression's run at {top} "
-             f"(its compute and its own compress_s) on each rate's calibrated hardware file (world {world}).", "",
+             f"median (min-max) of {repeats} repeats; predicted: `dtbench predict` from each compression's runs at {top} "
+             f"(their compute and their own compress_s) on each rate's calibrated hardware file (world {world}), the "
+             f"median of the {repeats} repeats' predictions.", "",
              "| rate | compress | step_s | compress_s | exposed_s | bytes_sent/step | predicted step_s | error |",
              "|---|---|---|---:|---:|---:|---:|---:|"]
     table = {}
@@ -84,8 +96,8 @@ def main():
             runs = [measured(os.path.join(out, "train", f"{rate}-{c}{suffix}-r{k}")) for k in range(1, repeats + 1)]
             per_repeat[(rate, c)] = [m["step"] if m else None for m in runs]
             runs = [m for m in runs if m]
-            pred = predicted(dtbench, os.path.join(out, "train", f"{top}-{c}{suffix}-r1"),
-                             os.path.join(out, "hw", f"{rate}{hw_suffix}.json"), world)
+            pred = predicted_from(dtbench, out, top, c, suffix, os.path.join(out, "hw", f"{rate}{hw_suffix}.json"),
+                                  world, repeats)
             if not runs:
                 lines.append(f"| {rate} | {c} | no run | | | | {pred if pred is not None else ''} | |")
                 table[(rate, c)] = (None, pred if isinstance(pred, float) else None)
@@ -113,6 +125,25 @@ def main():
                 x = crossing(rates, [per_repeat[(r, a)][k] for r in rates], [per_repeat[(r, b)][k] for r in rates])
                 each.append(f"{x / 1e6:.0f}" if isinstance(x, float) else (x or "none"))
             lines.append(f"| {a} | {b} | {cells[0]} | {', '.join(each)} | {cells[1]} |")
+    # The crossing as predicted from every rate's runs in turn: how much it depends on the one rate a
+    # user measured at (each input run's compute carries that rate's load on the shared cores).
+    if len(rates) > 1 and len(compressions) > 1:
+        lines += ["", f"Predicted break-even rates from the runs at each rate in turn (the median of the {repeats} "
+                  "repeats' predictions at every rate; the measured ones are in the table above):", "",
+                  "| input rate | " + " | ".join(f"{a} / {b}" for i, a in enumerate(compressions)
+                                               for b in compressions[i + 1:]) + " |",
+                  "|---|" + "---|" * (len(compressions) * (len(compressions) - 1) // 2)]
+        for source in rates:
+            pred = {(rate, c): predicted_from(dtbench, out, source, c, suffix,
+                                              os.path.join(out, "hw", f"{rate}{hw_suffix}.json"), world, repeats)
+                    for rate in rates for c in compressions}
+            cells = []
+            for i, a in enumerate(compressions):
+                for b in compressions[i + 1:]:
+                    x = crossing(rates, [pred[(r, a)] if isinstance(pred[(r, a)], float) else None for r in rates],
+                                 [pred[(r, b)] if isinstance(pred[(r, b)], float) else None for r in rates])
+                    cells.append(f"{x / 1e6:.0f} Mbit/s" if isinstance(x, float) else (x or "none"))
+            lines.append(f"| {source} | " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     open(os.path.join(out, f"compression{suffix}.md"), "w").write(text)
     print(text)

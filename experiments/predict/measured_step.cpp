@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -138,8 +139,29 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   if (data.settings.sync.compress != run::Compression::kNone &&
       std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.compressS > 0; }))
     rows.erase(std::remove_if(rows.begin(), rows.end(), [](const auto& r) { return !(r.compressS > 0); }), rows.end());
+  // Several ranks: each step waits for the rank that ends backward last, and the others wait for it
+  // (they end the step together, so the last to end backward is the one whose wait, comm_exposed_s, is
+  // the least). Each step is taken from that rank's row: its compute is the step's critical path, which
+  // rank 0's alone leaves short by rank 0's wait for it (docs/predict.md, "What is taken from the run").
+  std::map<std::pair<int64_t, int64_t>, run::StepRecord> last;  // (epoch, step): the critical row
+  for (const run::StepRecord& r : data.batches) {
+    const auto key = std::make_pair(static_cast<int64_t>(r.epoch), static_cast<int64_t>(r.step));
+    const auto it = last.find(key);
+    if (it == last.end() || r.commExposedS < it->second.commExposedS) last[key] = r;
+  }
+  double rank0Backward = 0, rank0Wait = 0;
+  for (run::StepRecord& r : rows) {
+    const run::StepRecord& critical = last.at({static_cast<int64_t>(r.epoch), static_cast<int64_t>(r.step)});
+    rank0Backward += r.backwardS;
+    rank0Wait += r.commExposedS - critical.commExposedS;
+    if (critical.rank != r.rank) {
+      r = critical;
+      ++run.criticalRowsElsewhere;
+    }
+  }
   run.rows = static_cast<int64_t>(rows.size());
   const double n = static_cast<double>(rows.size());
+  run.rank0WaitS = rank0Wait / n;
   for (const run::StepRecord& r : rows) {
     run.h2dS += r.h2dS / n;
     run.forwardS += r.forwardS / n;
@@ -174,6 +196,12 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     run.gemmProbe = sol->gemmProbe;
   }
   run.readyMeasured = readProfile(dir, data.settings.sync.localBnStats, run);
+  // The profile's ready times are rank 0's; the critical rows' backward is as long as the ranks' latest,
+  // and its gradients come as much later (stretched alike; 1 on one rank, where the rows are rank 0's).
+  if (run.readyMeasured && run.criticalRowsElsewhere > 0 && rank0Backward > 0) {
+    const double stretch = run.backwardS / (rank0Backward / n);
+    for (MeasuredParameter& p : run.parameters) p.readyS *= stretch;
+  }
   if (!run.readyMeasured) bucketsAsParameters(dir, data.facts, run);
   return run;
 }

@@ -46,6 +46,12 @@ struct MeasuredStep {
   comm::BucketLayout bucketLayout = comm::BucketLayout::kDdp;
   int epoch = 0;
   int64_t rows = 0;  // steps averaged
+  // Several ranks: each step's row is the critical rank's, the one that ended backward last (the least
+  // comm_exposed_s); rank 0's on one rank. How many of the rows were another rank's, and rank 0's mean
+  // wait for that rank (its comm_exposed_s less the critical rank's), which rank 0's rows alone would
+  // have counted as communication.
+  int64_t criticalRowsElsewhere = 0;
+  double rank0WaitS = 0;
   // Means over the rows, seconds.
   double h2dS = 0, forwardS = 0, backwardS = 0, optimizerS = 0, computeS = 0;
   double measuredStepS = 0, measuredExposedS = 0, measuredCommTotalS = 0;  // step_s − data_s, and the run's own comm

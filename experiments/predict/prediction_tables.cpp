@@ -249,6 +249,12 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
     std::snprintf(text, sizeof text, "compute %.6f s (h2d %.6f, forward %.6f, backward %.6f, optimizer %.6f); the run's own "
                   "comm_exposed %.6f s", run.computeS, run.h2dS, run.forwardS, run.backwardS, run.optimizerS, run.measuredExposedS);
     add("measured step", text);
+    if (run.worldSize > 1) {
+      std::snprintf(text, sizeof text, "each step from the rank that ended backward last (the least comm_exposed_s): "
+                    "another rank's row in %lld of %lld steps; rank 0 waited %.6f s a step for it",
+                    static_cast<long long>(run.criticalRowsElsewhere), static_cast<long long>(run.rows), run.rank0WaitS);
+      add("critical rank", text);
+    }
     add("gradient ready times", run.readyMeasured ? "step_profile.json (measured per parameter)"
                                                   : "not recorded: spread over backward by bytes (config.json buckets)");
   }
