@@ -4,9 +4,10 @@
 // gradient became ready during backward (step_profile.json), the sizes and element types of the
 // gradients, and the settings the step ran with (config.json).
 //
-// The rows are rank 0's batches.csv rows of the last epoch it recorded, without the run's first step
-// (warm-up) when the epoch has more than one, and of a compressed run only the steps that compressed
-// (compress_s > 0: PowerSGD's first --compress-start steps do not). compute = step_s − data_s −
+// The rows are the steps of the last epoch rank 0 recorded, without the run's first step (warm-up) when
+// the epoch has more than one, and of a compressed run only the steps that compressed (compress_s > 0:
+// PowerSGD's first --compress-start steps do not); of each step, the row of the rank that ended backward
+// last (the least comm_exposed_s; rank 0's on one rank). compute = step_s − data_s −
 // comm_exposed_s, as the report defines it (docs/report.md, Table 2); a run of several ranks therefore
 // brings its own communication's interference with compute (and a run of one rank none).
 
