@@ -13,12 +13,14 @@
 #
 # calibrate: per rate, a `dtbench allreduce` launch (ring and native, 1-16 MB) fitted into a hardware
 #   file by `dtbench predict --calibrate` (OUT/hw/RATE[-BACKEND][-nN].json).
-# train: per rate, compression and repeat, one training run (OUT/train/RATE-COMPRESS-rK): batch 32 per
+# train: per repeat, rate and compression (repeat k of every rate before repeat k + 1 of any), one training
+#   run (OUT/train/RATE-COMPRESS-rK): batch 32 per
 #   rank, 8 steps, PowerSGD compressing from step 3.
 # analyse: per point the median of rank 0's step time (step_s - data_s) over steps 4..8 and of its
-#   compress_s, the predicted step (each compression predicted at every rate from its run at the
-#   highest rate, on that rate's hardware file), and the break-even rate of each pair of compressions
-#   (measured and predicted: where their step times cross, interpolated in log rate). Writes
+#   compress_s, the predicted step (each compression predicted at every rate from its runs at the
+#   highest rate, on that rate's hardware file, the median of the repeats' predictions), and the
+#   break-even rate of each pair of compressions (measured and predicted: where their step times cross,
+#   interpolated in log rate; predicted also from every rate's runs in turn). Writes
 #   OUT/compression.md.
 # Runs one after another on node1..nodeN (rank 0 on node1), each under a time limit; the links are what
 # is measured, so nothing else should run meanwhile. Root.
@@ -83,9 +85,12 @@ if [[ $phase == all || $phase == calibrate ]]; then
 fi
 
 if [[ $phase == all || $phase == train ]]; then
-  for rate in $rates; do
-    set_rate "$rate"
-    for k in $(seq 1 "$repeats"); do
+  # Repeat k of every rate before repeat k + 1 of any: the machine's drift over the sweep then reads as
+  # the repeats' spread, not as a difference between rates (docs/benchmarks-history.md, "The compression
+  # sweep again, repeats interleaved across rates").
+  for k in $(seq 1 "$repeats"); do
+    for rate in $rates; do
+      set_rate "$rate"
       for c in $compressions; do
         dir=$out/train/$rate-$c$(suffix)-r$k
         [[ -f $dir/summary.json ]] && grep -q '"completed"' "$dir/summary.json" && continue
