@@ -18,6 +18,15 @@ short by its time limit still leaves what it measured:
      --workers 0, and with --data-on-device (CUDA only), end-to-end images/s (the loader's wait
      included) against the same run's images/s without it.
   5. table1: dtbench alone at batch 32 to 8192, fp32 and bf16.
+  6. resnet50: the ResNet-50 step at ImageNet's size that the GPU-scale prediction tables need
+     (docs/predict.md, "Systems of published figures"): ResNet-50 in its ImageNet layout
+     (reference/imagenet_resnet.py, torchvision's shapes, so that no torchvision is needed; 1000 classes,
+     --resnet50-size pixels, --resnet50-batch images) in PyTorch eager, each phase (forward with the
+     loss, backward, the optimizer's step) timed by CUDA events around it, medians over the timed steps;
+     dtbench trains only 32x32 and 28x28 images, so PyTorch measures it. Each precision's phases become a
+     step description (`dtbench predict --describe-model resnet50 --image-size S --classes 1000 ...
+     --gpu KEY`, KEY the peak table's name of this GPU as dtbench identifies it) in OUT/steps/, for
+     `dtbench predict STEP --hardware experiments/predict/systems/dgx-h100-ndr400.json`.
 
 Figures: images/s = samples / sum(step_s - data_s) over the timed steps for dtbench (batches.csv; the
 loader's wait left out), samples / sum(step seconds) for PyTorch
@@ -136,6 +145,75 @@ print(json.dumps({"variants": variants}))
 """
 
 
+# The ResNet-50 step in its own process: the ImageNet layout (reference/imagenet_resnet.py, torchvision's
+# shapes, no torchvision needed) at ImageNet's size, each phase timed by CUDA
+# events on the stream (time.perf_counter on the CPU). Prints {"forward_ms": [...], "backward_ms": [...],
+# "optimizer_ms": [...], "step_ms": [...], "device_name": ...} as JSON.
+RESNET50_PHASES = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import torch
+import torch.nn.functional as F
+from imagenet_resnet import resnet50
+size, batch, precision, device, warmup, steps = sys.argv[2:8]
+size, batch, warmup, steps = int(size), int(batch), int(warmup), int(steps)
+bf16 = precision == "bf16"
+cuda = device == "cuda"
+if cuda and not torch.cuda.is_available():
+    sys.exit("PyTorch sees no CUDA device")
+fmt = torch.channels_last if bf16 else torch.contiguous_format
+if cuda:
+    torch.backends.cudnn.benchmark = True
+torch.manual_seed(0)
+model = resnet50(num_classes=1000).to(device).to(memory_format=fmt)
+model.train()
+opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=5e-4)
+g = torch.Generator().manual_seed(1)
+batches = [(torch.randn(batch, 3, size, size, generator=g).to(device).contiguous(memory_format=fmt),
+            torch.randint(0, 1000, (batch,), generator=g).to(device)) for _ in range(2)]
+
+class Clock:
+    def __init__(self):
+        self.marks = []
+    def mark(self):
+        if cuda:
+            e = torch.cuda.Event(enable_timing=True)
+            e.record()
+            self.marks.append(e)
+        else:
+            self.marks.append(time.perf_counter())
+    def intervals_ms(self):
+        if cuda:
+            torch.cuda.synchronize()
+            return [a.elapsed_time(b) for a, b in zip(self.marks, self.marks[1:])]
+        return [1000 * (b - a) for a, b in zip(self.marks, self.marks[1:])]
+
+phases = {"forward_ms": [], "backward_ms": [], "optimizer_ms": [], "step_ms": []}
+for step in range(warmup + steps):
+    x, y = batches[step % len(batches)]
+    clock = Clock()
+    clock.mark()
+    with torch.autocast(device, dtype=torch.bfloat16, enabled=bf16):
+        loss = F.cross_entropy(model(x), y)
+    clock.mark()
+    loss.backward()
+    clock.mark()
+    opt.step()
+    opt.zero_grad(set_to_none=False)
+    clock.mark()
+    forward, backward, optimizer = clock.intervals_ms()
+    loss.item()
+    if step >= warmup:
+        for key, value in (("forward_ms", forward), ("backward_ms", backward), ("optimizer_ms", optimizer),
+                           ("step_ms", forward + backward + optimizer)):
+            phases[key].append(value)
+phases["device_name"] = torch.cuda.get_device_name() if cuda else "cpu"
+phases["parameters"] = sum(p.numel() for p in model.parameters())
+phases["torch"] = torch.__version__
+print(json.dumps(phases))
+"""
+
+
 class Refused(Exception):
     """dtbench refused the flags (a usage error, exit code 2): its message is the result."""
 
@@ -248,7 +326,7 @@ class Results:
     def __init__(self, args):
         self.args = args
         self.data = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "device": args.device, "settings": vars(args),
-                     "eager": {}, "graph": {}, "phase_timing": {}, "loader": {}, "table1": {}, "notes": [],
+                     "eager": {}, "graph": {}, "phase_timing": {}, "loader": {}, "table1": {}, "resnet50": {}, "notes": [],
                      "errors": []}
 
     def save(self):
@@ -321,6 +399,16 @@ class Results:
             for key, r in d["table1"].items():
                 model, batch, precision = key.split("/")
                 lines.append(f"| {model} | {batch} | {precision} | {rate_cell([x['images_per_s'] for x in r])} |")
+            lines.append("")
+        if d["resnet50"]:
+            lines += ["ResNet-50 at ImageNet's size in PyTorch eager: medians of each phase (ms), and the step "
+                      "description written from them.", "",
+                      "| point | device | forward | backward | optimizer | step | description |",
+                      "|---|---|---|---|---|---|---|"]
+            for key, r in d["resnet50"].items():
+                p = r["phases_ms"]
+                lines.append(f"| {key} | {r['device_name']} ({r['gpu']}) | {p['forward_ms']:.2f} | {p['backward_ms']:.2f} | "
+                             f"{p['optimizer_ms']:.2f} | {p['step_ms']:.2f} | {r['description']} |")
             lines.append("")
         if d["notes"]:
             lines += ["Notes:", ""] + [f"- {n}" for n in d["notes"]] + [""]
@@ -417,6 +505,73 @@ def measure_table1(args, results):
             results.save()
 
 
+def gpu_key(args):
+    """The peak table's name of the device dtbench trains on (config.json's speed_of_light), 'none' on the CPU."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        cmd = [args.dtbench, "train", "--device", args.device, "--model", "lenet", "--dataset", "synthetic",
+               "--synthetic-train-size", "8", "--synthetic-test-size", "0", "--batch-size", "8", "--epochs", "1",
+               "--no-eval", "--quiet", "--out", out, "--timeout", str(args.run_timeout)]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.run_timeout)
+        if done.returncode != 0:
+            raise RuntimeError(f"dtbench failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
+        with open(os.path.join(out, "config.json")) as f:
+            sol = json.load(f).get("speed_of_light") or {}
+    if args.device != "cuda":
+        return "none"
+    key = (sol.get("convolution_peak") or {}).get("gpu")
+    if not key or key == "unknown":
+        raise RuntimeError("dtbench does not identify this GPU (speed_of_light's convolution_peak.gpu is "
+                           f"{key!r}): add it to the peak table (docs/gpu-peaks.md) to describe its steps")
+    return key
+
+
+def measure_resnet50(args, results):
+    try:
+        key = gpu_key(args)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        results.data["errors"].append(f"resnet50: the device's name: {e}")
+        results.save()
+        return
+    size, batch = args.resnet50_size, args.resnet50_batch
+    steps_dir = os.path.join(args.out, "steps")
+    os.makedirs(steps_dir, exist_ok=True)
+    for precision in args.precisions.split(","):
+        label = f"resnet50/{size}/{batch}/{precision}"
+        cmd = [args.python, "-c", RESNET50_PHASES, os.path.join(HERE, "reference"), str(size), str(batch), precision,
+               args.device,
+               str(args.warmup), str(args.steps)]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.run_timeout)
+            if done.returncode != 0:
+                raise RuntimeError(f"PyTorch failed ({label}):\n{done.stderr[-2000:]}")
+            measured = json.loads(done.stdout.strip().splitlines()[-1])
+            ms = {k: statistics.median(measured[k]) for k in ("forward_ms", "backward_ms", "optimizer_ms", "step_ms")}
+            path = os.path.join(steps_dir, f"{key}-resnet50-{size}px-b{batch}-{precision}.json")
+            source = (f"ResNet-50 in its ImageNet layout (scripts/reference/imagenet_resnet.py: torchvision's shapes, "
+                      f"1000 classes, {size}x{size}, batch {batch}, "
+                      f"{'bf16 autocast, channels-last' if precision == 'bf16' else 'fp32'}, SGD momentum 0.9) in "
+                      f"PyTorch {measured['torch']} eager on {measured['device_name']}, measured by "
+                      f"scripts/bench_gpu.py --parts resnet50 on {time.strftime('%Y-%m-%d')}: each phase timed by "
+                      f"{'CUDA events' if args.device == 'cuda' else 'the host clock'}, the median of "
+                      f"{len(measured['step_ms'])} steps after {args.warmup} of warm-up")
+            describe = [args.dtbench, "predict", "--describe-model", "resnet50", "--image-size", str(size),
+                        "--classes", "1000", "--dataset", f"synthetic {size}x{size}", "--batch-size", str(batch),
+                        "--train-samples", "1281167", "--forward-ms", f"{ms['forward_ms']:.4f}",
+                        "--backward-ms", f"{ms['backward_ms']:.4f}", "--optimizer-ms", f"{ms['optimizer_ms']:.4f}",
+                        "--gpu", key, "--compute-source", source, "--output", path]
+            written = subprocess.run(describe, capture_output=True, text=True, timeout=args.run_timeout)
+            if written.returncode != 0:
+                raise RuntimeError(f"dtbench predict --describe-model failed: {written.stderr.strip()[-1000:]}")
+            results.data["resnet50"][label] = {"phases_ms": ms, "description": path, "device_name": measured["device_name"],
+                                               "gpu": key, "steps": len(measured["step_ms"]),
+                                               "parameters": measured["parameters"]}
+        except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
+            results.data["errors"].append(f"resnet50 {precision}: {e}")
+        results.save()
+        print(f"resnet50 {precision} done", file=sys.stderr)
+
+
 def check_device(args):
     """Fails at once, naming what is missing, where --device cuda cannot run."""
     if not os.access(args.dtbench, os.X_OK):
@@ -446,17 +601,19 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--steps", type=int, default=60, help="timed steps per run")
     parser.add_argument("--parts", default="eager,graph,phase_timing,loader",
-                        help="of eager, graph, phase_timing, loader, table1")
+                        help="of eager, graph, phase_timing, loader, table1, resnet50")
     parser.add_argument("--loader-batch", type=int, default=512)
     parser.add_argument("--loader-precision", default="bf16", choices=("fp32", "bf16"))
     parser.add_argument("--table1-batches", default="32,64,128,256,512,1024,2048,4096,8192")
     parser.add_argument("--run-timeout", type=int, default=300, help="seconds one process may take")
+    parser.add_argument("--resnet50-size", type=int, default=224, help="resnet50: image size in pixels (64 or more)")
+    parser.add_argument("--resnet50-batch", type=int, default=128, help="resnet50: images per step")
     args = parser.parse_args(argv)
     check_device(args)
     results = Results(args)
     results.save()
     parts = {"eager": measure_eager, "graph": measure_graphs, "phase_timing": measure_phase_timing,
-             "loader": measure_loader, "table1": measure_table1}
+             "loader": measure_loader, "table1": measure_table1, "resnet50": measure_resnet50}
     for part in args.parts.split(","):
         if part not in parts:
             sys.exit(f"bench_gpu: unknown part '{part}' (--parts takes {', '.join(parts)})")
