@@ -145,9 +145,8 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   // rank 0's alone leaves short by rank 0's wait for it (docs/predict.md, "What is taken from the run").
   std::map<std::pair<int64_t, int64_t>, run::StepRecord> last;  // (epoch, step): the critical row
   for (const run::StepRecord& r : data.batches) {
-    const auto key = std::make_pair(static_cast<int64_t>(r.epoch), static_cast<int64_t>(r.step));
-    const auto it = last.find(key);
-    if (it == last.end() || r.commExposedS < it->second.commExposedS) last[key] = r;
+    const auto [it, first] = last.try_emplace({static_cast<int64_t>(r.epoch), static_cast<int64_t>(r.step)}, r);
+    if (!first && r.commExposedS < it->second.commExposedS) it->second = r;
   }
   double rank0Backward = 0, rank0Wait = 0;
   for (run::StepRecord& r : rows) {
