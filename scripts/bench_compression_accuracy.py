@@ -23,6 +23,7 @@ compression's difference from none) and prints it.
 import argparse
 import gzip
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -200,6 +201,18 @@ def main():
     for c in compressions:
         if c not in ("none", "fp16", "bf16", "powersgd"):
             raise SystemExit(f"--compress: none, fp16, bf16 or powersgd, got {c}")
+    # The ranges dtbench train takes (run/config_schema.cpp), checked before anything trains.
+    if a.epochs < 1:
+        raise SystemExit(f"--epochs: 1 or more, got {a.epochs}")
+    if not (math.isfinite(a.lr) and a.lr > 0):
+        raise SystemExit(f"--lr: a finite number > 0, got {a.lr}")
+    if not 1 <= a.batch <= 2147483647:
+        raise SystemExit(f"--batch: from 1 to 2147483647 per rank, got {a.batch}")
+    if not 1 <= a.rank <= 1024:
+        raise SystemExit(f"--rank: PowerSGD's rank, from 1 to 1024, got {a.rank}")
+    if a.start < 2:
+        raise SystemExit(f"--start: PowerSGD's first compressed step, 2 or more (PyTorch's start_powerSGD_iter with "
+                         f"error feedback and warm start), got {a.start}")
     os.makedirs(a.out, exist_ok=True)
 
     def path_of(side, world, compress, seed):

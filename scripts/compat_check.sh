@@ -12,7 +12,9 @@
 #        | version | CUDA | built | labels | build time |
 #      where a step fails, the row says where and with the first error, never "skipped";
 #   5. the environment, the CUDA toolkit and the build folder are deleted (about 8 GB a version)
-#      unless --keep (the pinned release's environment, every clone's, is kept).
+#      unless --keep, when this run made them: what was there before it is kept (an environment a
+#      user made, such as the CUDA 12 one of docs/cluster-quickstart.md; the pinned release's, every
+#      clone's, is never deleted).
 # Not part of CI (each row downloads about 3 GB and builds the whole tree: about 25 minutes here).
 # Usage: scripts/compat_check.sh VERSION CUDA [INDEX] [--keep] [--out FILE]
 #   e.g.  scripts/compat_check.sh 2.4.1 cu121       (PyPI's 2.4.1 is for CUDA 12.1)
@@ -20,17 +22,20 @@
 #         scripts/compat_check.sh 2.15.0 cu132
 #         scripts/compat_check.sh 2.8.0 cu126 https://download.pytorch.org/whl/cu126
 set -uo pipefail
-cd "$(dirname "$0")/.."
+usage="usage: $0 VERSION CUDA [INDEX] [--keep] [--out FILE]"
 keep=false out=build-compat/matrix.md positional=()
 while (($#)); do
   case "$1" in
     --keep) keep=true ;;
-    --out) out=$2; shift ;;
+    # FILE is the caller's: resolved before the cd below.
+    --out) (($# >= 2)) || { echo "compat_check: --out needs a FILE for the row; $usage" >&2; exit 2; }
+           out=$(realpath -m -- "$2"); shift ;;
     *) positional+=("$1") ;;
   esac
   shift
 done
-((${#positional[@]} >= 2)) || { echo "usage: $0 VERSION CUDA [INDEX] [--keep] [--out FILE]" >&2; exit 2; }
+((${#positional[@]} >= 2)) || { echo "$usage" >&2; exit 2; }
+cd "$(dirname "$0")/.."
 export DTBENCH_TORCH_VERSION=${positional[0]} DTBENCH_TORCH_CUDA=${positional[1]} DTBENCH_TORCH_INDEX=${positional[2]:-}
 source scripts/deps_paths.sh
 build=build-compat/$TORCH_VERSION-$TORCH_CUDA
@@ -42,12 +47,20 @@ row() {
   echo "$line"
   echo "$line" >>"$out"
 }
+# Deleted at the end (unless --keep): what this run makes, never what was there before it.
+made=()
+for path in "$build" "$TORCH_VENV" "$DEPS_CACHE/cuda-toolkit-$TORCH_CUDA"; do
+  [[ -e $path ]] || made+=("$path")
+done
 cleanup() {
   $keep && return
-  rm -rf "$build"
-  # The pinned environment is every clone's: never deleted here.
-  [[ $TORCH_VERSION == "$PINNED_TORCH_VERSION" && $TORCH_CUDA == "$PINNED_TORCH_CUDA" ]] && return
-  rm -rf "$TORCH_VENV" "$DEPS_CACHE/cuda-toolkit-$TORCH_CUDA"
+  local path
+  for path in "${made[@]}"; do
+    # The pinned environment is every clone's: never deleted here.
+    [[ $path != "$build" && $TORCH_VERSION == "$PINNED_TORCH_VERSION" && $TORCH_CUDA == "$PINNED_TORCH_CUDA" ]] &&
+      continue
+    rm -rf "$path"
+  done
 }
 trap cleanup EXIT
 

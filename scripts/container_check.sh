@@ -5,23 +5,61 @@
 # MirrorURL and Include), the definition's %files copied in, its %post run by chroot as root, its
 # %test, then the main job with the image's dtbench. Prints and writes into OUTDIR/container.txt:
 # %post's time, the root file system's size after it, its mksquashfs size (the .sif's payload, gzip as
-# apptainer's default), and the main job's Table 1.
+# apptainer's default), and the main job's Table 1. The definition's build arguments ({{ NAME }}) take
+# their %arguments values, or those given here as `apptainer build` takes them (e.g. --build-arg
+# TORCH_VERSION=2.8.0 --build-arg TORCH_CUDA=cu128: the image for CUDA 12, container/setup.sh).
 # Needs root, debootstrap, squashfs-tools and Debian's mirror and PyPI (%post installs from both).
-# Usage: scripts/container_check.sh OUTDIR
+# Usage: scripts/container_check.sh OUTDIR [--build-arg NAME=VALUE]...
 set -euo pipefail
+usage="usage: scripts/container_check.sh OUTDIR [--build-arg NAME=VALUE]..."
+if (($# == 0)) || [[ $1 == -* ]]; then
+  echo "$usage (give OUTDIR: the folder for container.txt and the logs)" >&2
+  exit 2
+fi
+out=$(realpath -m -- "$1")  # the caller's: resolved before the cd below
+shift
+given=()
+while (($#)); do
+  [[ $1 == --build-arg && ${2:-} == [A-Za-z_]*=* ]] || { echo "$usage (got '$1')" >&2; exit 2; }
+  given+=("$2")
+  shift 2
+done
 cd "$(dirname "$0")/.."
 repo=$PWD
-out=${1:?usage: scripts/container_check.sh OUTDIR}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 def=container/dtbench.def
+header() { sed -nE "s/^$1:[[:space:]]*(.*)$/\\1/p" "$def" | head -n 1; }
+raw_section() { awk -v name="%$1" '$1 ~ /^%/ {on = ($1 == name); next} on && NF' "$def"; }
+# The build arguments: %arguments' NAME=VALUE lines, then --build-arg's (names among them only).
+declare -A build_args=()
+while IFS= read -r line; do
+  line=${line#"${line%%[![:space:]]*}"}
+  build_args[${line%%=*}]=${line#*=}
+done < <(raw_section arguments)
+for assignment in "${given[@]+"${given[@]}"}"; do
+  [[ -v build_args[${assignment%%=*}] ]] ||
+    { echo "container_check: --build-arg ${assignment%%=*}: not among $def's %arguments (${!build_args[*]})" >&2; exit 2; }
+  build_args[${assignment%%=*}]=${assignment#*=}
+done
+# Its input with every {{ NAME }} replaced by the argument's value, as apptainer build does.
+templated() {
+  local text value pattern='\{\{[[:space:]]*([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\}\}'
+  text=$(cat)
+  while [[ $text =~ $pattern ]]; do
+    [[ -v build_args[${BASH_REMATCH[1]}] ]] ||
+      { echo "container_check: $def uses {{ ${BASH_REMATCH[1]} }}, which its %arguments do not define" >&2; exit 1; }
+    value=${build_args[${BASH_REMATCH[1]}]}
+    text=${text//"${BASH_REMATCH[0]}"/"$value"}
+  done
+  printf '%s\n' "$text"
+}
+templated <"$def" >/dev/null  # every {{ NAME }} has a value, before anything is made
+section() { raw_section "$1" | templated; }
 [[ $(id -u) -eq 0 ]] || { echo "container_check: needs root (debootstrap, chroot)" >&2; exit 2; }
 for tool in debootstrap mksquashfs; do
   command -v "$tool" >/dev/null || { echo "container_check: needs $tool (scripts/install_deps.sh)" >&2; exit 2; }
 done
+mkdir -p "$out"
 
-header() { sed -nE "s/^$1:[[:space:]]*(.*)$/\\1/p" "$def" | head -n 1; }
-section() { awk -v name="%$1" '$1 ~ /^%/ {on = ($1 == name); next} on && NF' "$def"; }
 release=$(header OSVersion) mirror=$(header MirrorURL) include=$(header Include | tr -d ' ')
 
 work=$(mktemp -d /var/tmp/dtbench-container.XXXXXX)

@@ -24,6 +24,7 @@
 #                                         PyTorch eager and CUDA graphs, docs/gpu.md "GPU speed") with the
 #                                         staged dtbench on this machine's torch; results in OUTDIR.
 set -uo pipefail
+caller=$PWD  # DIR, OUTDIR, BUILD and PREFIX are the caller's: resolved against this after the cd
 cd "$(dirname "$0")/.."
 here=$PWD
 usage() {
@@ -158,9 +159,13 @@ run() {
   return $status
 }
 
+# A path argument as the caller meant it (relative to the folder this script was started from).
+from_caller() { (cd "$caller" && realpath -m -- "$1"); }
+
 case "${1:-}" in
-  stage) [[ $# == 2 || ($# == 4 && $3 == --build-dir) ]] || usage; stage "$(realpath -m "$2")" "${4:-}" ;;
-  run) [[ $# == 4 && ($3 == --staged || $3 == --build) ]] || usage; run "$2" "$3" "$4" ;;
-  bench) [[ $# -ge 4 && $3 == --staged ]] || usage; bench "$2" "$4" "${@:5}" ;;
+  stage) [[ $# == 2 || ($# == 4 && $3 == --build-dir) ]] || usage
+         stage "$(from_caller "$2")" "${4:+$(from_caller "$4")}" ;;
+  run) [[ $# == 4 && ($3 == --staged || $3 == --build) ]] || usage; run "$(from_caller "$2")" "$3" "$(from_caller "$4")" ;;
+  bench) [[ $# -ge 4 && $3 == --staged ]] || usage; bench "$(from_caller "$2")" "$(from_caller "$4")" "${@:5}" ;;
   *) usage ;;
 esac

@@ -129,7 +129,7 @@ torch_environment() {
     echo "install_deps: $TORCH_VENV is complete (its stamp says torch $(cat "$stamp")) but 'import torch' failed:" >&2
     echo "$error" | tail -n 3 >&2
     echo "install_deps: if the failure was passing (a memory limit on a login node, Ctrl-C), run again; if the" \
-         "environment is damaged, remove it (rm -rf $TORCH_VENV) and run again" >&2
+         "environment is damaged, remove it (rm -rf $(printf %q "$TORCH_VENV")) and run again" >&2
     exit 1
   fi
   rm -rf "$TORCH_VENV"  # no stamp: an install that was interrupted

@@ -232,23 +232,31 @@ caller_tree() {
 # for slurmdbd, whose environment holds its slurm.conf). Never a pattern over every process: an editor
 # or a `tail -f` of the instance's log, and the caller's own tree, are never among them.
 instance_daemons() {
-  local dir=$1 entry pid name callers
+  local dir=$1 entry pid callers
   callers=" $(caller_tree $$ | tr '\n' ' ') $(caller_tree "$BASHPID" | tr '\n' ' ') "
   for entry in /proc/[0-9]*; do
     pid=${entry#/proc/}
     [[ $callers == *" $pid "* ]] && continue
-    read -r name <"$entry/comm" 2>/dev/null || continue  # a builtin read: no process per entry
-    case $name in
-      slurmctld | slurmscriptd | slurmdbd | munged | mariadbd | mysqld) ;;
-      *) continue ;;
-    esac
-    # (The environment only for slurmdbd: another instance's daemons may carry this one's slurm.conf
-    # in theirs, inherited from a shell that ran this instance's env.)
-    if tr '\0' '\n' <"$entry/cmdline" 2>/dev/null | grep -qF -- "$dir/" ||
-      { [[ $name == slurmdbd ]] && grep -qzxF "SLURM_CONF=$dir/etc/slurm.conf" "$entry/environ" 2>/dev/null; }; then
-      echo "$pid"
-    fi
+    instance_daemon "$pid" "$dir"
   done
+}
+
+# PID when process PID is one of instance_daemons' for the instance in DIR; nothing, and nothing on
+# stderr, when it is not or has gone (it may end between the listing of /proc and these reads: 2>
+# comes before <, so that the failed open's message goes to /dev/null too).
+instance_daemon() {
+  local pid=$1 dir=$2 name
+  read -r name 2>/dev/null <"/proc/$pid/comm" || return 0  # a builtin read: no process per entry
+  case $name in
+    slurmctld | slurmscriptd | slurmdbd | munged | mariadbd | mysqld) ;;
+    *) return 0 ;;
+  esac
+  # (The environment only for slurmdbd: another instance's daemons may carry this one's slurm.conf
+  # in theirs, inherited from a shell that ran this instance's env.)
+  if tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$dir/" ||
+    { [[ $name == slurmdbd ]] && grep -qzxF "SLURM_CONF=$dir/etc/slurm.conf" "/proc/$pid/environ" 2>/dev/null; }; then
+    echo "$pid"
+  fi
 }
 
 # Cancels every job of the instance while its slurmctld still runs, so that Slurm clients the user
@@ -968,4 +976,5 @@ main() {
   esac
 }
 
-main "$@"
+# Run, not sourced (a test sources this file for its functions).
+[[ ${BASH_SOURCE[0]} != "$0" ]] || main "$@"
