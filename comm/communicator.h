@@ -16,6 +16,11 @@
 //  - barrier() completes once every rank has called it.
 //  - device() is where the communicator works without a copy: the CPU for gloo and mpi, this
 //    rank's GPU for nccl. Gradient buckets live there (trainer/sync/bucketed_allreduce.h).
+//  - abandon(reason): this rank stops on an error (`reason`, the message the user must see) while the
+//    other ranks may be waiting for it inside a collective. A backend whose peers learn of it by
+//    themselves once this communicator is destroyed (gloo and nccl: their connections close) does
+//    nothing; mpi, whose peers would wait until their deadline and whose MPI_Finalize would wait
+//    for them, prints `reason` and aborts the job when it is destroyed.
 
 #include <string>
 
@@ -37,6 +42,7 @@ class Communicator : public PointToPoint {
   virtual WorkPtr broadcast(const at::Tensor& tensor, int root) = 0;
   virtual WorkPtr allgather(const at::Tensor& output, const at::Tensor& input) = 0;
   virtual WorkPtr barrier() = 0;
+  virtual void abandon(const std::string& /*reason*/) {}
 };
 
 // Throws std::invalid_argument unless `tensor` is CPU, contiguous and of an element type that

@@ -47,6 +47,13 @@ class Deadline {
   std::chrono::milliseconds timeout_;
 };
 
+// Said of a collective (all-reduce, broadcast, all-gather, barrier) that passed its deadline: every rank
+// waits in it for every other at once, so nothing tells which rank is late, where a send or receive names
+// its peer (the point-to-point topologies name the rank they waited for).
+inline constexpr const char* kLateRankUnknown =
+    " (a collective waits for every rank at once, so it cannot tell which one is late; a point-to-point "
+    "topology, --topology ring, names the rank it waited for)";
+
 class Work {
  public:
   virtual ~Work() = default;

@@ -256,7 +256,8 @@ std::vector<Setting> makeSettings() {
       optimization);
   // Its upper bound is this machine's cores: trainer/config.cpp checks it.
   add(field("threads", "--threads", V::kInteger, A::kPerRank,
-            "Intra-op threads (0: every core this process may run on; at most that many)",
+            "Intra-op threads (0: this rank's share of the cores it may run on, those shared with other ranks of its "
+            "machine divided among them; at most the cores it may run on)",
             [](auto& c) -> auto& { return c.threads; }),
       optimization);
 
@@ -458,7 +459,9 @@ std::vector<Setting> makeSettings() {
                     [](const json& v) { return v.get<int64_t>() >= 1 && v.get<int64_t>() <= comm::kMaxGlooThreads; }),
            true);
   rankFlag(withRule(field("timeout_s", "--timeout", V::kNumber, A::kPerRank,
-                          "Seconds any one collective may take before the run fails, naming the rank it waited for",
+                          "Seconds any one collective may take before the run fails, naming the rank it waited for where the "
+                          "operation tells (a point-to-point topology's send or receive, a peer that died; a "
+                          "backend's own collective says it cannot)",
                           [](auto& c) -> auto& { return c.comm.connection.timeoutS; }),
                     "a number of seconds from 0.001 to 2592000 (30 days)",
                     [](const json& v) { return finite(v) && v.get<double>() >= 0.001 && v.get<double>() <= 2592000; }),

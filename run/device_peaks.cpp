@@ -276,7 +276,13 @@ PeakUsed readPeakJson(const json& peak) {
   const JsonFields fields(peak, "", problems);
   PeakUsed p;
   fields.read(
-      "gpu", [&](const json& v) { p.gpu = textValue(v); }, true);
+      "gpu",
+      [&](const json& v) {
+        p.gpu = textValue(v);
+        // A key of the peak table, or "unknown" (an unidentified device): any other names no peak.
+        if (p.gpu != "unknown" && findGpuPeaks(p.gpu) == nullptr) wrongValue("a key of the peak table or unknown", v);
+      },
+      true);
   fields.read(
       "precision",
       [&](const json& v) {

@@ -116,7 +116,7 @@ struct RunConfig {
   int64_t maxSteps = 0;  // per epoch; 0 = the whole epoch
   bool evaluate = true;  // test-set accuracy at every epoch end
   uint64_t seed = 0;     // initialization, shuffle, augmentation, pair matching, impairment draws
-  int64_t threads = 0;   // intra-op threads; 0 = every core this process may run on
+  int64_t threads = 0;   // intra-op threads; 0 = its share of the cores it may run on (trainer/thread_share.h)
 
   DataConfig data;
   OptimizerConfig optimizer;

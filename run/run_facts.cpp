@@ -77,16 +77,32 @@ DeviceFacts readDeviceJson(const json& device) {
   std::vector<std::string> problems;
   const JsonFields fields(device, "", problems);
   DeviceFacts d;
-  fields.read("type", [&](const json& v) { d.type = textValue(v); });
+  // Counts that were measured are at least 1 (a rank with 0 cores would make every machine look
+  // oversubscribed); an index at least 0; a clock above 0.
+  const auto atLeast = [](int64_t least) {
+    return [least](const json& v) {
+      const int64_t number = wholeValue(v);
+      if (number < least) wrongValue(least == 0 ? "a whole number >= 0" : "a whole number >= 1", v);
+      return number;
+    };
+  };
+  fields.read("type", [&](const json& v) {
+    d.type = textValue(v);
+    if (d.type != "cpu" && d.type != "cuda") wrongValue("cpu or cuda", v);
+  });
   fields.read("model", [&](const json& v) { d.model = textValue(v); });
   fields.read("host", [&](const json& v) { d.host = textValue(v); });
   fields.read("boot_id", [&](const json& v) { d.bootId = textValue(v); });
-  fields.read("cores", [&](const json& v) { d.cores = wholeValue(v); });
-  fields.read("threads", [&](const json& v) { d.threads = wholeValue(v); });
-  fields.read("index", [&](const json& v) { d.index = wholeValue(v); });
-  fields.read("sm_count", [&](const json& v) { d.smCount = wholeValue(v); });
-  fields.read("memory_bytes", [&](const json& v) { d.memoryBytes = wholeValue(v); });
-  fields.read("clock_mhz", [&](const json& v) { d.clockMhz = numberValue(v); });
+  fields.read("cores", [&](const json& v) { d.cores = atLeast(1)(v); });
+  fields.read("threads", [&](const json& v) { d.threads = atLeast(1)(v); });
+  fields.read("index", [&](const json& v) { d.index = atLeast(0)(v); });
+  fields.read("sm_count", [&](const json& v) { d.smCount = atLeast(1)(v); });
+  fields.read("memory_bytes", [&](const json& v) { d.memoryBytes = atLeast(1)(v); });
+  fields.read("clock_mhz", [&](const json& v) {
+    const double mhz = numberValue(v);
+    if (!(mhz > 0) || !std::isfinite(mhz)) wrongValue("a finite number > 0", v);
+    d.clockMhz = mhz;
+  });
   fields.read("compute_capability", [&](const json& v) { d.computeCapability = textValue(v); });
   fields.read("driver", [&](const json& v) { d.driverVersion = textValue(v); });
   fields.read("cuda_runtime", [&](const json& v) { d.cudaRuntimeVersion = textValue(v); });
@@ -102,6 +118,58 @@ std::string devicesLabel(const RunFacts& facts) {
   for (const std::string& label : labels) text += (text.empty() ? "" : " + ") + label;
   return text;
 }
+
+namespace {
+
+// What --compress sends of a bucket, against the bucket itself: the gradients in the bucket's type
+// (none) or the 16-bit one (fp16, bf16), one all-reduce of all its elements; under powersgd its
+// uncompressed part and, where a matrix is compressed, its factors P and Q in float32, which together
+// are smaller than the bucket (a factor pair is sent only where (n + m)·r·2 < n·m: comm/compressed_sizes.h).
+std::string bucketCollectivesProblem(const BucketFacts& buckets, Compression compress) {
+  if (buckets.collectives.empty()) return "";  // written before it was recorded
+  const std::string where = "bucket_collectives";
+  if (buckets.collectives.size() != buckets.elements.size())
+    return where + " lists " + std::to_string(buckets.collectives.size()) + " buckets, bucket_elements " +
+           std::to_string(buckets.elements.size());
+  if (!buckets.dtypes.empty() && buckets.dtypes.size() != buckets.elements.size())
+    return "bucket_dtypes lists " + std::to_string(buckets.dtypes.size()) + " buckets, bucket_elements " +
+           std::to_string(buckets.elements.size());
+  for (size_t b = 0; b < buckets.elements.size(); ++b) {
+    const std::vector<CollectiveFacts>& list = buckets.collectives[b];
+    const int64_t elements = buckets.elements[b];
+    const std::string bucket = where + " bucket " + std::to_string(b) + ": ";
+    if (compress != Compression::kPowerSgd) {
+      const std::string type = compress == Compression::kFp16   ? "float16"
+                               : compress == Compression::kBf16 ? "bfloat16"
+                               : buckets.dtypes.empty()         ? "float32"
+                                                                : buckets.dtypes[b];
+      if (list.size() != 1 || list.front().what != "gradients" || list.front().elements != elements ||
+          list.front().dtype != type)
+        return bucket + "--compress " + std::string(compressionNames().name(compress)) +
+               " sends one all-reduce of its " + std::to_string(elements) + " elements in " + type;
+      continue;
+    }
+    int64_t uncompressed = 0, p = 0, q = 0, sent = 0;
+    for (const CollectiveFacts& c : list) {
+      if (c.dtype != "float32") return bucket + "powersgd sends float32, not " + c.dtype;
+      int64_t& slot = c.what == "uncompressed" ? uncompressed : c.what == "p" ? p : c.what == "q" ? q : sent;
+      if (&slot == &sent) return bucket + "powersgd sends uncompressed, p and q, not '" + c.what + "'";
+      if (slot != 0) return bucket + "'" + c.what + "' twice";
+      slot = c.elements;
+    }
+    if ((p > 0) != (q > 0)) return bucket + "powersgd sends P and Q together";
+    if (uncompressed + p + q == 0) return bucket + "sends nothing";
+    // The compressed matrices hold the elements not sent whole, and their factors under half of those.
+    const int64_t inMatrices = elements - uncompressed;
+    if (inMatrices < 0 || (p + q == 0 && inMatrices != 0) || (p + q > 0 && 2 * (p + q) >= inMatrices))
+      return bucket + std::to_string(uncompressed) + " elements sent whole and " + std::to_string(p + q) +
+             " in factors do not fit its " + std::to_string(elements) +
+             " (the rest are compressed matrices, whose factors hold under half their elements)";
+  }
+  return "";
+}
+
+}  // namespace
 
 RunRecord readConfigJson(const json& config, std::vector<std::string>& problems) {
   RunRecord record;
@@ -175,6 +243,14 @@ RunRecord readConfigJson(const json& config, std::vector<std::string>& problems)
     problems.push_back("config.json: world_size " + std::to_string(world) + " but hosts names " +
                        std::to_string(f.world->hosts.size()) + " hosts, one per rank");
   }
+  // One device a rank (--mode dp records its one process's).
+  if (!f.devices.empty() && f.devices.size() != static_cast<size_t>(world))
+    problems.push_back("config.json: devices lists " + std::to_string(f.devices.size()) + " devices for world_size " +
+                       std::to_string(world) + " (one per rank)");
+  if (f.world && f.world->buckets)
+    if (const std::string problem = bucketCollectivesProblem(*f.world->buckets, record.settings.sync.compress);
+        !problem.empty())
+      problems.push_back("config.json: " + problem);
   return record;
 }
 

@@ -46,6 +46,8 @@ json summaryJson(const RunSummary& s) {
   out["epochs"] = std::move(epochs);
   if (s.paramChecksum) out["param_checksum"] = *s.paramChecksum;
   if (s.paramChecksums) out["param_checksums"] = *s.paramChecksums;
+  if (s.peakHostBytes) out["peak_host_bytes"] = *s.peakHostBytes;
+  if (s.peakGpuBytes) out["peak_gpu_bytes"] = *s.peakGpuBytes;
   return out;
 }
 
@@ -92,6 +94,13 @@ RunSummary readSummaryJson(const json& summary, std::vector<std::string>& proble
   // A diverged run's checksum is NaN, written as null.
   fields.read("param_checksum", [&](const json& v) { s.paramChecksum = numberValue(v); });
   fields.read("param_checksums", [&](const json& v) { s.paramChecksums = listValue<double>(v, numberValue); });
+  const auto bytes = [](const json& v) {
+    const int64_t value = wholeValue(v);
+    if (value < 0) wrongValue("a number of bytes >= 0", v);
+    return value;
+  };
+  fields.read("peak_host_bytes", [&](const json& v) { s.peakHostBytes = listValue<int64_t>(v, bytes); });
+  fields.read("peak_gpu_bytes", [&](const json& v) { s.peakGpuBytes = listValue<int64_t>(v, bytes); });
   return s;
 }
 

@@ -44,6 +44,12 @@ struct RunSummary {
   std::optional<double> paramChecksum;                 // rank 0's, when the run completed
   std::optional<std::vector<double>> paramChecksums;  // every rank's, with a world
 
+  // Every rank's most memory so far (trainer/record/peak_memory.h), rewritten at each epoch's end: its
+  // peak resident set, and on a GPU the caching allocator's peak allocated bytes. Absent in runs written
+  // before they were recorded (and the GPU's on the CPU).
+  std::optional<std::vector<int64_t>> peakHostBytes;  // "peak_host_bytes"
+  std::optional<std::vector<int64_t>> peakGpuBytes;   // "peak_gpu_bytes"
+
   // The finished epoch `epoch`; nullptr when the summary has none.
   const EpochStats* findEpoch(int64_t epoch) const;
 };

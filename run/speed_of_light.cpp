@@ -1,5 +1,7 @@
 #include "run/speed_of_light.h"
 
+#include <cmath>
+
 #include <cstdio>
 #include <stdexcept>
 #include <utility>
@@ -163,10 +165,21 @@ SpeedOfLight readSpeedOfLightJson(const nlohmann::json& value) {
     const nlohmann::json& probe = value.at("gemm_probe");
     if (!probe.is_object()) throw std::invalid_argument("gemm_probe takes an object, got " + probe.dump());
     GemmProbe& p = s.gemmProbe.emplace();
-    p.gflops = field(probe, "gflops", numberValue);
-    p.threads = field(probe, "threads", wholeValue);
-    p.size = field(probe, "size", wholeValue);
-    p.seconds = field(probe, "seconds", numberValue);
+    // A rate, a thread count, a matrix size and a time that were measured: each above 0.
+    const auto positive = [](const nlohmann::json& v) {
+      const double number = numberValue(v);
+      if (!(number > 0) || !std::isfinite(number)) wrongValue("a finite number > 0", v);
+      return number;
+    };
+    const auto atLeastOne = [](const nlohmann::json& v) {
+      const int64_t number = wholeValue(v);
+      if (number < 1) wrongValue("a whole number >= 1", v);
+      return number;
+    };
+    p.gflops = field(probe, "gflops", positive);
+    p.threads = field(probe, "threads", atLeastOne);
+    p.size = field(probe, "size", atLeastOne);
+    p.seconds = field(probe, "seconds", positive);
     p.measured = field(probe, "measured", textValue);
   }
   return s;

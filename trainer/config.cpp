@@ -38,7 +38,7 @@ void validate(const RunConfig& config) {
   // More intra-op threads than cores only contend for them; 100000 would hang starting them.
   const int cores = availableCores();
   require(config.threads >= 0 && config.threads <= cores, "--threads",
-          "in [0, " + std::to_string(cores) + "], the cores this process may run on (0 = all of them)", config.threads);
+          "in [0, " + std::to_string(cores) + "], the cores this process may run on (0 = its share of them)", config.threads);
   if (config.precision.amp == Amp::kFp16 && !cuda)
     throw UsageError(
         "--amp fp16 needs --device cuda: dtbench runs fp16 autocast with loss scaling on GPUs only; "

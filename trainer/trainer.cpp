@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "comm/backends/backend.h"
 #include "comm/backends/gpu_devices.h"
+#include "comm/allgather_values.h"
 #include "comm/backends/make_communicator.h"
 #include "comm/communicator.h"
 #include "comm/traffic/message_log.h"
@@ -46,9 +48,11 @@
 #include "trainer/record/run_recorder.h"
 #include "run/step_record.h"
 #include "trainer/stop_signal.h"
+#include "trainer/thread_share.h"
 #include "trainer/sync/bucket_assignment.h"
 #include "trainer/sync/bucketed_allreduce.h"
 #include "trainer/sync/comm_worker.h"
+#include "trainer/sync/compression_notice.h"
 #include "trainer/sync/flat_tensors.h"
 #include "trainer/sync/gradient_sync.h"
 #include "trainer/sync/pair_averaging.h"
@@ -96,6 +100,8 @@ struct Trainer::State {
   void broadcastInitialState();
   void startSync();
   void evaluate(run::EpochStats& stats);
+  // Every rank waits here for what rank 0 alone does between steps; true when the ranks agree to stop.
+  bool meetBetweenSteps();
   // The steps whose phase columns are known go to the recorder (all of them: waiting for the device).
   void recordPassedSteps() { recordSteps(pending->takePassed()); }
   void recordAllSteps() { recordSteps(pending->takeAll()); }
@@ -121,21 +127,41 @@ torch::Device chooseDevice(const RunConfig& config) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(comm::cudaDeviceForLocalRank(config.comm.connection.localRank)));
 }
 
+// --threads 0 with several ranks: this rank's share of the cores it may run on, against the other ranks of
+// its machine (trainer/thread_share.h), so that the ranks of one machine do not run more threads than it has
+// cores. Collective.
+int coreShare(const World& world) {
+  const std::vector<std::string> sets = comm::allgatherStrings(*world.communicator, cpuListText(availableCpus()));
+  const size_t rank = static_cast<size_t>(world.rank());
+  std::vector<std::vector<int>> here;
+  size_t self = 0;
+  for (size_t r = 0; r < sets.size(); ++r) {
+    if (world.hostNames.at(r) != world.hostNames.at(rank)) continue;
+    if (r == rank) self = here.size();
+    here.push_back(parseCpuList(sets[r]));
+  }
+  return sharedCoreThreads(here, self);
+}
+
 }  // namespace
 
 Trainer::Trainer(const RunConfig& config) : state_(std::make_unique<State>(config)) {
   State& s = *state_;
   validate(s.config);
   const std::string memoryPolicy = applyMemoryPolicy();
-  // 0 means every core this process may run on (LibTorch's own default counts the machine's).
+  // 0 means every core this process may run on (LibTorch's own default counts the machine's); with several
+  // ranks, setUp gives each its share once they have met.
   at::set_num_threads(s.config.threads > 0 ? static_cast<int>(s.config.threads) : availableCores());
   s.device = chooseDevice(s.config);
   if (s.device.is_cuda()) at::globalContext().setBenchmarkCuDNN(s.config.gpu.cudnnBenchmark);
   torch::manual_seed(s.config.seed);
   try {
     s.setUp(memoryPolicy);
-  } catch (const std::exception&) {
-    if (s.world) s.world->writeMessageLog(/*failure=*/true);
+  } catch (const std::exception& e) {
+    if (s.world) {
+      s.world->writeMessageLog(/*failure=*/true);
+      s.world->communicator->abandon(errorMessage(e));  // the other ranks may wait for this one
+    }
     throw;
   }
 }
@@ -150,6 +176,8 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
     world.emplace(joinWorld(config));
     // Before anything else communicates: a rank with other settings would issue other collectives.
     checkRanksAgree(*world->communicator, config, world->slowestLinkBps);
+    const int share = coreShare(*world);  // collective: every rank, whatever its --threads
+    if (config.threads == 0) at::set_num_threads(share);
   }
   stopSignal.emplace();
 
@@ -190,7 +218,7 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   // Every run, one rank included: when each gradient becomes ready (the hooks see the final
   // parameters: after the move to the device and to channels-last).
   if (root()) readyProbe = std::make_unique<GradientReadyProbe>(model->module());
-  recorder.emplace(config, worldOrNull(), scaler.get(), readyProbe.get());
+  recorder.emplace(config, worldOrNull(), device, scaler.get(), readyProbe.get());
   checkpointer.emplace(config, worldOrNull(), model->module(), *optimizer, scaler.get(), *recorder);
   if (config.resume) {
     position = checkpointer->restore();
@@ -216,6 +244,17 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   if (root())
     recorder->begin(describeRun(config, memoryPolicy, model->module(), data, worldOrNull(), sync.get(),
                                 std::move(devices), std::move(speedOfLight)));
+  // What --compress will leave uncompressed, said before the run trains.
+  if (root()) {
+    const auto* bucketed = dynamic_cast<const BucketedAllreduce*>(sync.get());
+    const int64_t steps = config.maxSteps > 0 ? std::min(config.maxSteps, trainLoader->batchesPerEpoch())
+                                              : trainLoader->batchesPerEpoch();
+    const std::string notice =
+        compressionNotice(config, worldSize(), bucketed ? bucketed->bucketCollectives()
+                                                        : std::vector<std::vector<BucketCollective>>{},
+                          steps * config.epochs);
+    if (!notice.empty()) std::fprintf(stderr, "dtbench train: %s\n", notice.c_str());
+  }
 }
 
 // Parameters and floating-point buffers from rank 0, so every rank starts from the same model
@@ -257,7 +296,14 @@ void Trainer::State::evaluate(run::EpochStats& stats) {
   testLoader->startEpoch(stats.epoch);
   int64_t correct = 0;
   int64_t seen = 0;
+  bool cut = false;
   while (std::optional<data::Batch> batch = testLoader->next()) {
+    // A stop signal ends the evaluation at once (a Slurm grace period is shorter than a test set's pass):
+    // the epoch then records no accuracy, and the ranks stop at the epoch's end (meetBetweenSteps).
+    if (stopSignal->requested()) {
+      cut = true;
+      break;
+    }
     const AutocastScope autocast(device.type(), ampDtype);
     const torch::Tensor logits =
         model->forward(inMemoryFormat(batch->images.to(device), config.precision.channelsLast));
@@ -265,8 +311,25 @@ void Trainer::State::evaluate(run::EpochStats& stats) {
     seen += batch->labels.size(0);
   }
   model->module().train();
-  stats.testAccuracy = static_cast<double>(correct) / static_cast<double>(seen);
+  if (!cut) stats.testAccuracy = static_cast<double>(correct) / static_cast<double>(seen);
   stats.evalS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Note [Rank 0's work between steps]
+// Rank 0 alone evaluates the model at an epoch's end and writes the run directory (rows, summary,
+// checkpoint). Were the other ranks to go on, they would wait for it inside their next step's first
+// collective, and that wait would count as their communication (comm_total_s, comm_exposed_s) and their
+// step time, so T(N), a maximum over ranks, would hold rank 0's evaluation, which T(1) never holds, and
+// --max-steps would extrapolate it as if every step paid it. So every rank meets here, after rank 0's
+// work and before the next step: a one-element all-reduce outside any step, which also carries each
+// rank's stop flag, so that a signal that arrived during the evaluation or a checkpoint stops every
+// rank at this boundary (docs/report.md, "What T(N) includes").
+bool Trainer::State::meetBetweenSteps() {
+  if (!world) return stopSignal->requested();
+  at::Tensor flag = at::full({1}, stopSignal->requested() ? 1.0F : 0.0F,
+                             at::TensorOptions(at::kFloat).device(world->communicator->device()));
+  world->communicator->allreduce(flag, comm::ReduceOp::kSum)->wait();
+  return flag.item<float>() > 0;
 }
 
 bool Trainer::State::trainEpochs() {
@@ -304,6 +367,7 @@ bool Trainer::State::trainEpochs() {
         recordAllSteps();
         recorder->gatherEpoch(epoch, fullSteps);  // rows so far reach the disk first
         checkpointer->write(position);
+        if (meetBetweenSteps()) return true;
       }
     }
     recordAllSteps();
@@ -313,7 +377,9 @@ bool Trainer::State::trainEpochs() {
     recorder->endEpoch(stats);
     position.stepsDone = 0;
     position.epoch = epoch + 1;
-    if (config.checkpointEvery > 0 && epoch < config.epochs) checkpointer->write(position);
+    if (epoch == config.epochs) break;  // the run is complete: nothing waits for rank 0
+    if (config.checkpointEvery > 0) checkpointer->write(position);
+    if (meetBetweenSteps()) return true;  // run() writes the checkpoint at the next epoch's start
   }
   return false;
 }
@@ -344,7 +410,10 @@ run::RunSummary Trainer::run() {
       s.recordSteps(s.pending->takeAllAfterFailure());
     } catch (const std::exception&) {}  // the original error is the one to report
     recorder.recordFailure(errorMessage(e));
-    if (s.world) s.world->writeMessageLog(/*failure=*/true);
+    if (s.world) {
+      s.world->writeMessageLog(/*failure=*/true);
+      s.world->communicator->abandon(errorMessage(e));  // the other ranks may wait for this one
+    }
     throw;
   }
   // After the last collective, with the sockets still open (the end snapshot).

@@ -1,6 +1,8 @@
 #include "comm/backends/gloo_communicator.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
@@ -28,9 +30,15 @@ std::string describeFailure(const std::string& operation, int self, int peer, co
                             const PeerTable& peers, const Deadline* timedOut = nullptr) {
   std::string who = "gloo " + operation + " on rank " + std::to_string(self);
   if (peer >= 0) who += (operation == "recv" ? " from rank " : " to rank ") + std::to_string(peer);
-  const std::string what = timedOut ? " did not complete within " + timedOut->describe()
-                                    : " failed: " + cause + peers.describeEndpoints(cause, self);
-  return who + what + peers.describeGone(self) +
+  const std::string gone = peers.describeGone(self);
+  // Gloo's own timeout (the same --timeout) may fire first: "Operation timed out!", "Timed out waiting ...".
+  std::string lower = cause;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool late = timedOut != nullptr || lower.find("timed out") != std::string::npos;
+  const std::string what = (timedOut ? " did not complete within " + timedOut->describe()
+                                     : " failed: " + cause + peers.describeEndpoints(cause, self)) +
+                           (late && peer < 0 && gone.empty() ? kLateRankUnknown : "");
+  return who + what + gone +
          "; the run cannot continue (check that every rank is alive and runs the same collectives)";
 }
 

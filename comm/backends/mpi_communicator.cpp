@@ -59,7 +59,8 @@ struct MpiState {
 
   ~MpiState() {
     if (failed) {
-      std::fprintf(stderr, "dtbench: error: %s: MPI_Abort\n", failure.c_str());
+      std::fprintf(stderr, "dtbench: error: %s (MPI_Abort: MPI cannot release the other ranks otherwise)\n",
+                   failure.c_str());
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -105,7 +106,8 @@ class MpiWork final : public Work {
         // The caller records the failure (the run directory says "failed"); destroying the
         // communicator then aborts the job, since MPI cannot cancel the operation.
         const std::string message = who() + " did not complete within " + deadline_.describe() +
-                                    " (a rank is stalled or gone); MPI cannot cancel it, so the job is aborted";
+                                    " (a rank is stalled or gone)" + (peer_ < 0 ? kLateRankUnknown : "") +
+                                    "; MPI cannot cancel it, so the job is aborted";
         {
           std::lock_guard<std::mutex> lock(impl_->mutex);
           impl_->failure = message;
@@ -248,6 +250,13 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
 }
 
 MpiCommunicator::~MpiCommunicator() = default;
+
+void MpiCommunicator::abandon(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (impl_->failed) return;  // a missed deadline's message says more
+  impl_->failure = reason;
+  impl_->failed = true;
+}
 
 WorkPtr MpiCommunicator::send(const at::Tensor& tensor, int peer, int tag) {
   checkPointToPoint(tensor, peer, tag, rank_, size_, "send");

@@ -16,11 +16,14 @@
 // deadline, so the caller can record the failure (the trainer's run directory says "failed"); the
 // communicator is then marked failed and its destruction calls MPI_Abort instead of MPI_Finalize
 // (docs/design.md, "Signals, failures and resume"): the one place dtbench ends the process from inside, because nothing else
-// can release the other ranks. Errors MPI returns become CommError with MPI's string. Otherwise
-// the destructor calls MPI_Finalize when the constructor initialized MPI.
+// can release the other ranks. abandon() marks it failed the same way when this rank stops on any
+// other error (rank 0 refusing an --out that holds a run, say), so that the others are released at
+// once and the reason is printed before the abort. Errors MPI returns become CommError with MPI's
+// string. Otherwise the destructor calls MPI_Finalize when the constructor initialized MPI.
 
 #include <chrono>
 #include <memory>
+#include <string>
 
 #include "comm/backends/backend.h"
 #include "comm/communicator.h"
@@ -45,6 +48,8 @@ class MpiCommunicator final : public Communicator {
   WorkPtr broadcast(const at::Tensor& tensor, int root) override;
   WorkPtr allgather(const at::Tensor& output, const at::Tensor& input) override;
   WorkPtr barrier() override;
+  // Marks the communicator failed with `reason`: its destruction prints it and calls MPI_Abort.
+  void abandon(const std::string& reason) override;
 
  private:
   std::shared_ptr<MpiState> impl_;

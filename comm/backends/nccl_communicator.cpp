@@ -61,7 +61,8 @@ class NcclWork final : public Work {
     while (!work_->isCompleted()) {
       if (deadline_.passed()) {
         group_->abort();
-        fail(describeFailure(operation_, self_, device_, "did not complete within " + deadline_.describe()));
+        fail(describeFailure(operation_, self_, device_,
+                             "did not complete within " + deadline_.describe() + kLateRankUnknown));
       }
       if (Deadline::Clock::now() < spinUntil) std::this_thread::yield();
       else std::this_thread::sleep_for(std::chrono::microseconds(100));

@@ -42,6 +42,7 @@ class LoggingCommunicator final : public Communicator {
   WorkPtr broadcast(const at::Tensor& tensor, int root) override;
   WorkPtr allgather(const at::Tensor& output, const at::Tensor& input) override;
   WorkPtr barrier() override;
+  void abandon(const std::string& reason) override { inner_->abandon(reason); }
 
  private:
   WorkPtr logged(WorkPtr work, int64_t index) const;

@@ -13,6 +13,7 @@
 #include "run/run_outcome.h"
 #include "run/run_summary.h"
 #include "trainer/config.h"
+#include "trainer/sync/compression_notice.h"
 #include "trainer/trainer.h"
 
 namespace dtbench::experiments {
@@ -23,9 +24,10 @@ void printMeasured(const trainer::RunConfig& c, const run::RunSummary& summary) 
   std::printf("dtbench train: %s on %s, batch %lld per rank, %d rank(s)", c.model.c_str(),
               datasetNames().name(c.data.dataset), static_cast<long long>(c.data.batchSize), c.worldSize());
   if (c.worldSize() > 1)
-    std::printf(" (%s, %s over %s/%s%s)", syncNames().name(c.sync.kind),
+    std::printf(" (%s, %s over %s/%s%s%s)", syncNames().name(c.sync.kind),
                 c.sync.overlap ? "overlapped buckets" : "fused after backward", comm::name(c.comm.connection.backend),
-                c.comm.topology.name().c_str(), c.sync.kind == Sync::kSsgd ? "" : ", pairs");
+                c.comm.topology.name().c_str(), c.sync.kind == Sync::kSsgd ? "" : ", pairs",
+                c.sync.kind == Sync::kSsgd ? trainer::compressionLabel(c).c_str() : "");
   std::printf(", %s -> %s\n", deviceNames().name(c.device), c.outDir.c_str());
   std::printf("%5s %6s %10s %9s %8s %8s %9s %10s %9s %9s %9s %8s %9s\n", "epoch", "steps", "train_s", "img/s", "data_s",
               "h2d_s", "forward_s", "backward_s", "comm_s", "exposed_s", "optim_s", "loss", "test_acc");

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <memory>
 #include <stdexcept>
 #include <system_error>
@@ -30,9 +31,12 @@ namespace dtbench::report {
 namespace fs = std::filesystem;
 namespace {
 
-std::string label(const Configuration& c) {
-  return c.model + (c.setup.empty() ? "" : " " + c.setup) + " B=" + std::to_string(c.batch) +
-         " N=" + std::to_string(c.world) + (c.placement.empty() ? "" : " (" + c.placement + ")");
+// A figure's series and bars are told apart as the tables tell their rows apart: by the whole configuration
+// (model, dataset, device, mode with its differing settings, setup with its own), never by a part of it.
+std::string seriesModel(const Configuration& c) {
+  std::string text = c.model + " " + c.dataset;
+  if (c.device != "cpu" || c.mode != "ddp") text += " (" + c.device + ", " + c.mode + ")";
+  return text;
 }
 
 std::string shellQuote(const std::string& text) {
@@ -106,17 +110,19 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
                          {"curves", nlohmann::json::array()},     {"throughput", nlohmann::json::array()},
                          {"link_throughput", nlohmann::json::array()}, {"wire", nlohmann::json::array()}};
   std::map<std::tuple<std::string, std::string, int>, nlohmann::json> series;
+  std::set<const RunData*> throughputRuns;
   for (const ScalingRow& row : rows) {
     const Configuration& c = row.configuration;
     if (row.baselineS && row.epochTimeS > 0) {
-      nlohmann::json& s = series[{c.model, c.setup.empty() ? "single rank" : c.setup, c.batch}];
-      if (s.is_null()) s = {{"model", c.model}, {"setup", c.setup.empty() ? "single rank" : c.setup},
-                            {"batch", c.batch}, {"points", nlohmann::json::array()}};
+      const std::string setup = c.setup.empty() ? "single rank" : c.setup;
+      nlohmann::json& s = series[{seriesModel(c), setup, c.batch}];
+      if (s.is_null()) s = {{"model", seriesModel(c)}, {"setup", setup}, {"batch", c.batch},
+                            {"points", nlohmann::json::array()}};
       s["points"].push_back({{"N", c.world}, {"speedup", *row.baselineS / row.epochTimeS},
                              {"extrapolated", row.extrapolated()}});
     }
     if (c.world > 1) {
-      nlohmann::json bar = {{"label", label(c)},
+      nlohmann::json bar = {{"label", describe(c)},
                             {"compute_s", row.computeS},
                             {"comm_exposed_s", row.commExposedS},
                             {"overlap_s", row.commTotalS - row.commExposedS},
@@ -124,10 +130,14 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
       if (row.baselineS) bar["est_compute_s"] = *row.baselineS / c.world;
       data["compute_comm"].push_back(bar);
     }
+    // A baseline serves every series of its model: one bar, without the setup it was listed under.
+    if (!throughputRuns.insert(row.first().run).second) continue;
+    Configuration own = c;
+    if (c.world == 1) own.setup.clear();
     nlohmann::json throughput = nlohmann::json::array();
     for (double s : row.first().epoch.slowestStepS)
       if (s > 0) throughput.push_back(static_cast<double>(c.world) * c.batch / s);
-    data["throughput"].push_back({{"label", label(c)}, {"images_per_s", throughput}});
+    data["throughput"].push_back({{"label", describe(own)}, {"images_per_s", throughput}});
   }
   for (auto& [key, s] : series)
     if (s["points"].size() > 1) data["speedup"].push_back(s);

@@ -331,9 +331,47 @@ def traffic_map(entry, out_dir, name):
     save(fig, out_dir, name)
 
 
+# More runs than this in one batch-time figure become small multiples: one panel a run.
+CDF_SERIES_TOGETHER = 6
+
+
+def fig_batch_time_cdf_panels(entries, out_dir):
+    """One small panel a run: its step-time CDF on a shared axis, the slowest-10% share in the title."""
+    columns = 4
+    rows = math.ceil(len(entries) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 2.6 * rows), sharex=True, sharey=True,
+                             squeeze=False)
+    values = [np.sort(np.array(e["step_s"], float)) for e in entries]
+    lo = min(t[0] for t in values)
+    hi = max(t[-1] for t in values)
+    for ax, e, t in zip(axes.flat, entries, values):
+        n = len(t)
+        ax.step(np.concatenate([[t[0]], t]), np.arange(n + 1) / n, where="post", color="tab:blue")
+        slowest = max(1, math.ceil(0.1 * n))
+        share = t[-slowest:].sum() / t.sum() if t.sum() > 0 else 0.0
+        ax.set_title(f"{e['id']}\n{n} batches, slowest 10%: {share:.0%} of time", fontsize=8)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(entries):]:
+        ax.set_visible(False)
+    if lo > 0 and hi / lo > 20:
+        axes.flat[0].set_xscale("log")
+        axes.flat[0].xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
+    else:
+        axes.flat[0].xaxis.set_major_locator(MaxNLocator(4))
+    for ax in axes[-1]:
+        ax.set_xlabel("step time (s)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("fraction \u2264 x")
+    fig.suptitle(titled("CDF of step time, one panel a run"))
+    save(fig, out_dir, "batch_time_cdf")
+
+
 def fig_batch_time_cdf(entries, out_dir):
     entries = [e for e in entries if e["step_s"]]
     if not entries:
+        return
+    if len(entries) > CDF_SERIES_TOGETHER:
+        fig_batch_time_cdf_panels(entries, out_dir)
         return
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
     lo, hi = math.inf, 0.0

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -127,18 +128,79 @@ TEST_CASE("a rank's device reads back as written, GPU and CPU", "[run][facts]") 
 
   run::RunFacts facts;
   facts.devices = {gpu, gpu, cpu};
+  facts.world.emplace().hosts = {"node1", "node1", "node2"};
+  run::RunConfig three = run::resolveDefaults(run::RunConfig{});
+  three.comm.connection.worldSize = 3;  // one device a rank
   CHECK(run::devicesLabel(facts) == "cuda NVIDIA H100 80GB HBM3 + cpu AMD EPYC 7742 64-Core Processor");
   CHECK(run::devicesLabel(run::RunFacts{}).empty());  // a run written before devices were recorded
   std::vector<std::string> problems;
-  const run::RunRecord read = run::readConfigJson(run::configJson(run::resolveDefaults(run::RunConfig{}), facts), problems);
+  const run::RunRecord read = run::readConfigJson(run::configJson(three, facts), problems);
   CHECK(problems.empty());
   REQUIRE(read.facts.devices.size() == 3);
   CHECK(read.facts.devices[0].smCount == 132);
   CHECK(read.facts.devices[2].model == cpu.model);
 
-  nlohmann::json mistyped = run::configJson(run::resolveDefaults(run::RunConfig{}), facts);
+  nlohmann::json mistyped = run::configJson(three, facts);
   mistyped["devices"][1]["sm_count"] = "many";
   run::readConfigJson(mistyped, problems);
   REQUIRE(problems.size() == 1);
   CHECK_THAT(problems[0], Catch::Contains("devices") && Catch::Contains("sm_count") && Catch::Contains("whole number"));
+}
+
+// The facts a run measured and the plans it recorded are range-checked like its settings: a value no run can
+// have is damage, named, and the run is left out of the report's tables (it gave false "oversubscribed" flags,
+// a compression ratio of 0.006 and a busbw of 2.28 GB/s).
+TEST_CASE("measured facts and recorded plans out of range are damage, named", "[run][facts]") {
+  run::DeviceFacts cpu;
+  cpu.type = "cpu";
+  cpu.model = "AMD EPYC 7742 64-Core Processor";
+  cpu.host = "node1";
+  cpu.bootId = "b";
+  cpu.cores = 2;
+  cpu.threads = 1;
+  run::RunFacts facts;
+  facts.devices = {cpu, cpu};
+  run::WorldFacts& world = facts.world.emplace();
+  world.hosts = {"node1", "node1"};
+  // LeNet's one bucket at powersgd rank 2 (comm/compressed_sizes.h's worked example).
+  world.buckets = run::BucketFacts{{{0, 1}}, {62007}, {"float32"},
+                                   {{{"uncompressed", 237, "float32"}, {"p", 472, "float32"}, {"q", 1658, "float32"}}}};
+  facts.speedOfLight.emplace().gemmProbe = run::GemmProbe{12.5, 1, 512, 0.1, "2026-12-01T00:00:00Z"};
+  run::RunConfig settings = run::resolveDefaults(run::RunConfig{});
+  settings.comm.connection.worldSize = 2;
+  settings.sync.compress = run::Compression::kPowerSgd;
+  const nlohmann::json written = run::configJson(settings, facts);
+  std::vector<std::string> problems;
+  run::readConfigJson(written, problems);
+  CAPTURE(problems);
+  REQUIRE(problems.empty());
+
+  const auto damage = [&](const std::function<void(nlohmann::json&)>& change, const std::vector<std::string>& words) {
+    nlohmann::json damaged = written;
+    change(damaged);
+    problems.clear();
+    run::readConfigJson(damaged, problems);
+    CAPTURE(damaged.dump());
+    REQUIRE(problems.size() == 1);
+    for (const std::string& word : words) CHECK_THAT(problems.front(), Catch::Contains(word));
+  };
+  damage([](nlohmann::json& c) { c["devices"][0]["cores"] = 0; }, {"cores", ">= 1"});
+  damage([](nlohmann::json& c) { c["devices"][1]["threads"] = -2; }, {"threads", ">= 1"});
+  damage([](nlohmann::json& c) { c["devices"][0]["type"] = "tpu"; }, {"type", "cpu or cuda"});
+  damage([](nlohmann::json& c) { c["devices"].erase(1); }, {"devices lists 1 devices for world_size 2"});
+  damage([](nlohmann::json& c) { c["speed_of_light"]["gemm_probe"]["gflops"] = 0; }, {"gflops", "> 0"});
+  damage([](nlohmann::json& c) { c["speed_of_light"]["gemm_probe"]["seconds"] = -1; }, {"seconds", "> 0"});
+  damage([](nlohmann::json& c) { c["speed_of_light"]["convolution_peak"] = {{"gpu", "h900"}, {"precision", "fp32"}}; },
+         {"h900", "peak table"});
+  // bucket_collectives against the buckets: the factors hold under half of the compressed matrices' elements.
+  damage([](nlohmann::json& c) { c["bucket_collectives"][0][1]["elements"] = 472 * 166; }, {"bucket_collectives", "do not fit"});
+  damage([](nlohmann::json& c) { c["bucket_collectives"][0][0]["elements"] = 70000; }, {"bucket_collectives", "do not fit"});
+  damage([](nlohmann::json& c) { c["bucket_collectives"][0].erase(2); }, {"P and Q together"});
+  damage([](nlohmann::json& c) { c["bucket_collectives"][0][2]["dtype"] = "float16"; }, {"float32"});
+  damage([](nlohmann::json& c) { c["bucket_collectives"].push_back(c["bucket_collectives"][0]); }, {"lists 2 buckets"});
+  damage([](nlohmann::json& c) { c["compress"] = "fp16"; }, {"one all-reduce of its 62007 elements in float16"});
+  damage([](nlohmann::json& c) {
+    c["compress"] = "none";
+    c["bucket_collectives"] = {{{{"what", "gradients"}, {"elements", 62006}, {"dtype", "float32"}}}};
+  }, {"one all-reduce of its 62007 elements in float32"});
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A stalled rank under MPI: MPI cannot cancel the collective the others wait in, so after --timeout
 # rank 0 records the failure in its run directory (status "failed", the operation and deadline in
-# "error"), says so on stderr, and aborts the job; mpirun exits non-zero within the deadline.
+# "error", and that a collective cannot tell which rank is late), says so on stderr, and aborts the job;
+# mpirun exits non-zero within the deadline.
 # Usage: mpi_stalled_rank_test.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
@@ -36,5 +37,8 @@ grep -q '"status": "failed"' "$tmp/run/summary.json" || { echo "FAIL: status is 
 grep -q 'did not complete within 3.0 s' "$tmp/run/summary.json" ||
   { echo "FAIL: summary.json's error does not name the deadline"; failures=$((failures + 1)); }
 grep -q 'MPI_Abort' "$tmp/log" || { echo "FAIL: stderr does not say the job is aborted"; failures=$((failures + 1)); }
+# The native all-reduce cannot tell which rank is late, and says so (a point-to-point topology names it).
+grep -q 'cannot tell which one is late' "$tmp/run/summary.json" ||
+  { echo "FAIL: summary.json's error does not say the collective cannot name the late rank"; failures=$((failures + 1)); }
 echo "--- output"; head -c 1500 "$tmp/log"
 [[ $failures -eq 0 ]] && echo "ok: stalled rank ended the MPI job in ${elapsed}s with status failed" || exit 1

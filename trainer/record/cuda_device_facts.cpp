@@ -4,10 +4,12 @@
 
 #include <string>
 
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAException.h>
 #include <cuda_runtime_api.h>
 
 #include "trainer/record/device_facts.h"
+#include "trainer/record/peak_memory.h"
 
 namespace dtbench::trainer {
 namespace {
@@ -33,6 +35,13 @@ void describeCudaDevice(int index, run::DeviceFacts& facts) {
   if (cudaDriverGetVersion(&version) == cudaSuccess && version > 0) facts.driverVersion = cudaVersionText(version);
   if (cudaRuntimeGetVersion(&version) == cudaSuccess && version > 0) facts.cudaRuntimeVersion = cudaVersionText(version);
   (void)cudaGetLastError();  // an attribute this driver lacks leaves no error behind
+}
+
+// The allocator's statistics: element 0 of each array is the aggregate over pool types (StatType::AGGREGATE
+// in every LibTorch from 2.4 on, whose namespaces differ).
+int64_t cudaPeakAllocatedBytes(int index) {
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+  return stats.allocated_bytes[0].peak;
 }
 
 }  // namespace dtbench::trainer

@@ -3,6 +3,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <new>
+
 #include <ATen/Parallel.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/util/Exception.h>
@@ -57,7 +59,27 @@ int availableCores() {
   return online > 0 ? static_cast<int>(online) : 1;
 }
 
+std::vector<int> availableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    return cpus;
+  }
+  for (int cpu = 0; cpu < availableCores(); ++cpu) cpus.push_back(cpu);
+  return cpus;
+}
+
 std::string errorMessage(const std::exception& error) {
+  // Out of memory is named as such, with what to change: the usual first question of a study is the
+  // largest batch that fits (summary.json's peak_host_bytes and peak_gpu_bytes say what fitted).
+  if (const auto* oom = dynamic_cast<const c10::OutOfMemoryError*>(&error))
+    return std::string("out of GPU memory: lower --batch-size (or use --amp bf16): ") + oom->what_without_backtrace();
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr)
+    return std::string("out of host memory (") + error.what() +
+           "): lower --batch-size or --workers, or ask for more memory (Slurm: --mem)";
   if (const auto* c10Error = dynamic_cast<const c10::Error*>(&error)) return c10Error->what_without_backtrace();
   return error.what();
 }

@@ -12,12 +12,13 @@
 #include "common/clock.h"
 #include "common/named_values.h"
 #include "run/json_values.h"
+#include "trainer/record/peak_memory.h"
 
 namespace dtbench::trainer {
 
-RunRecorder::RunRecorder(const RunConfig& config, World* world, const GradScaler* scaler,
+RunRecorder::RunRecorder(const RunConfig& config, World* world, c10::Device device, const GradScaler* scaler,
                          const GradientReadyProbe* readyProbe)
-    : config_(config), world_(world), scaler_(scaler), readyProbe_(readyProbe) {
+    : config_(config), world_(world), device_(device), scaler_(scaler), readyProbe_(readyProbe) {
   if (readyProbe_) profile_.emplace(readyProbe_->parameters(), readyProbe_->bufferElements());
 }
 
@@ -57,7 +58,10 @@ run::EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
   for (size_t k = rowsWritten_; k < epochRecords_.size(); ++k) rows += run::toCsvRow(epochRecords_[k]) + '\n';
   rowsWritten_ = epochRecords_.size();
   run::EpochStats stats = run::addUp(epoch, fullSteps, epochRecords_);
+  const PeakMemory peak = peakMemory(device_);
   nlohmann::json mine = {{"rows", rows},
+                         {"peak_host_bytes", peak.hostBytes},
+                         {"peak_gpu_bytes", peak.gpuBytes ? nlohmann::json(*peak.gpuBytes) : nlohmann::json()},
                          {"loss_sum", stats.meanLoss * static_cast<double>(stats.steps)},
                          {"correct", stats.trainAccuracy * static_cast<double>(stats.samples)},
                          {"samples", stats.samples},
@@ -69,8 +73,11 @@ run::EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
   if (!dir_) return stats;
   double lossSum = 0, correct = 0;
   int64_t samples = 0, steps = 0;
+  std::vector<int64_t> peakHost, peakGpu;
   for (const std::string& text : all) {
     const nlohmann::json part = nlohmann::json::parse(text);
+    peakHost.push_back(part["peak_host_bytes"].get<int64_t>());
+    if (!part["peak_gpu_bytes"].is_null()) peakGpu.push_back(part["peak_gpu_bytes"].get<int64_t>());
     dir_->appendBatchRows(part["rows"].get<std::string>());
     lossSum += run::numberValue(part["loss_sum"]);  // NaN once training diverged (written as null)
     correct += run::numberValue(part["correct"]);
@@ -79,6 +86,14 @@ run::EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
     if (config_.timeline)
       for (TraceEvent& e : decodeTraceEvents(part["trace"].get<std::string>())) allTrace_.push_back(std::move(e));
   }
+  // A resumed run's peaks are the larger of the earlier processes' and this one's.
+  const auto keepPeak = [](std::optional<std::vector<int64_t>>& kept, const std::vector<int64_t>& now) {
+    if (now.empty()) return;
+    if (!kept || kept->size() != now.size()) kept = std::vector<int64_t>(now.size(), 0);
+    for (size_t r = 0; r < now.size(); ++r) (*kept)[r] = std::max((*kept)[r], now[r]);
+  };
+  keepPeak(summary_.peakHostBytes, peakHost);
+  keepPeak(summary_.peakGpuBytes, peakGpu);
   // Every rank's samples count towards throughput; loss and accuracy are over every rank's batches.
   stats.samples = samples;
   stats.meanLoss = steps ? lossSum / static_cast<double>(steps) : 0.0;

@@ -34,13 +34,16 @@
 #include "run/step_record.h"
 #include "trainer/world.h"
 
+#include <c10/core/Device.h>
+
 namespace dtbench::trainer {
 
 class RunRecorder {
  public:
   // `world` is null for one rank; `scaler` (--amp fp16) is null otherwise; `readyProbe` is rank 0's
   // (null elsewhere: no step_profile.json), read at every addStep. All outlive the recorder.
-  RunRecorder(const RunConfig& config, World* world, const GradScaler* scaler,
+  // `device` is the rank's, whose peak memory the epochs record (trainer/record/peak_memory.h).
+  RunRecorder(const RunConfig& config, World* world, c10::Device device, const GradScaler* scaler,
               const GradientReadyProbe* readyProbe = nullptr);
 
   // Rank 0: the directory it writes (a new one, or the reopened one of --resume).
@@ -86,6 +89,7 @@ class RunRecorder {
  private:
   const RunConfig& config_;
   World* world_;
+  c10::Device device_;
   const GradScaler* scaler_;
   const GradientReadyProbe* readyProbe_;
   std::optional<run::StepProfile> profile_;  // with readyProbe_: the ready times of this process's steps

@@ -14,10 +14,12 @@
 #include <ATen/ops/sub.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/randn.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
+#include <c10/util/Exception.h>
 
 #include "comm/compressed_sizes.h"
 
@@ -141,6 +143,10 @@ class PowerSgd final : public BucketCompression {
       any = true;
     }
     if (!any) return {};
+    // Whose state it is: a resume checks it against its own rank and rank R (files swapped between ranks,
+    // or from a run of another --compress-rank, would otherwise resume silently to another result).
+    archive.write("owner.rank", at::scalar_tensor(communicator_.rank(), at::kLong));
+    archive.write("owner.compress_rank", at::scalar_tensor(options_.rank, at::kLong));
     std::ostringstream out(std::ios::out | std::ios::binary);
     archive.save_to(out);
     return out.str();
@@ -157,8 +163,22 @@ class PowerSgd final : public BucketCompression {
     try {
       archive.load_from(bytes.data(), bytes.size(), c10::Device(c10::kCPU));
     } catch (const std::exception& e) {
-      throw std::runtime_error(source + " is not PowerSGD's state (" + e.what() + ")");
+      // LibTorch's own message, without its C++ stack frames.
+      const auto* c10Error = dynamic_cast<const c10::Error*>(&e);
+      throw std::runtime_error(source + " is not PowerSGD's state: it does not read as a LibTorch archive (" +
+                               (c10Error != nullptr ? c10Error->what_without_backtrace() : e.what()) +
+                               "); resume from an intact checkpoint, or start the run again");
     }
+    // Checkpoints written before the owner was recorded carry none: nothing to check.
+    at::Tensor owner;
+    if (archive.try_read("owner.rank", owner) && owner.item<int64_t>() != communicator_.rank())
+      throw std::runtime_error(source + " holds rank " + std::to_string(owner.item<int64_t>()) +
+                               "'s PowerSGD state, not rank " + std::to_string(communicator_.rank()) +
+                               "'s: the checkpoint's sync_rank files were moved or swapped");
+    at::Tensor compressRank;
+    if (archive.try_read("owner.compress_rank", compressRank) && compressRank.item<int64_t>() != options_.rank)
+      throw std::runtime_error(source + " holds PowerSGD state of rank " + std::to_string(compressRank.item<int64_t>()) +
+                               " factors, and this run's --compress-rank is " + std::to_string(options_.rank));
     for (size_t b = 0; b < plans_.size(); ++b) {
       Plan& plan = plans_[b];
       at::Tensor q;

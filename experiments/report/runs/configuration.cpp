@@ -10,6 +10,7 @@
 
 #include "comm/backends/backend.h"
 #include "run/config_schema.h"
+#include "run/device_peaks.h"
 #include "experiments/report/runs/placement.h"
 
 namespace dtbench::report {
@@ -33,10 +34,32 @@ std::string linkRatesText(const RunData& run) {
   return text.empty() ? "" : ", links " + text;
 }
 
+namespace {
+
+// A GPU the peak table identifies goes by its datasheet's name, whatever the driver's spelling
+// ("NVIDIA A100-SXM4-80GB" and "NVIDIA A100-SXM-80GB" are both "NVIDIA A100 SXM4 80GB"), with its memory
+// size where the part comes in several (a V100 SXM2 of 16 or 32 GB, told from memory_bytes); any other by
+// the name it reported.
+std::string gpuModel(const run::DeviceFacts& device) {
+  const run::GpuPeaks* part = run::identifyGpu(device);
+  if (part == nullptr) return device.model;
+  if (part->memoryGib.size() == 1) return part->part;
+  if (!device.memoryBytes) return device.model;  // its name tells the sizes apart; the facts do not
+  const double gib = static_cast<double>(*device.memoryBytes) / (1024.0 * 1024.0 * 1024.0);
+  for (const int size : part->memoryGib)
+    if (gib >= 0.85 * size && gib <= 1.05 * size) return part->part + " " + std::to_string(size) + "GB";
+  return device.model;
+}
+
+}  // namespace
+
 std::string gpuModels(const run::RunFacts& facts) {
   std::vector<std::string> models;
-  for (const run::DeviceFacts& d : facts.devices)
-    if (d.type == "cuda" && std::find(models.begin(), models.end(), d.model) == models.end()) models.push_back(d.model);
+  for (const run::DeviceFacts& d : facts.devices) {
+    if (d.type != "cuda") continue;
+    const std::string model = gpuModel(d);
+    if (std::find(models.begin(), models.end(), model) == models.end()) models.push_back(model);
+  }
   std::string text;
   for (const std::string& model : models) text += (text.empty() ? "" : " + ") + model;
   return text;
@@ -50,11 +73,14 @@ const std::vector<std::string>& configurationSettingKeys() {
         "channels_last", "batch_size",   "world_size",      "backend",        "topology",
         "sync",        "overlap",        "bucket_mb",       "local_bn_stats", "inject_delay_ms",
         "inject_rate_gbps", "inject_loss_pct", "ranks_per_host"};
-    // Where the data and results live, how long the run goes and what it evaluates (T is one epoch's
-    // training), its seed (repeats may differ in it), rendezvous, timeouts, logging and the command line.
+    // Where the data and results live, how long the run goes and how large its test set is, its seed
+    // (repeats may differ in it), rendezvous, timeouts, logging and the command line. Whether the run
+    // evaluates stays in the key: runs recorded before the ranks met after rank 0's evaluation hold it
+    // in T(N) (docs/report.md, "What T(N) includes"), so an evaluated run and a --no-eval one are never
+    // repeats or each other's baseline.
     static const std::set<std::string> unrelated = {
         "data_dir",  "download",    "download_url", "download_md5", "synthetic_test_size", "epochs",
-        "max_steps", "test_batch_size", "evaluate", "seed",         "out",                 "timeline",
+        "max_steps", "test_batch_size", "seed",      "out",          "timeline",
         "checkpoint_every", "resume", "quiet",      "rank",         "master_addr",         "master_port",
         "store_path", "gloo_iface", "timeout_s",    "message_log",  "command_line"};
     std::vector<std::string> out;
@@ -66,19 +92,32 @@ const std::vector<std::string>& configurationSettingKeys() {
   return keys;
 }
 
+const std::set<std::string>& multiRankSettingKeys() {
+  static const std::set<std::string> keys = {"compress", "compress_rank", "compress_start", "check_every",
+                                             "inject_rto_ms"};
+  return keys;
+}
+
+std::map<std::string, std::string> singleRankSettings(std::map<std::string, std::string> settings) {
+  for (const std::string& key : multiRankSettingKeys()) settings.erase(key);
+  return settings;
+}
+
 void nameDifferingSettings(std::vector<Configuration*> configurations) {
+  // Among the configurations that hold the key (a single rank's lacks the multi-rank ones).
   std::set<std::string> differing;
   for (const std::string& key : configurationSettingKeys()) {
     std::set<std::string> values;
-    for (const Configuration* c : configurations) {
-      const auto it = c->settings.find(key);
-      values.insert(it == c->settings.end() ? "" : it->second);
-    }
+    for (const Configuration* c : configurations)
+      if (const auto it = c->settings.find(key); it != c->settings.end()) values.insert(it->second);
     if (values.size() > 1) differing.insert(key);
   }
+  // A multi-rank setting names the setup ("gloo/ring ssgd, compress=powersgd"), which a baseline has none of;
+  // the others the mode, which the baseline shares.
   for (Configuration* c : configurations)
     for (const std::string& key : configurationSettingKeys())
-      if (differing.count(key)) c->mode += ", " + key + "=" + c->settings[key];
+      if (const auto it = c->settings.find(key); differing.count(key) && it != c->settings.end())
+        (multiRankSettingKeys().count(key) ? c->setup : c->mode) += ", " + key + "=" + it->second;
 }
 
 Configuration configurationOf(const RunData& run) {
@@ -104,6 +143,10 @@ Configuration configurationOf(const RunData& run) {
   }
   c.batch = run.batchSize();
   c.world = run.worldSize();
+  // One rank communicates nothing: what only several ranks do (compress, ...) is no part of its key, so runs of
+  // one rank with other --compress flags are repeats of one baseline, shared by every compression's series.
+  if (c.world == 1)
+    for (const std::string& key : multiRankSettingKeys()) c.settings.erase(key);
   if (c.world > 1) {
     const bool ssgd = s.sync.kind == run::Sync::kSsgd;
     c.setup = std::string(comm::name(s.comm.connection.backend)) + "/" + s.comm.topology.name() + " " +

@@ -6,6 +6,7 @@
 // not of the series, which spans world sizes and node counts alike.
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 #include <tuple>
@@ -13,6 +14,9 @@
 #include "experiments/report/runs/run_data.h"
 
 namespace dtbench::report {
+
+// `settings` without the multi-rank ones (multiRankSettingKeys): what a single-rank baseline's settings hold.
+std::map<std::string, std::string> singleRankSettings(std::map<std::string, std::string> settings);
 
 struct Configuration {
   std::string model, dataset;
@@ -27,13 +31,15 @@ struct Configuration {
   std::string placement;  // Placement::text(): "2 nodes × 2 ranks", "" on one node
   // Every other row of the run's schema (run/config_schema.h) that changes what a step takes or computes
   // (threads, optimizer, lr, phase_timing, cuda_graph, ...: configurationSettingKeys()), key -> value as
-  // config.json holds it. Part of the key, series and baseline; selectRuns adds the ones that differ
-  // among a report's runs to `mode` ("ddp, threads=2"), where the tables show them.
+  // config.json holds it (--compress as the chosen epoch's steps sent it: selectRuns). Part of the key,
+  // series and baseline (a single rank's lacks the multi-rank ones); selectRuns adds the ones that differ
+  // among a report's runs to `mode` ("ddp, threads=2") or `setup`, where the tables show them.
   std::map<std::string, std::string> settings;
 
   // Everything but batch and world: what a Table 1 series shares.
   auto series() const { return std::tie(model, dataset, device, mode, settings, setup); }
-  auto baseline() const { return std::tie(model, dataset, device, mode, settings); }
+  // What the single-rank baseline shares: its settings hold none that only several ranks act on.
+  auto baseline() const { return std::make_tuple(model, dataset, device, mode, singleRankSettings(settings)); }
   bool operator<(const Configuration& o) const {
     return std::tie(model, dataset, device, mode, setup, batch, world, nodes, settings) <
            std::tie(o.model, o.dataset, o.device, o.mode, o.setup, o.batch, o.world, o.nodes, o.settings);
@@ -49,8 +55,13 @@ Configuration configurationOf(const RunData& run);
 // rendezvous and logging).
 const std::vector<std::string>& configurationSettingKeys();
 
+// The settings only runs of several ranks act on (--compress and its options, --check-every,
+// --inject-rto-ms): no part of a single rank's configuration.
+const std::set<std::string>& multiRankSettingKeys();
+
 // Appends to every configuration's mode the settings whose values differ among `configurations`
-// (", threads=2"), so the tables tell apart the rows the key tells apart.
+// (", threads=2"), and to its setup the multi-rank ones (", compress=powersgd"), so the tables tell apart
+// the rows the key tells apart.
 void nameDifferingSettings(std::vector<Configuration*> configurations);
 
 // "resnet18 synthetic B=32 N=2 gloo/ring ssgd": the configuration in one line (job table), with the
@@ -63,7 +74,9 @@ std::string describe(const Configuration& configuration);
 std::string linkRatesText(const RunData& run);
 
 // The distinct GPU models of the run's devices (config.json's "devices") in rank order, joined by
-// " + "; "" without a GPU or a record of it.
+// " + "; "" without a GPU or a record of it. A GPU the peak table identifies (run/device_peaks.h) is
+// named by its datasheet ("NVIDIA A100 SXM4 80GB"), so that one part under two driver spellings is
+// one model.
 std::string gpuModels(const run::RunFacts& facts);
 
 }  // namespace dtbench::report

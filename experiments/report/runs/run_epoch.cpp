@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "experiments/report/runs/compressed_steps.h"
+
 namespace dtbench::report {
 namespace {
 
@@ -108,6 +110,7 @@ EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
     r.commTotalS += row.commTotalS;
     r.commExposedS += row.commExposedS;
     r.bytesSent += row.bytesSent;
+    if (stepCompressed(run, row)) ++r.compressedSteps;
     slowest[row.step] = std::max(slowest[row.step], row.stepS);
     if (row.rank == 0) e.rank0StepS.push_back(row.stepS);
     e.allStepS.push_back(row.stepS);

@@ -24,6 +24,7 @@ struct RankSums {  // one rank's sums over the epoch's rows, not scaled
   double trainSquares = 0;  // Σ (step_s − data_s)², for the spread of an extrapolation
   double stepS = 0, dataS = 0, commTotalS = 0, commExposedS = 0;
   int64_t bytesSent = 0;
+  int64_t compressedSteps = 0;  // steps that sent their gradients compressed (runs/compressed_steps.h)
 };
 
 struct RunEpoch {

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "experiments/report/runs/compressed_steps.h"
+
 namespace dtbench::report {
 
 double median(std::vector<double> values) {
@@ -23,7 +25,11 @@ RunSelection selectRuns(const std::vector<RunData>& runs, std::optional<int> epo
       selection.leftOut.push_back({&run, chosen.reason});
       continue;
     }
-    selection.usable.push_back({&run, configurationOf(run), std::move(*chosen.epoch)});
+    Configuration configuration = configurationOf(run);
+    // --compress as the chosen epoch's steps sent it (powersgd's first --compress-start steps go uncompressed).
+    if (const auto it = configuration.settings.find("compress"); it != configuration.settings.end())
+      it->second = compressionUsed(run, chosen.epoch->ranks[0].compressedSteps, chosen.epoch->steps);
+    selection.usable.push_back({&run, std::move(configuration), std::move(*chosen.epoch)});
   }
   std::vector<Configuration*> configurations;
   for (UsableRun& usable : selection.usable) configurations.push_back(&usable.configuration);

@@ -15,6 +15,7 @@
 
 #include "comm/topology/ring.h"
 #include "experiments/report/runs/allreduce_model.h"
+#include "experiments/report/runs/compressed_steps.h"
 #include "experiments/report/runs/run_data.h"
 #include "experiments/report/runs/step_link_bound.h"
 #include "comm/backends/backend.h"
@@ -27,7 +28,21 @@ using SeriesKey = std::tuple<std::string, std::string, std::string, std::string,
 using BaselineKey = std::tuple<std::string, std::string, std::string, std::string, Settings, int>;
 
 SeriesKey seriesOf(const Configuration& c) { return {c.model, c.dataset, c.device, c.mode, c.settings, c.setup}; }
-BaselineKey baselineOf(const Configuration& c) { return {c.model, c.dataset, c.device, c.mode, c.settings, c.batch}; }
+BaselineKey baselineOf(const Configuration& c) {
+  return {c.model, c.dataset, c.device, c.mode, singleRankSettings(c.settings), c.batch};
+}
+
+// The largest of every rank's peak over the repeats; nullopt where a repeat recorded none.
+std::optional<int64_t> largestPeak(const std::vector<const UsableRun*>& repeats,
+                                   std::optional<std::vector<int64_t>> run::RunSummary::*peaks) {
+  std::optional<int64_t> largest;
+  for (const UsableRun* r : repeats) {
+    const std::optional<std::vector<int64_t>>& ranks = r->run->summary.*peaks;
+    if (!ranks || ranks->empty()) return std::nullopt;
+    largest = std::max(largest.value_or(0), *std::max_element(ranks->begin(), ranks->end()));
+  }
+  return largest;
+}
 
 ScalingRow reduce(const Configuration& configuration, const std::vector<const UsableRun*>& repeats) {
   ScalingRow row;
@@ -55,6 +70,8 @@ ScalingRow reduce(const Configuration& configuration, const std::vector<const Us
     });
     row.speedOfLight = repeats.front()->run->facts.speedOfLight;
   }
+  row.peakHostBytes = largestPeak(repeats, &run::RunSummary::peakHostBytes);
+  row.peakGpuBytes = largestPeak(repeats, &run::RunSummary::peakGpuBytes);
   return row;
 }
 
@@ -62,6 +79,14 @@ std::string basis(const ScalingRow& row) {
   const RunEpoch& e = row.first().epoch;
   if (!e.extrapolated) return "measured";
   return "extrapolated (" + std::to_string(e.steps) + " of " + std::to_string(e.fullSteps) + " steps)";
+}
+
+// The decimals an extrapolated row's seconds are printed to (Markdown): two significant digits of T's interval.
+// nullopt for a measured epoch, or one without an interval.
+std::optional<int> epochTimeDecimals(const ScalingRow& row) {
+  const std::optional<double>& half = row.epochTimeHalfWidthS;
+  if (!half || *half <= 0) return std::nullopt;
+  return 1 - static_cast<int>(std::floor(std::log10(*half)));
 }
 
 Cell maybe(const std::optional<double>& value) { return value ? Cell::ratio(*value) : Cell::empty(); }
@@ -100,6 +125,36 @@ std::string oversubscription(const RunData& run) {
       return std::to_string(ranks[boot]) + (ranks[boot] == 1 ? " rank" : " ranks") + " with " +
              std::to_string(load.first) + " threads on " + std::to_string(load.second) + " cores";
   return "";
+}
+
+// What to do about an oversubscribed run: fewer threads a rank, or, where every rank of a machine ran
+// one thread already, fewer ranks on the machine.
+std::string oversubscriptionRemedy(const RunData& run) {
+  for (const run::DeviceFacts& d : run.facts.devices)
+    if (d.type == "cpu" && d.threads && *d.threads > 1) return "Give each rank fewer threads (--threads).";
+  return "Each rank ran one thread already: run fewer ranks on the machine (or spread them over more machines).";
+}
+
+// Why a run with --compress sent steps uncompressed.
+std::string uncompressedReason(const RunData& run) {
+  if (!compressesAnyGradient(run))
+    return "at --compress-rank " + std::to_string(run.settings.sync.compressRank) +
+           " no gradient is worth compressing (config.json's bucket_collectives hold no factors)";
+  return "its first " + std::to_string(run.settings.sync.compressStart) +
+         " steps (--compress-start) are all-reduced uncompressed";
+}
+
+// Runs recorded before the ranks met after rank 0's evaluation (dtbench 0.2.0; docs/report.md, "What
+// T(N) includes"): with evaluation on and several ranks, the other ranks' next step held the wait.
+bool evaluationInSteps(const RunData& run) {
+  if (run.worldSize() < 2 || !run.settings.evaluate) return false;
+  const nlohmann::json& version = run.facts.environment.contains("dtbench_version")
+                                      ? run.facts.environment.at("dtbench_version")
+                                      : nlohmann::json();
+  if (!version.is_string()) return true;
+  int major = 0, minor = 0;
+  if (std::sscanf(version.get<std::string>().c_str(), "%d.%d", &major, &minor) != 2) return true;
+  return std::pair(major, minor) < std::pair(0, 2);
 }
 
 // The runs that held one machine (a boot id of both) at the same time: each run's others.
@@ -156,7 +211,8 @@ std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
     std::vector<ScalingRow> members;
     for (const auto& [configuration, repeats] : selection.groups) {
       const bool inSeries = configuration.world == 1
-                                ? configuration.baseline() == std::tie(model, dataset, device, mode, settings)
+                                ? configuration.baseline() ==
+                                      std::make_tuple(model, dataset, device, mode, singleRankSettings(settings))
                                 : seriesOf(configuration) == key;
       if (!inSeries) continue;
       ScalingRow row = reduce(configuration, repeats);
@@ -183,7 +239,8 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
   table.title = "Table 1 — time and speedup";
   table.columns = configurationColumns();
   for (const char* c : {"runs", "epoch", "steps", "T_s", "T_pm_s", "basis", "speedup", "efficiency", "N_T1_over_TN",
-                        "images_per_s", "GFLOP_s_per_rank", "MFU", "of_gemm_probe", "check"})
+                        "images_per_s", "GFLOP_s_per_rank", "MFU", "of_gemm_probe", "peak_host_GB", "peak_gpu_GB",
+                        "check"})
     table.columns.push_back(c);
   // What may have disturbed the measurement: runs that held one machine at once, ranks' threads above
   // its cores, an efficiency above 1.
@@ -194,6 +251,7 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       if (seen.insert(r->run).second) runs.push_back(r->run);
   const std::map<const RunData*, std::vector<const RunData*>> overlaps = overlappingRuns(runs);
   std::vector<std::string> superlinear;
+  std::vector<const RunData*> evaluatedInSteps;  // "eval in T"
   bool warmUp = false;
   std::map<std::string, std::string> peaks;  // series label -> its peak
   std::vector<std::string> aboveOne;
@@ -209,11 +267,9 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
     cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
     cells.push_back(Cell::integral(row.first().epoch.epoch));
     cells.push_back(Cell::integral(row.first().epoch.steps));
-    if (const std::optional<double>& half = row.epochTimeHalfWidthS; half && *half > 0) {
-      // Two significant digits of the interval; T to the same place (Markdown; CSV and JSON keep it whole).
-      const int decimals = 1 - static_cast<int>(std::floor(std::log10(*half)));
-      cells.push_back(Cell::seconds(row.epochTimeS).roundedTo(decimals));
-      cells.push_back(Cell::seconds(*half).roundedTo(decimals));
+    if (const std::optional<int> decimals = epochTimeDecimals(row)) {
+      cells.push_back(Cell::seconds(row.epochTimeS).roundedTo(*decimals));
+      cells.push_back(Cell::seconds(*row.epochTimeHalfWidthS).roundedTo(*decimals));
     } else {
       cells.push_back(Cell::seconds(row.epochTimeS));
       cells.push_back(row.epochTimeHalfWidthS ? Cell::seconds(0) : Cell::empty());
@@ -246,6 +302,11 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       aboveOne.push_back(row.configuration.model + " B=" + std::to_string(row.configuration.batch) +
                          " N=" + std::to_string(n) + ": " + text);
     }
+    const auto gigabytes = [](const std::optional<int64_t>& bytes) {
+      return bytes ? Cell::ratio(static_cast<double>(*bytes) / 1e9) : Cell::empty();
+    };
+    cells.push_back(gigabytes(row.peakHostBytes));
+    cells.push_back(gigabytes(row.peakGpuBytes));
     std::vector<std::string> checks;
     for (const UsableRun* r : row.repeats) {
       if (overlaps.count(r->run) && std::find(checks.begin(), checks.end(), "overlap") == checks.end())
@@ -253,6 +314,12 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       if (!oversubscription(*r->run).empty() &&
           std::find(checks.begin(), checks.end(), "oversubscribed") == checks.end())
         checks.push_back("oversubscribed");
+      // An evaluation ends each epoch: the first epoch's steps follow none.
+      if (r->epoch.epoch > 1 && evaluationInSteps(*r->run)) {
+        if (std::find(checks.begin(), checks.end(), "eval in T") == checks.end()) checks.push_back("eval in T");
+        if (std::find(evaluatedInSteps.begin(), evaluatedInSteps.end(), r->run) == evaluatedInSteps.end())
+          evaluatedInSteps.push_back(r->run);
+      }
     }
     if (speedup && n > 1 && *speedup / n > 1) {
       checks.push_back("efficiency > 1");
@@ -291,10 +358,15 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       "with the run's threads: a fraction of a measured rate, not of a datasheet peak. Empty where a run recorded no "
       "FLOPs (written before they were recorded) or its GPU has no known peak.");
   table.notes.push_back(
+      "- `peak_host_GB` = the most host memory any rank held (its peak resident set: what a Slurm --mem limit and "
+      "the kernel's out-of-memory killer count), `peak_gpu_GB` = the most GPU memory LibTorch's caching allocator "
+      "handed out on any rank's GPU (the allocator reserves somewhat more from the driver); GB = 10^9 bytes, the "
+      "largest over the repeats. Empty for runs written before they were recorded (and the GPU's on the CPU).");
+  table.notes.push_back(
       "- `check`: what may have disturbed a row's measurement, each explained below where it occurs: `overlap` (its "
       "run shared a machine with another run at the same time), `oversubscribed` (its ranks' threads outnumbered "
-      "the machine's cores), `efficiency > 1`. Empty: none found (runs written before devices were recorded cannot "
-      "be checked for the first two).");
+      "the machine's cores), `efficiency > 1`, `eval in T` (rank 0's evaluation is in the other ranks' steps). "
+      "Empty: none found (runs written before devices were recorded cannot be checked for the first two).");
   for (const auto& [label, peak] : peaks) table.notes.push_back("- Peak, " + label + ": " + peak + ".");
   for (const std::string& row : aboveOne)
     table.notes.push_back("- " + row + " of its peak: above 1, the run's arithmetic went faster than the peak it is "
@@ -314,7 +386,17 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
     if (const std::string load = oversubscription(*run); !load.empty())
       table.notes.push_back("- `oversubscribed`: run " + run->id + " had " + load +
                             " (config.json's devices): its threads waited for cores, so its T measures the "
-                            "machine's sharing as much as the run. Give each rank fewer threads (--threads).");
+                            "machine's sharing as much as the run. " + oversubscriptionRemedy(*run));
+  if (!evaluatedInSteps.empty()) {
+    std::string ids;
+    for (const RunData* run : evaluatedInSteps) ids += (ids.empty() ? "" : ", ") + run->id;
+    table.notes.push_back("- `eval in T`: " + std::string(evaluatedInSteps.size() == 1 ? "run " : "runs ") + ids +
+                          (evaluatedInSteps.size() == 1 ? " was" : " were") +
+                          " recorded before dtbench 0.2.0 with evaluation on: each rank but 0 waited for rank 0's "
+                          "end-of-epoch evaluation inside its next epoch's first step, so T(N) and the communication "
+                          "of Table 2 hold it (docs/report.md, \"What T(N) includes\"). Measure again, or with "
+                          "--no-eval.");
+  }
   for (const std::string& row : superlinear)
     table.notes.push_back("- `efficiency > 1`: " + row + ": more than N times one rank's speed on N ranks. On one "
                           "machine the usual cause is a slowed baseline (runs at the same time, oversubscribed "
@@ -350,17 +432,22 @@ Table computeCommTable(const std::vector<ScalingRow>& rows) {
     std::vector<Cell> cells = configurationCells(row);
     cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
     cells.push_back(Cell::integral(row.first().epoch.critical));
-    cells.push_back(Cell::seconds(row.epochTimeS));
-    cells.push_back(Cell::seconds(row.computeS));
-    cells.push_back(Cell::seconds(row.commTotalS));
-    cells.push_back(Cell::seconds(row.commExposedS));
-    cells.push_back(Cell::seconds(row.commTotalS - row.commExposedS));
+    // Table 1's rule: an extrapolated epoch's seconds to the place its T's interval allows (Markdown).
+    const std::optional<int> decimals = epochTimeDecimals(row);
+    const auto seconds = [&](double value) {
+      return decimals ? Cell::seconds(value).roundedTo(*decimals) : Cell::seconds(value);
+    };
+    cells.push_back(seconds(row.epochTimeS));
+    cells.push_back(seconds(row.computeS));
+    cells.push_back(seconds(row.commTotalS));
+    cells.push_back(seconds(row.commExposedS));
+    cells.push_back(seconds(row.commTotalS - row.commExposedS));
     if (row.baselineS) {
       const double estCompute = *row.baselineS / n;
       const double estComm = row.epochTimeS - estCompute;
-      cells.push_back(Cell::seconds(estCompute));
-      cells.push_back(Cell::seconds(estComm));
-      cells.push_back(Cell::seconds(estComm - row.commExposedS));
+      cells.push_back(seconds(estCompute));
+      cells.push_back(seconds(estComm));
+      cells.push_back(seconds(estComm - row.commExposedS));
     } else {
       cells.insert(cells.end(), 3, Cell::empty());
     }
@@ -374,7 +461,9 @@ Table computeCommTable(const std::vector<ScalingRow>& rows) {
       "`overlap_s` = comm_total_s − comm_exposed_s (communication hidden behind backward). Scaled like T_s when "
       "extrapolated.",
       "- The estimate made without a measuring tool: `est_compute_s` = T(1)/N, `est_comm_s` = T(N) − T(1)/N; "
-      "`est_comm_error_s` = est_comm_s − comm_exposed_s (what the estimate gets wrong)."};
+      "`est_comm_error_s` = est_comm_s − comm_exposed_s (what the estimate gets wrong).",
+      "- Extrapolated rows print their seconds to the place Table 1 prints T (its interval's second significant "
+      "digit); CSV and JSON keep every digit."};
   return table;
 }
 
@@ -415,33 +504,46 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
       return static_cast<double>(u.epoch.ranks[busiest].bytesSent) * u.epoch.scale;
     });
     const double steps = static_cast<double>(e.steps) * e.scale;  // in the (extrapolated) epoch
+    // What the epoch's steps sent: compressed or not, step by step (runs/compressed_steps.h); the byte model
+    // of a step is the mean of the two forms weighted by how many steps took each.
+    const int64_t compressedSteps = model.available ? e.ranks[busiest].compressedSteps : 0;
+    const double share = e.steps > 0 ? static_cast<double>(compressedSteps) / static_cast<double>(e.steps) : 0;
+    const AllreduceModel& sent = compressedSteps > 0 ? model : uncompressed;  // dtype, ceiling, link bound
+    const auto perStep = [&](double compressedValue, double uncompressedValue) {
+      return share * compressedValue + (1 - share) * uncompressedValue;
+    };
+    const double gradBytes =
+        model.available ? perStep(static_cast<double>(model.gradientBytes), static_cast<double>(uncompressed.gradientBytes))
+                        : 0;
     std::vector<Cell> cells = configurationCells(row);
     cells.push_back(Cell::integral(e.epoch));
-    cells.push_back(model.available ? Cell::of(model.dtype) : Cell::empty());
-    cells.push_back(model.available ? Cell::integral(model.gradientBytes) : Cell::empty());
-    cells.push_back(Cell::of(run::compressionNames().name(run.run->settings.sync.compress)));
-    cells.push_back(model.available && model.gradientBytes > 0
-                        ? Cell::ratio(static_cast<double>(model.uncompressedBytes) / static_cast<double>(model.gradientBytes))
+    cells.push_back(model.available ? Cell::of(sent.dtype) : Cell::empty());
+    cells.push_back(model.available ? Cell::integral(std::llround(gradBytes)) : Cell::empty());
+    const std::string compress = compressionUsed(*run.run, compressedSteps, e.steps);
+    cells.push_back(Cell::of(compress));
+    cells.push_back(model.available && gradBytes > 0
+                        ? Cell::ratio(static_cast<double>(uncompressed.gradientBytes) / gradBytes)
                         : Cell::empty());
     cells.push_back(Cell::integral(busiest));
-    const double modelBytes = model.available ? static_cast<double>(model.sentPerStep[busiest]) * steps : 0;
+    const double modelBytes =
+        model.available ? perStep(static_cast<double>(model.sentPerStep[busiest]),
+                                  static_cast<double>(uncompressed.sentPerStep[busiest])) * steps
+                        : 0;
     cells.push_back(model.available ? Cell::integral(std::llround(modelBytes)) : Cell::empty());
     cells.push_back(Cell::integral(std::llround(counted)));
     cells.push_back(model.available && modelBytes > 0 ? Cell::ratio(counted / modelBytes) : Cell::empty());
     const double uncompressedBytes =
         uncompressed.available ? static_cast<double>(uncompressed.sentPerStep[busiest]) * steps : 0;
     cells.push_back(uncompressed.available && counted > 0 ? Cell::ratio(uncompressedBytes / counted) : Cell::empty());
-    if (run.run->settings.sync.compress == run::Compression::kPowerSgd)
-      remarks.insert("- " + run.run->id + ": powersgd sends its first " +
-                     std::to_string(run.run->settings.sync.compressStart) +
-                     " steps uncompressed: an epoch that holds them counts more than model_bytes, whose steps are "
-                     "compressed ones.");
+    if (run.run->settings.sync.compress != run::Compression::kNone && model.available && compressedSteps < e.steps)
+      remarks.insert("- " + run.run->id + ": `compress` " + compress + ": " + uncompressedReason(*run.run) +
+                     "; its bytes and rates count each step as it was sent.");
     cells.push_back(Cell::seconds(comm));
     const double moved = model.available ? modelBytes : counted;
     cells.push_back(comm > 0 ? Cell::rate(moved / comm / 1e9) : Cell::empty());
     std::optional<double> busbw;
     if (model.available && comm > 0) {
-      const double algbw = static_cast<double>(model.gradientBytes) * steps / comm / 1e9;
+      const double algbw = gradBytes * steps / comm / 1e9;
       busbw = dtbench::comm::ringBusBandwidth(algbw, n);
       cells.push_back(Cell::rate(algbw));
       cells.push_back(Cell::rate(*busbw));
@@ -451,8 +553,8 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
     std::optional<CeilingRow> limit;
     if (model.available && !ceiling.empty())
       limit = closestCeiling(ceiling, comm::name(run.run->settings.comm.connection.backend),
-                             run.run->settings.comm.topology.name(), n, model.dtype,
-                             static_cast<double>(model.gradientBytes) / model.buckets);
+                             run.run->settings.comm.topology.name(), n, sent.dtype,
+                             static_cast<double>(sent.gradientBytes) / sent.buckets);
     if (limit && busbw && limit->busbwGBps > 0) {
       cells.push_back(Cell::rate(limit->busbwGBps));
       cells.push_back(Cell::rate(*busbw / limit->busbwGBps));
@@ -461,12 +563,12 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
       cells.insert(cells.end(), 2, Cell::empty());
       if (!ceiling.empty() && model.available)
         remarks.insert("- " + run.run->id + ": --ceiling has no " + comm::name(run.run->settings.comm.connection.backend) +
-                       "/" + run.run->settings.comm.topology.name() + " " + model.dtype + " row for N=" +
+                       "/" + run.run->settings.comm.topology.name() + " " + sent.dtype + " row for N=" +
                        std::to_string(n) + ".");
     }
     // The links' bound (link_rate_bps): from the first repeat, whose setup (the link rates) and nodes
     // every repeat shares.
-    const StepLinkBound linkBound = stepLinkBound(*run.run, model);
+    const StepLinkBound linkBound = stepLinkBound(*run.run, sent);
     if (linkBound.available) {
       const double boundGBps = linkBound.busbwBytesPerSecond / 1e9;
       cells.push_back(Cell::rate(boundGBps));
@@ -489,7 +591,9 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
       "formula (`native`: the ring's 2(N−1)/N·S; point-to-point topologies: their schedule); `counted_bytes` = the "
       "bytes_sent it recorded (BatchNorm buffer broadcasts are in neither).",
       "- `compress` = the run's --compress; `compression_ratio` = S of the same buckets all-reduced uncompressed / S "
-      "(from config.json's bucket_collectives: fp16 and bf16 2, powersgd the factors' sizes); `achieved_ratio` = "
+      "(from config.json's bucket_collectives: fp16 and bf16 2, powersgd the factors' sizes), each step counted in "
+      "the form it was sent (grad_collectives: powersgd's first --compress-start steps go uncompressed, and "
+      "`compress` says how many of the epoch's steps were compressed); `achieved_ratio` = "
       "what the busiest rank would have sent uncompressed in the epoch / counted_bytes. comm_total_s includes "
       "--compress's encoding and decoding (batches.csv's compress_s).",
       "- `comm_total_s` here is the busiest rank's (`busiest_rank`, the one the byte model has sending the most), "

@@ -35,6 +35,9 @@ struct ScalingRow {
   // speed_of_light, run/speed_of_light.h).
   std::optional<double> achievedFlopsPerS;
   std::optional<run::SpeedOfLight> speedOfLight;  // the first repeat's: its peak
+  // The most memory any rank of any repeat held (summary.json's peak_host_bytes, peak_gpu_bytes); nullopt
+  // where a repeat recorded none.
+  std::optional<int64_t> peakHostBytes, peakGpuBytes;
 
   const UsableRun& first() const { return *repeats.front(); }
   bool extrapolated() const { return first().epoch.extrapolated; }

@@ -14,6 +14,7 @@
 
 #include "comm/traffic/traffic_recorder.h"
 #include "experiments/report/runs/allreduce_model.h"
+#include "experiments/report/runs/compressed_steps.h"
 
 namespace dtbench::report {
 namespace {
@@ -64,18 +65,19 @@ Table trafficTable(const std::vector<RunData>& runs) {
     std::vector<Cell> cells = {Cell::of(run.id), Cell::integral(n), Cell::of(trafficKind(run)),
                                Cell::integral(flows), Cell::of(peers), Cell::integral(total),
                                modelSize > 0 ? Cell::ratio(static_cast<double>(total) / modelSize) : Cell::empty()};
-    AllreduceModel model;
+    AllreduceModel model, uncompressed;
     try {
       model = allreduceModel(run);
+      uncompressed = allreduceModel(run, /*uncompressed=*/true);
     } catch (const std::exception&) {
       model.available = false;
     }
     if (model.available) {
-      std::vector<int64_t> rowsOfRank(n, 0);
-      for (const run::StepRecord& row : run.batches)
-        if (row.rank >= 0 && row.rank < n) ++rowsOfRank[row.rank];
+      // Each step in the form it was sent (runs/compressed_steps.h).
       int64_t expected = 0;
-      for (int r = 0; r < n; ++r) expected += model.sentPerStep[r] * rowsOfRank[r];
+      for (const run::StepRecord& row : run.batches)
+        if (row.rank >= 0 && row.rank < n)
+          expected += (stepCompressed(run, row) ? model : uncompressed).sentPerStep[row.rank];
       cells.push_back(Cell::integral(expected));
       cells.push_back(Cell::integral(total));
       cells.push_back(expected > 0 ? Cell::ratio(static_cast<double>(total) / expected) : Cell::empty());
@@ -102,7 +104,8 @@ Table trafficTable(const std::vector<RunData>& runs) {
       "- From traffic.csv over the whole run: `kind` counted (dtbench moved the bytes) or modelled (a backend's own "
       "all-reduce, recorded by the ring formula); `flows` = directed rank pairs that carried bytes; `peers_out_in` = "
       "per rank r, `r:out/in` peers; `x_model_size` = total / (model_parameters × 4 bytes).",
-      "- `expected_bytes` = the byte model of Table 3 per step × every step each rank made (batches.csv rows); "
+      "- `expected_bytes` = the byte model of Table 3 per step, each step in the form it was sent (--compress "
+      "powersgd's first --compress-start steps uncompressed), over every step each rank made (batches.csv rows); "
       "BatchNorm buffer broadcasts are not in traffic.csv. `mean_link_GBps`/`peak_link_GBps` over the 10 ms bins of "
       "traffic_timeline.csv that carried bytes, every link (`links` of them) together."};
   return table;

@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -139,4 +140,30 @@ TEST_CASE("raw bytes of any length travel through allgather and broadcast unchan
     }
     CHECK(results[r][3] == std::string("root\0bytes", 10));
   }
+}
+
+// A collective that passes its deadline cannot tell which rank is late (every rank waits for every other at
+// once): its error says so and points at the topologies that name the rank, instead of naming none.
+TEST_CASE("a native collective past its deadline says it cannot name the late rank", "[gloo]") {
+  Store shared = Store::hash(std::chrono::seconds(30));
+  const auto messages = dtbench::comm::testing::runThreads<std::string>(2, [&](int rank) {
+    GlooOptions options;
+    options.hostname = "127.0.0.1";
+    options.timeout = std::chrono::milliseconds(1000);
+    options.threads = 1;
+    GlooCommunicator gloo(shared, rank, 2, options);
+    at::Tensor t = at::ones({4});
+    if (rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // late for rank 0's deadline
+    try {
+      gloo.allreduce(t, ReduceOp::kSum)->wait();
+    } catch (const CommError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  });
+  INFO(messages[0]);
+  // Gloo's own timeout (the same one) may fire before dtbench's deadline: "failed: Operation timed out!".
+  CHECK_THAT(messages[0], Catch::Contains("allreduce on rank 0 ") &&
+                              Catch::Contains("cannot tell which one is late") &&
+                              Catch::Contains("--topology ring"));
 }

@@ -109,7 +109,7 @@ PY
 
 status=0
 fail() { echo "FAIL: $*" >&2; status=1; }
-grep -qF -- "- Peak, lenet on cuda NVIDIA A100-SXM4-80GB: a100-sxm4-80gb: convolutions tf32 156 TFLOP/s, linear layers fp32 19.5 TFLOP/s (TF32: cuDNN on, cuBLAS off); datasheet." \
+grep -qF -- "- Peak, lenet on cuda NVIDIA A100 SXM4 80GB: a100-sxm4-80gb: convolutions tf32 156 TFLOP/s, linear layers fp32 19.5 TFLOP/s (TF32: cuDNN on, cuBLAS off); datasheet." \
   "$tmp/a100.md" || fail "the A100's peak is not in Table 1's notes: $(grep -F 'Peak' "$tmp/a100.md")"
 grep -qF -- "- Peak, lenet on cuda AMD Instinct MI300X: unknown: GPU 'AMD Instinct MI300X' (304 SMs) is not in dtbench's peak table." \
   "$tmp/unknown.md" || fail "the unknown GPU's note: $(grep -F 'Peak' "$tmp/unknown.md")"

@@ -82,7 +82,7 @@ class CheckpointedRun {
     config_.epochs = kEpochs;
     config_.outDir = out_;
     Training training(1);
-    RunRecorder recorder(config_, nullptr, nullptr);
+    RunRecorder recorder(config_, nullptr, c10::Device(c10::kCPU), nullptr);
     recorder.open(run::RunDirectory(out_));
     recorder.begin(dtbench::run::settingsJson(config_));
     Checkpointer checkpointer(config_, nullptr, training.model->module(), *training.optimizer, nullptr, recorder);
@@ -114,7 +114,7 @@ class CheckpointedRun {
   RunPosition resume(Training& training) const {
     RunConfig config = config_;
     config.resume = true;
-    RunRecorder recorder(config, nullptr, nullptr);
+    RunRecorder recorder(config, nullptr, c10::Device(c10::kCPU), nullptr);
     Checkpointer checkpointer(config, nullptr, training.model->module(), *training.optimizer, nullptr, recorder);
     return checkpointer.restore();
   }

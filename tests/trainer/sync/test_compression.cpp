@@ -28,6 +28,7 @@
 #include "comm/topology_allreduce.h"
 #include "comm/traffic/traffic_recorder.h"
 #include "trainer/sync/bucket_compression.h"
+#include "trainer/sync/compression_notice.h"
 #include "trainer/sync/powersgd.h"
 
 using namespace dtbench;
@@ -271,4 +272,40 @@ TEST_CASE("PowerSGD starts after --compress-start steps and continues exactly fr
   rank4.rank = 4;
   CHECK_THROWS_WITH(runCompression(rank4, "tree", {4}, randomFill, saved),
                     Catch::Contains("the test's state") && Catch::Contains("--compress-rank"));
+  // Another rank's state (sync_rank files swapped) is refused by name; it would resume to another result.
+  std::vector<std::string> rotated = {saved[1], saved[2], saved[0]};
+  CHECK_THROWS_WITH(runCompression(options, "tree", {4}, randomFill, rotated),
+                    Catch::Contains("the test's state holds rank") && Catch::Contains("PowerSGD state, not rank") &&
+                        Catch::Contains("swapped"));
+  // A damaged file says so, without LibTorch's C++ stack frames.
+  const std::vector<std::string> damaged(kWorld, saved[0].substr(0, saved[0].size() / 2));
+  CHECK_THROWS_WITH(runCompression(options, "tree", {4}, randomFill, damaged),
+                    Catch::Contains("is not PowerSGD's state") && !Catch::Contains("Exception raised from") &&
+                        !Catch::Contains("frame #"));
+}
+
+TEST_CASE("a run is told before it trains what its --compress will leave uncompressed", "[compression]") {
+  run::RunConfig config;
+  config.model = "lenet";
+  config.sync.compress = Compression::kPowerSgd;
+  config.sync.compressRank = 2;
+  config.sync.compressStart = 2;
+  const std::vector<std::vector<trainer::BucketCollective>> factors = {
+      {{"uncompressed", 237, comm::ElementType::kFloat32}, {"p", 472, comm::ElementType::kFloat32},
+       {"q", 1658, comm::ElementType::kFloat32}}};
+  const std::vector<std::vector<trainer::BucketCollective>> whole = {{{"uncompressed", 62007, comm::ElementType::kFloat32}}};
+  CHECK(trainer::compressionNotice(config, 2, factors, 10).empty());  // compresses from step 3 on
+  CHECK_THAT(trainer::compressionNotice(config, 1, {}, 10), Catch::Contains("on one rank: nothing is communicated"));
+  CHECK_THAT(trainer::compressionNotice(config, 2, whole, 10),
+             Catch::Contains("compresses no gradient of lenet") && Catch::Contains("--compress-rank 2"));
+  CHECK_THAT(trainer::compressionNotice(config, 2, factors, 2),
+             Catch::Contains("all 2 steps of the run are within --compress-start 2"));
+  CHECK(trainer::compressionLabel(config) == ", compress powersgd rank 2 from step 3");
+  config.sync.compress = Compression::kFp16;
+  CHECK(trainer::compressionNotice(config, 2, {}, 1).empty());
+  CHECK_THAT(trainer::compressionNotice(config, 1, {}, 1), Catch::Contains("--compress fp16 on one rank"));
+  CHECK(trainer::compressionLabel(config) == ", compress fp16");
+  config.sync.compress = Compression::kNone;
+  CHECK(trainer::compressionNotice(config, 1, {}, 1).empty());
+  CHECK(trainer::compressionLabel(config).empty());
 }
