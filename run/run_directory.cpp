@@ -59,6 +59,13 @@ common::FileLock lockDirectory(const std::string& dir) {
 
 RunDirectoryLock::RunDirectoryLock(std::string dir) : dir_(std::move(dir)), lock_(lockDirectory(dir_)) {}
 
+bool runDirectoryInUse(const std::string& dir) { return common::FileLock::isHeld((fs::path(dir) / kLockFile).string()); }
+
+bool hasRunDirectoryLock(const std::string& dir) {
+  std::error_code error;
+  return fs::is_regular_file(fs::path(dir) / kLockFile, error);
+}
+
 namespace {
 
 // Creates the directory and takes its lock: a fresh run's first act, before it looks inside.

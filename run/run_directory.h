@@ -51,6 +51,16 @@ class RunDirectoryLock {
   common::FileLock lock_;
 };
 
+// runDirectoryInUse: whether a process holds `dir`'s lock now: a run in progress (or a --resume of it); false
+// for a directory without the lock file. hasRunDirectoryLock: whether `dir` has the lock file at all (runs
+// written before it existed do not). Note [A run that died without recording its end]:
+// summary.json says `running` from a run's start until it records its end, and a run killed on the way
+// (SIGKILL, the out-of-memory killer, a lost node) never records it; the kernel drops its lock with its
+// process, so a `running` run whose lock file no process holds has died. (On a shared filesystem without
+// working flock, a run in progress on another node also reads as free.)
+bool runDirectoryInUse(const std::string& dir);
+bool hasRunDirectoryLock(const std::string& dir);
+
 class RunDirectory {
   struct Reopen {};
   RunDirectory(RunDirectoryLock lock, Reopen, int64_t historyBytes, int64_t batchesBytes);

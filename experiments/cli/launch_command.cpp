@@ -19,7 +19,9 @@ const char* kLaunchHelp =
     "DTBENCH_RANKS_PER_HOST (K: emulated hosts of K ranks; default N, one host).\n"
     "Each output line is prefixed with its rank, e.g. \"[1] \". SIGINT and SIGTERM are forwarded to\n"
     "the ranks. When a rank fails, the others get SIGTERM, then SIGKILL after the grace period\n"
-    "(default 5 s), and launch exits with the failing rank's code (128 + signal if it was killed).\n"
+    "(default 5 s), and launch exits with the failing rank's code (128 + signal if it was killed),\n"
+    "after naming how it ended: a SIGKILL launch did not send, while the out-of-memory kill count of\n"
+    "its cgroup rose, is named as the kernel's out-of-memory killer.\n"
     "No rank outlives launch: if launch itself is killed (even with SIGKILL), the kernel sends every\n"
     "rank SIGKILL, and a launch that cannot start all N ranks kills those it started.\n"
     "Example: dtbench launch -n 2 -- dtbench allreduce --backend gloo --topology ring --check\n";

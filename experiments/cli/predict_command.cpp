@@ -86,8 +86,10 @@ int describeCommand(const PredictOptions& o) {
     const predict::MeasuredStep step = predict::loadStep(o.describe);
     description = step.described ? predict::describeStep(step, step.description)
                                  : predict::describeStep(step, "the measured step of run " + o.describe);
+    predict::checkDescriptionReads(description, "--describe " + o.describe);
   } else {
     description = predict::describeZooStep(*o.describeModel);
+    predict::checkDescriptionReads(description, "--describe-model " + o.describeModel->model);
   }
   if (o.outputPath.empty()) {
     std::printf("%s\n", description.dump(1).c_str());
@@ -133,7 +135,12 @@ int runPredictCommand(const std::vector<std::string>& args) {
   whatIf.compress = o.compress;
   whatIf.compressRank = o.compressRank;
   std::vector<predict::StepPrediction> predictions;
-  for (int world : o.worlds) predictions.push_back(predict::predictStep(run, hardware, world, whatIf));
+  for (int world : o.worlds) {
+    predictions.push_back(predict::predictStep(run, hardware, world, whatIf));
+    // Said where a CSV table, which carries no notes, would hide it (also in the Assumed table).
+    if (const std::optional<std::string> note = predict::globalBatchNote(run, world))
+      std::fprintf(stderr, "predict: %s\n", note->c_str());
+  }
   const predict::StepPrediction baseline = predict::predictStep(run, hardware, 1, whatIf);
   printTables(predict::predictionTables(run, hardware, o.hardwarePath, predictions, baseline), o.tables, o.format);
   if (!o.plotsDir.empty()) {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <set>
+#include <utility>
 #include <system_error>
 
 #include <cxxopts.hpp>
@@ -39,6 +40,19 @@ int worldValue(const std::string& word) {
   return static_cast<int>(v);
 }
 
+// --world and --hardware have no default for an empty value to fall back to (the common parse says
+// "leave the flag out for its default"): a prediction requires both, so say that and their form.
+void refuseEmptyRequired(const std::vector<std::string>& args) {
+  const std::pair<const char*, const char*> required[] = {
+      {"--world", "--world is required: the world sizes to predict, comma-separated, e.g. --world 2,4,...,64"},
+      {"--hardware", "--hardware is required: the hardware file (JSON; docs/predict.md, \"The hardware file\"), e.g. "
+                     "--hardware experiments/predict/systems/dgx-h100-ndr400.json"}};
+  for (size_t i = 0; i < args.size(); ++i)
+    for (const auto& [flag, what] : required)
+      if ((args[i] == flag && i + 1 < args.size() && args[i + 1].empty()) || args[i] == std::string(flag) + "=")
+        throwUsage("predict", std::string(flag) + " got an empty value; " + what);
+}
+
 }  // namespace
 
 std::vector<int> parseWorldList(const std::string& text) {
@@ -67,10 +81,20 @@ std::vector<int> parseWorldList(const std::string& text) {
                        ") is below the ones before it (" + std::to_string(b) + "); it ends the progression, e.g. "
                        "2,4,...,64");
     const bool ratio = b % a == 0 && b / a > 1;
-    for (long long next = ratio ? 1LL * b * (b / a) : 2LL * b - a; next < last;
-         next = ratio ? next * (b / a) : next + (b - a)) {
+    long long next = ratio ? 1LL * b * (b / a) : 2LL * b - a;
+    for (; next < last; next = ratio ? next * (b / a) : next + (b - a)) {
       worlds.push_back(static_cast<int>(next));
       if (worlds.size() > kMostWorlds) break;
+    }
+    // The size after '...' must be a term: "2,4,...,100" would otherwise end 64,100, a world the
+    // progression never names (refused below if the list is too long anyway).
+    if (worlds.size() <= kMostWorlds && last != b && next != last) {
+      const std::string below = std::to_string(worlds.back()), above = std::to_string(next);
+      const std::string start = std::to_string(a) + "," + std::to_string(b) + ",...";
+      throw UsageError("--world '" + text + "': " + std::to_string(last) + " is not a term of the progression " +
+                       start + " (the nearest are " + below + " and " + above + "): end it at one of them, e.g. " +
+                       start + "," + below + ", or name " + std::to_string(last) + " after it: " + start + "," + below +
+                       "," + std::to_string(last));
     }
   }
   if (worlds.size() > kMostWorlds)
@@ -154,6 +178,7 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   // clang-format on
   options.parse_positional({"run"});
   options.positional_help("RUN");
+  refuseEmptyRequired(args);
   const ParsedOptions result = parseOptions(options, "predict", args);
   if (result.help) {
     o.help = true;

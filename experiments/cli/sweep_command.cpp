@@ -4,8 +4,11 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "comm/rank_discovery.h"
@@ -19,6 +22,7 @@
 #include "experiments/cli/train_options.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report.h"
+#include "experiments/sweep/data_folder.h"
 #include "experiments/sweep/local_launcher.h"
 #include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_launcher.h"
@@ -27,6 +31,7 @@
 #include "experiments/sweep/sweep_runner.h"
 #include "run/config_schema.h"
 #include "run/json_values.h"
+#include "run/run_config.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -40,9 +45,12 @@ std::string slurmScriptDirectory() {
 
 // The command that runs (local) or submits (slurm) a point, as a shell would read it.
 std::string commandLine(const sweep::GridPoint& point, const sweep::SweepSettings& settings, bool slurm) {
-  if (!slurm) return sweep::quoted(sweep::pointCommand(point, settings));
-  const sweep::SbatchSubmission submission = sweep::sbatchSubmission(point, settings);
   std::string line;
+  if (!slurm) {
+    for (const auto& [name, value] : sweep::pointEnvironment(point)) line += name + "=" + sweep::quoted({value}) + " ";
+    return line + sweep::quoted(sweep::pointCommand(point, settings));
+  }
+  const sweep::SbatchSubmission submission = sweep::sbatchSubmission(point, settings);
   for (const auto& [name, value] : submission.environment) line += name + "=" + sweep::quoted({value}) + " ";
   return line + sweep::quoted(submission.command);
 }
@@ -80,11 +88,14 @@ comm::Environment rankZeroOf(const sweep::GridPoint& point, bool slurm) {
 }
 
 // Before anything runs: every point's train flags parsed and checked as its `dtbench train` will (its
-// rank 0), so that a mistyped flag or value is one usage error, not a failed directory per point; and
-// a point whose run completed earlier, with other settings than this sweep gives it (the sweep would
-// skip it and report the old run), is refused, naming the settings.
+// rank 0), so that a mistyped flag or value is one usage error, not a failed directory per point; its
+// data folder holding its dataset (sweep/data_folder.h), so that a missing dataset is one usage error,
+// not a failed point after each job's wait in the queue; and a point whose run completed earlier, with
+// other settings than this sweep gives it (the sweep would skip it and report the old run), is
+// refused, naming the settings.
 void checkPoints(const std::vector<sweep::GridPoint>& points, const sweep::SweepSettings& settings, bool slurm) {
   std::vector<std::string> changed;
+  std::vector<std::pair<std::string, run::DataConfig>> toRun;  // the points that will run, and their data
   for (const sweep::GridPoint& point : points) {
     const std::string path = (std::filesystem::path(settings.outDir) / point.name).string();
     std::vector<std::string> words = settings.trainFlags;
@@ -97,18 +108,31 @@ void checkPoints(const std::vector<sweep::GridPoint>& points, const sweep::Sweep
       throw common::UsageError("point " + point.name + ": " + e.what() + " (the train flags after '--' and the grid's; " +
                                "nothing was run)");
     }
-    if (!run::isComplete(sweep::directoryState(path))) continue;
+    if (!run::isComplete(sweep::directoryState(path))) {
+      toRun.emplace_back(point.name, run::resolveDefaults(train.config).data);
+      continue;
+    }
     std::vector<std::string> problems;
     const nlohmann::json recorded = run::readJsonOrProblem(path + "/config.json", problems);
     const std::string changes = run::describeRunChanges(recorded, run::resolveDefaults(train.config));
     if (!changes.empty()) changed.push_back(point.name + ": " + changes);
   }
-  if (changed.empty()) return;
-  std::string list;
-  for (const std::string& c : changed) list += "\n  " + c;
-  throw common::UsageError(settings.outDir + " holds completed runs made with other settings than this sweep gives " +
-                           "them; it would skip them and report the old runs:" + list +
-                           "\nGive the flags they were made with to continue that sweep, or another --out for this one");
+  if (!changed.empty()) {
+    std::string list;
+    for (const std::string& c : changed) list += "\n  " + c;
+    throw common::UsageError(settings.outDir + " holds completed runs made with other settings than this sweep gives " +
+                             "them; it would skip them and report the old runs:" + list +
+                             "\nGive the flags they were made with to continue that sweep, or another --out for this one");
+  }
+  std::set<std::tuple<run::DatasetKind, std::string, bool>> checked;  // each data folder once
+  for (const auto& [name, data] : toRun) {
+    if (!checked.emplace(data.dataset, data.dir, data.download).second) continue;
+    try {
+      sweep::checkDataFolder(data);
+    } catch (const common::UsageError& e) {
+      throw common::UsageError("point " + name + ": " + e.what());
+    }
+  }
 }
 
 // The report's figures of every run under the sweep's directory (dtbench report DIR --plots PLOTS).
@@ -151,6 +175,14 @@ int runSweepCommand(const std::vector<std::string>& args) {
   settings.slurm.allowOverlap = o.allowOverlap;
   const bool slurm = o.launcher == Launcher::kSlurm;
   checkPoints(points, settings, slurm);
+  // What the launchers would refuse, refused before one takes DIR's lock, so that a refused sweep
+  // leaves nothing behind in DIR (and before --dry-run prints a point).
+  if (slurm && !o.dryRun)
+    sweep::checkSubmissions(points, settings);
+  else if (slurm)
+    for (const sweep::GridPoint& point : points) sweep::slurmScript(point, settings);
+  else
+    for (const sweep::GridPoint& point : points) sweep::pointEnvironment(point);
   if (o.dryRun) return dryRun(points, settings, slurm);
   if (!o.plotsDir.empty()) prepareOutputDirectory(o.plotsDir, "--plots");  // before any point runs
 

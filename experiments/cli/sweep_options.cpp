@@ -65,7 +65,8 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     ("out", "The sweep's directory: one run directory per point, their logs, jobs.csv, report.md",
      cxxopts::value<std::string>())
     ("grid", "KEY=V1,V2,... (repeatable): world (or gpus) = ranks, nodes = nodes the ranks are placed on "
-             "(slurm), batch = --batch-size, any other key K = the train flag --K", cxxopts::value<std::string>())
+             "(slurm), batch = --batch-size, mode = ddp or dp (dp: one process driving world GPUs), any other key "
+             "K = the train flag --K", cxxopts::value<std::string>())
     ("grid-file", "A file with one KEY=V1,V2 per line ('#' comments); its keys come before --grid's",
      cxxopts::value<std::string>())
     ("retries", "Run a failed point again up to R more times", cxxopts::value<int>()->default_value("1"))
@@ -96,6 +97,11 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   // clang-format on
   const auto split = std::find(args.begin(), args.end(), "--");
   if (split != args.end()) o.trainFlags.assign(split + 1, args.end());
+  // One '--' parts the sweep's flags from dtbench train's; a second one would reach dtbench train,
+  // which takes no '--' (and then no flag after it).
+  if (std::find(o.trainFlags.begin(), o.trainFlags.end(), "--") != o.trainFlags.end())
+    throw UsageError("one '--' too many: dtbench train's flags follow the first '--' and take no '--' of their own; "
+                     "give a single '--', e.g. dtbench sweep --out DIR --grid world=1,2 -- --model lenet");
   const ParsedOptions result = parseOptions(options, "sweep", std::vector<std::string>(args.begin(), split),
                                             "dtbench train's flags go after '--', e.g. dtbench sweep --out DIR "
                                             "--grid world=1,2 -- --model lenet");

@@ -39,8 +39,8 @@ struct SweepOptions {
 // that are not numbers or are the same number twice ("lr=0.1,0.10"), a train flag the sweep controls,
 // --retries < 0, a --launcher other than local or slurm, --slurm-timeout < 0, an unclosed quote in
 // --sbatch-args, the Slurm flags (--slurm-script, --sbatch-args, --slurm-timeout) without
-// --launcher slurm, --ranks-per-node < 1 or without a nodes axis, and a nodes value above 1 with
-// --launcher local.
+// --launcher slurm, --ranks-per-node < 1 or without a nodes axis, a nodes value above 1 with
+// --launcher local, and a second `--` (one too many: dtbench train takes none).
 SweepOptions parseSweepOptions(const std::vector<std::string>& args);
 
 }  // namespace dtbench::experiments

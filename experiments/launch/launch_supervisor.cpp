@@ -22,6 +22,9 @@
 #include <string>
 #include <utility>
 
+#include "common/oom_kills.h"
+#include "experiments/launch/rank_end.h"
+
 namespace dtbench::experiments {
 namespace {
 
@@ -39,6 +42,8 @@ struct Rank {
   pid_t pid = -1;
   bool running = false;
   int exitCode = 0;
+  int signal = 0;                // the signal that killed it; 0 when it exited
+  unsigned long long sent = 0;  // bit s: the launcher sent it signal s
   Stream streams[2];
 };
 
@@ -96,7 +101,10 @@ void emit(int rank, Stream& s, bool flushAll) {
 
 void signalRanks(std::vector<Rank>& ranks, int signal) {
   for (Rank& r : ranks)
-    if (r.running) kill(-r.pid, signal);
+    if (r.running) {
+      r.sent |= 1ULL << signal;
+      kill(-r.pid, signal);
+    }
 }
 
 // After a failed start: kills the ranks already started (their process groups), waits for them
@@ -151,6 +159,11 @@ int superviseLaunch(const LaunchOptions& o) {
     sigprocmask(SIG_SETMASK, &oldMask, nullptr);
     throw std::runtime_error(std::string("dtbench launch: signalfd: ") + std::strerror(error));
   }
+
+  // The cgroup's out-of-memory kill count before any rank runs: a rank later ended by a SIGKILL the
+  // launcher did not send, while the count rose, was ended by the kernel's out-of-memory killer.
+  const std::string memoryEvents = o.memoryEvents ? *o.memoryEvents : common::memoryEventsFile();
+  const std::optional<long long> oomKillsBefore = common::oomKills(memoryEvents);
 
   std::vector<Rank> ranks(o.worldSize);
   const pid_t launcher = getpid();
@@ -232,17 +245,28 @@ int superviseLaunch(const LaunchOptions& o) {
         if (ranks[r].pid != pid) continue;
         ranks[r].running = false;
         ranks[r].exitCode = exitCodeOf(status);
+        ranks[r].signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
         --running;
         // Exit 75 is a rank stopping at an agreed step after SIGTERM: its siblings stop there too.
         if (ranks[r].exitCode != 0 && ranks[r].exitCode != kInterrupted && !failedRank) {
           failedRank = r;
+          RankEnd end;
+          end.rank = r;
+          end.exitCode = ranks[r].exitCode;
+          end.signal = ranks[r].signal;
+          end.signalFromLaunch = end.signal > 0 && end.signal < 64 && (ranks[r].sent >> end.signal & 1ULL) != 0;
+          end.oomKillsBefore = oomKillsBefore;
+          if (end.signal == SIGKILL) end.oomKillsAfter = common::oomKills(memoryEvents);
+          std::string message = "dtbench launch: " + describeRankEnd(end);
           if (running > 0) {
-            std::fprintf(stderr, "dtbench launch: rank %d exited with code %d; stopping the other ranks (SIGTERM, "
-                                 "SIGKILL after %.1f s)\n",
-                         r, ranks[r].exitCode, static_cast<double>(o.grace.count()) / 1000.0);
+            char stopping[96];
+            std::snprintf(stopping, sizeof stopping, "; stopping the other ranks (SIGTERM, SIGKILL after %.1f s)",
+                          static_cast<double>(o.grace.count()) / 1000.0);
+            message += stopping;
             signalRanks(ranks, SIGTERM);
             if (!killAt) killAt = Clock::now() + o.grace;
           }
+          std::fprintf(stderr, "%s\n", message.c_str());
         }
       }
     }

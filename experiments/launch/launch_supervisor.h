@@ -15,6 +15,9 @@
 //    SIGTERM, then SIGKILL once `grace` has passed; the return value is the first failing rank's
 //    exit code (128 + signal when killed by one). Otherwise the first non-zero code (75 when the
 //    ranks were interrupted), or 0 when all ranks succeeded.
+//  - The first failing rank is named on stderr with how it ended (rank_end.h): a SIGKILL the
+//    launcher did not send is an out-of-memory kill when the cgroup's oom_kill counter
+//    (`memoryEvents`, else memoryEventsFile()) rose between the start and that rank's end.
 //  - Never leaves a rank running when it returns, and no rank outlives the launcher's process:
 //    every rank gets SIGKILL when the launcher dies, even by SIGKILL (Note [No rank outlives its
 //    launcher]). Call it on a thread that lives as long as the process (the main thread): the
@@ -24,6 +27,7 @@
 // be executed is reported as the rank's exit code 127 with a message.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,8 @@ struct LaunchOptions {
   int masterPort = 0;    // 0: pick a free port
   std::chrono::milliseconds grace{std::chrono::seconds(5)};
   std::vector<std::string> command;
+  // The file with the cgroup's "oom_kill N" counter; nullopt: this process's (memoryEventsFile()).
+  std::optional<std::string> memoryEvents;
 };
 
 int superviseLaunch(const LaunchOptions& options);

@@ -10,9 +10,19 @@ std::string ComputeDevice::gpuField() const {
   return "";
 }
 
-ComputeDevice deviceOfRun(const run::RunFacts& facts) {
+ComputeDevice deviceOfRun(const run::RunFacts& facts, std::optional<run::DeviceKind> setting) {
   ComputeDevice d;
-  if (facts.devices.empty()) return d;
+  if (facts.devices.empty()) {
+    // Written before devices were recorded: the --device it ran with still says CPU or GPU.
+    if (setting == run::DeviceKind::kCpu) {
+      d.kind = ComputeDevice::Kind::kCpu;
+      d.label = "cpu (config.json's device; it records no devices)";
+    } else if (setting == run::DeviceKind::kCuda) {
+      d.kind = ComputeDevice::Kind::kUnnamedGpu;
+      d.label = "cuda (config.json's device; it records no devices, so not which GPU)";
+    }
+    return d;
+  }
   const run::DeviceFacts& device = facts.devices.front();
   d.label = device.label();
   if (device.type == "cpu") {
@@ -59,6 +69,7 @@ ComputeDevice readGpuField(const nlohmann::json& object, const JsonFields& field
 std::optional<std::string> deviceMismatch(const ComputeDevice& step, const ComputeDevice& hardware) {
   using Kind = ComputeDevice::Kind;
   if (!step.known() || !hardware.known()) return std::nullopt;
+  if (step.kind == Kind::kUnnamedGpu && hardware.kind != Kind::kCpu) return std::nullopt;  // which GPU is unknown
   // A hardware file names a table row or none, so an unidentified GPU step never matches it.
   const bool same = step.kind == hardware.kind && (step.kind == Kind::kCpu || step.key == hardware.key);
   if (same) return std::nullopt;

@@ -6,8 +6,10 @@
 //   - a key of the GPU peak table (run/device_peaks.h: "h100-sxm", "a100-sxm4-80gb", ...);
 //   - "none": CPU ranks (a CPU run, the emulated cluster).
 // A run directory's device comes from config.json's devices (rank 0's): "none" for a CPU, the
-// identified row's key for a GPU, "unidentified" for a GPU the table does not name. A file or run
-// that says nothing (written before the field existed, a hardware file without `gpu`) is unknown.
+// identified row's key for a GPU, "unidentified" for a GPU the table does not name. A run written
+// before devices were recorded has its "device" setting: cpu is a CPU, cuda a GPU it does not name
+// (which a CPU's hardware file refuses and a GPU's cannot check). A file or run that says nothing (a
+// hardware file without `gpu`) is unknown.
 
 #include <optional>
 #include <string>
@@ -16,11 +18,13 @@
 
 #include "experiments/predict/json_fields.h"
 #include "run/run_facts.h"
+#include "run/settings.h"
 
 namespace dtbench::predict {
 
 struct ComputeDevice {
-  enum class Kind { kUnknown, kCpu, kGpu, kUnidentifiedGpu };
+  // kUnnamedGpu: a GPU whose model the run did not record (its "device" setting says cuda, no "devices").
+  enum class Kind { kUnknown, kCpu, kGpu, kUnidentifiedGpu, kUnnamedGpu };
   Kind kind = Kind::kUnknown;
   std::string key;    // kGpu: the peak table's key
   std::string label;  // what it is, for messages: "cpu Intel(R) Xeon(R) ...", "h100-sxm (NVIDIA H100 SXM5 80GB)"
@@ -30,8 +34,9 @@ struct ComputeDevice {
   std::string gpuField() const;
 };
 
-// Rank 0's device of a run (config.json's "devices"); unknown when the run recorded none.
-ComputeDevice deviceOfRun(const run::RunFacts& facts);
+// Rank 0's device of a run: config.json's "devices", else its "device" setting (`setting`, where
+// config.json has the key); unknown when it says neither.
+ComputeDevice deviceOfRun(const run::RunFacts& facts, std::optional<run::DeviceKind> setting = std::nullopt);
 
 // The device a `gpu` field names: "none" or a key of the peak table; nullopt for any other text.
 std::optional<ComputeDevice> deviceFromGpuField(const std::string& value);
@@ -44,7 +49,7 @@ ComputeDevice readGpuField(const nlohmann::json& object, const JsonFields& field
 // Why the step's compute cannot stand for the hardware's ranks' ("the run was measured on cpu ...,
 // the hardware file describes a100-sxm4-80gb GPUs"), or nullopt where it can: both known and the same
 // device. Where either is unknown there is nothing to compare: nullopt (predict's Assumed table says
-// so).
+// so); a GPU the run did not name is compared only with CPU ranks.
 std::optional<std::string> deviceMismatch(const ComputeDevice& step, const ComputeDevice& hardware);
 
 }  // namespace dtbench::predict

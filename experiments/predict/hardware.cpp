@@ -4,6 +4,7 @@
 #include "comm/topology/native_models.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 
@@ -12,7 +13,8 @@
 namespace dtbench::predict {
 namespace {
 
-LinkClass linkClass(const nlohmann::json& json, const char* key, const JsonFields& f) {
+// A class of links; `given` says whether it had message_overhead_us (else it is 0, for the caller's default).
+LinkClass linkClass(const nlohmann::json& json, const char* key, const JsonFields& f, bool& given) {
   if (!json.contains(key)) f.fail(std::string(key) + " is missing");
   const nlohmann::json& c = json.at(key);
   const std::string where = std::string(key) + ".";
@@ -22,14 +24,23 @@ LinkClass linkClass(const nlohmann::json& json, const char* key, const JsonField
   // At most a petabit per second and a thousand seconds: beyond any link.
   LinkClass link{f.number(c, "bandwidth_gbit_s", where, false, 1e6) * 1e9 / 8,
                  f.number(c, "latency_us", where, true, 1e9) * 1e-6};
-  if (c.contains("message_overhead_us")) link.messageOverheadS = f.number(c, "message_overhead_us", where, true, 1e9) * 1e-6;
+  given = c.contains("message_overhead_us");
+  if (given) link.messageOverheadS = f.number(c, "message_overhead_us", where, true, 1e9) * 1e-6;
   return link;
 }
 
-nlohmann::json linkJson(const LinkClass& c) {
+// Written where it was given, 0 included (a calibration's fit is of links without one), so that the
+// file reads back as the same links; a default is left for the reader to take again.
+nlohmann::json linkJson(const LinkClass& c, bool overheadGiven) {
   nlohmann::json json = {{"bandwidth_gbit_s", c.bytesPerSecond * 8 / 1e9}, {"latency_us", c.latencyS * 1e6}};
-  if (c.messageOverheadS > 0) json["message_overhead_us"] = c.messageOverheadS * 1e6;
+  if (overheadGiven) json["message_overhead_us"] = c.messageOverheadS * 1e6;
   return json;
+}
+
+std::string microseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g us", seconds * 1e6);
+  return text;
 }
 
 }  // namespace
@@ -63,8 +74,9 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   if (json.contains("description")) h.description = f.text(json, "description", "");
   h.ranksPerNode = static_cast<int>(f.whole(json, "ranks_per_node", "", 1, 1 << 24));
   if (json.contains("nodes")) h.nodes = static_cast<int>(f.whole(json, "nodes", "", 1, 1 << 24));
-  h.intra = linkClass(json, "intra_node", f);
-  h.inter = linkClass(json, "inter_node", f);
+  h.intra = linkClass(json, "intra_node", f, h.intraOverheadGiven);
+  h.inter = linkClass(json, "inter_node", f, h.interOverheadGiven);
+  if (!h.interOverheadGiven) h.inter.messageOverheadS = kDefaultNetworkOverheadS;
   if (json.contains("compute_scale")) h.computeScale = f.number(json, "compute_scale", "", false, 1e6);
   if (json.contains("link_rate_bps")) h.linkRateBps = f.number(json, "link_rate_bps", "", false);
   h.device = readGpuField(json, f);
@@ -88,14 +100,32 @@ nlohmann::json toJson(const Hardware& h) {
   if (!h.description.empty()) json["description"] = h.description;
   if (h.nodes) json["nodes"] = *h.nodes;
   json["ranks_per_node"] = h.ranksPerNode;
-  json["intra_node"] = linkJson(h.intra);
-  json["inter_node"] = linkJson(h.inter);
+  json["intra_node"] = linkJson(h.intra, h.intraOverheadGiven);
+  json["inter_node"] = linkJson(h.inter, h.interOverheadGiven);
   json["compute_scale"] = h.computeScale;
   json["native_efficiency"] = nlohmann::json::object();
   for (const auto& [backend, e] : h.nativeEfficiency) json["native_efficiency"][backend] = e;
   if (h.linkRateBps) json["link_rate_bps"] = *h.linkRateBps;
   if (!h.device.gpuField().empty()) json["gpu"] = h.device.gpuField();
   return json;
+}
+
+std::string messageOverheadAssumed(const Hardware& h) {
+  // Absent across nodes, the default applies, so both are 0 only where the file says 0 there.
+  if (h.intra.messageOverheadS == 0 && h.inter.messageOverheadS == 0)
+    return std::string("0: the hardware file's message_overhead_us of 0 ") +
+           (h.intraOverheadGiven ? "in both classes" : "across nodes (none given inside a node)") +
+           ", so the messages a rank sends at once (a clique's N - 1, a star root's) are issued at no cost";
+  std::string text = "inter-node " + microseconds(h.inter.messageOverheadS) + ", intra-node " +
+                     microseconds(h.intra.messageOverheadS) + " per message a rank issues: inter-node ";
+  text += h.interOverheadGiven ? "the hardware file's"
+                               : "the default, NCCL's network post overhead (netOverhead of NVIDIA/nccl "
+                                 "src/graph/tuning.cc: 1 us, 2 us on AMD CPUs), as the hardware file gives no "
+                                 "inter_node.message_overhead_us";
+  text += h.intraOverheadGiven ? ", intra-node the hardware file's"
+                               : ", intra-node 0 as the file gives none (NCCL's model names no cost a message inside "
+                                 "a node beyond the hop's latency)";
+  return text;
 }
 
 }  // namespace dtbench::predict

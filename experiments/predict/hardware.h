@@ -8,8 +8,9 @@
 //    "compute_scale": 1.0, "native_efficiency": {"gloo": 0.9, "mpi": 1.0}}
 //
 // Bandwidths are the payload one message gets on an idle link, in Gbit/s (10^9 bit/s); latencies in
-// microseconds (network_model.h says how they are used); a class's optional `message_overhead_us`
-// (default 0) is the time a rank takes to issue one message of it (LogP's o, network_model.h). `nodes` (optional) is the most nodes the
+// microseconds (network_model.h says how they are used); a class's optional `message_overhead_us` is
+// the time a rank takes to issue one message of it (LogP's o, network_model.h), by default
+// kDefaultNetworkOverheadS across nodes and 0 inside one. `nodes` (optional) is the most nodes the
 // machine has; `compute_scale` (optional, default 1) multiplies the measured run's compute;
 // `native_efficiency` (optional, per backend: gloo, mpi, nccl; default the backend's model's,
 // comm/topology/native_models.h) divides the simulated time of the Schedule that models the
@@ -33,11 +34,21 @@
 
 namespace dtbench::predict {
 
+// The inter-node message overhead of a hardware file that gives none: NCCL's network post overhead
+// (netOverhead in NVIDIA/nccl src/graph/tuning.cc, getNetOverhead: 1 us on every CPU but AMD's x86,
+// 2 us there), the figure the DGX files give. Without it a clique's N − 1 messages a step would be
+// issued at no cost (a 65,536-rank all-reduce in 0.34 ms). Inside a node NCCL's model names no cost
+// a message beyond the hop's latency: 0.
+inline constexpr double kDefaultNetworkOverheadS = 1e-6;
+
 struct Hardware {
   std::string description;
   std::optional<int> nodes;
   int ranksPerNode = 1;
   LinkClass intra, inter;
+  // Whether each class's messageOverheadS was given (a file's message_overhead_us, 0 included, or set
+  // by whoever built the Hardware); false: absent from the file, the class's default was taken.
+  bool intraOverheadGiven = true, interOverheadGiven = true;
   double computeScale = 1;
   std::map<std::string, double> nativeEfficiency;
   std::optional<double> linkRateBps;  // as dtbench reads it there; none: unknown to dtbench
@@ -59,6 +70,10 @@ Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::
 // Throws common::UsageError naming `source` and the field, e.g. "hw.json: inter_node.bandwidth_gbit_s
 // must be a positive number".
 Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source);
+
+// The message overheads a prediction on `hardware` takes and where each came from, for the Assumed
+// table: "inter-node 1 us, intra-node 0 us per message a rank issues: inter-node the default, ...".
+std::string messageOverheadAssumed(const Hardware& hardware);
 Hardware loadHardware(const std::string& path);
 nlohmann::json toJson(const Hardware& hardware);
 

@@ -98,6 +98,21 @@ void bucketsAsParameters(const std::string& dir, const run::RunFacts& facts, Mea
   run.parameters.assign(launchOrder.rbegin(), launchOrder.rend());  // model order
 }
 
+// config.json's "device" where it has the key (the settings read default to cpu without it): what a
+// run written before "devices" were recorded still says of its device.
+std::optional<run::DeviceKind> deviceSetting(const std::string& dir) {
+  std::ifstream in(std::filesystem::path(dir) / "config.json");
+  try {
+    nlohmann::json config;
+    in >> config;
+    if (config.is_object() && config.contains("device") && config.at("device").is_string())
+      return run::deviceNames().parse(config.at("device").get<std::string>());
+  } catch (const std::exception&) {
+    // loadRun has read config.json already; a value it does not name says nothing here.
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int64_t MeasuredStep::gradientElements() const {
@@ -113,7 +128,8 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   if (!data.problems.empty()) fail(dir, data.problems.front());
   // As the report: only a complete run's steps are whole and typical.
   if (!run::isComplete(data.summary.status))
-    fail(dir, "its status is " + data.status() + ", not completed: predict from a run that completed");
+    fail(dir, "its status is " + data.status() + (data.summary.error ? " (" + *data.summary.error + ")" : "") +
+                  ", not completed: predict from a run that completed");
   MeasuredStep run;
   run.path = dir;
   run.settings = data.settings;
@@ -187,7 +203,7 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
               "--cuda-graph), and predict places each gradient within backward. Predict from a run with "
               "--phase-timing events (the default), or describe the step with --describe-model MODEL --forward-ms F "
               "--backward-ms B");
-  run.device = deviceOfRun(data.facts);
+  run.device = deviceOfRun(data.facts, deviceSetting(dir));
   if (const std::optional<run::SpeedOfLight>& sol = data.facts.speedOfLight) {
     run.flops = sol->flops;
     run.convolutionPrecision = sol->convolutionPrecision;
@@ -205,10 +221,33 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   return run;
 }
 
+int64_t samplesPerRank(const MeasuredStep& run, int world) {
+  return run.settings.data.dropLast ? run.trainSamples / world : (run.trainSamples + world - 1) / world;
+}
+
 int64_t stepsPerEpoch(const MeasuredStep& run, int world) {
-  const bool dropLast = run.settings.data.dropLast;
-  const int64_t perRank = dropLast ? run.trainSamples / world : (run.trainSamples + world - 1) / world;
-  return dropLast ? perRank / run.batchSize : (perRank + run.batchSize - 1) / run.batchSize;
+  const int64_t perRank = samplesPerRank(run, world);
+  return run.settings.data.dropLast ? perRank / run.batchSize : (perRank + run.batchSize - 1) / run.batchSize;
+}
+
+std::optional<std::string> globalBatchNote(const MeasuredStep& run, int world) {
+  const int64_t global = static_cast<int64_t>(world) * run.batchSize;
+  if (global <= run.trainSamples) return std::nullopt;
+  const int64_t perRank = samplesPerRank(run, world), dealt = perRank * world, steps = stepsPerEpoch(run, world);
+  const std::string n = std::to_string(world), batch = std::to_string(run.batchSize), images = std::to_string(perRank);
+  const std::string dealing = dealt == run.trainSamples ? "the dataset dealt out whole"
+                              : dealt > run.trainSamples
+                                  ? "the dataset padded to " + std::to_string(dealt) + ", " +
+                                        std::to_string(dealt - run.trainSamples) + " of them repeated"
+                                  : "the dataset cut to " + std::to_string(dealt);
+  std::string note = "N = " + n + ": the global batch (" + n + " × " + batch + " = " + std::to_string(global) +
+                     " images) exceeds the epoch's " + std::to_string(run.trainSamples) + ": " + std::to_string(steps) +
+                     " step" + (steps == 1 ? "" : "s") + " an epoch, of " + images + (perRank == 1 ? " image" : " images") +
+                     " a rank (" + dealing + ")";
+  if (perRank < run.batchSize)
+    note += "; predicted with the compute of a full batch of " + batch + ", which overstates this step's; "
+            "images_per_s counts the " + images;
+  return note;
 }
 
 }  // namespace dtbench::predict

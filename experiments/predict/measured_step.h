@@ -82,4 +82,16 @@ MeasuredStep loadMeasuredStep(const std::string& runDirectory);
 // unless --drop-last).
 int64_t stepsPerEpoch(const MeasuredStep& run, int world);
 
+// Images one rank holds an epoch at world N: the dataset padded to a multiple of N (repeating its
+// first images), or cut to one with --drop-last, and dealt out alike (data/sampler.cpp).
+int64_t samplesPerRank(const MeasuredStep& run, int world);
+
+// Where the global batch (N × the batch per rank) exceeds the epoch's images, what the epoch is at
+// world N, to be said beside its prediction; nullopt where the batch fits. E.g. 50,000 images, batch
+// 128, N = 512: "N = 512: the global batch (512 × 128 = 65536 images) exceeds the epoch's 50000: 1 step
+// an epoch, of 98 images a rank (the dataset padded to 50176, 176 of them repeated); predicted with
+// the compute of a full batch of 128, which overstates this step's; images_per_s counts the 98".
+// (With --drop-last such a world has no step at all, which predictStep refuses.)
+std::optional<std::string> globalBatchNote(const MeasuredStep& run, int world);
+
 }  // namespace dtbench::predict

@@ -111,7 +111,7 @@ class Simulation {
     steps_ = schedule.steps.size();
     double transfers = 0;
     for (const comm::Step& step : schedule.steps) transfers += static_cast<double>(step.transfers.size());
-    checkSimulationFits(transfers * segments_, network, period_);
+    checkSimulationFits(transfers * segments_, network, period_, schedule.topology);
     result_.bytesSent.assign(period_, 0);
     result_.nodeUp.assign(periodNodes_, 0);
     result_.nodeDown.assign(periodNodes_, 0);
@@ -467,17 +467,27 @@ class Simulation {
 
 }  // namespace
 
-void checkSimulationFits(double messages, const Network& network, int simulatedRanks) {
+void checkSimulationFits(double messages, const Network& network, int simulatedRanks, const std::string& topology) {
   const double needed = messages * kBytesPerMessage;
   const std::optional<double> allowed = memoryAllowedBytes();
   if (!allowed || needed <= 0.7 * *allowed) return;
+  // Only what lowers this simulation's messages: a large world of ring, clique or hierarchical is
+  // simulated as one node's ranks, so fewer of them; a ring's or clique's rank sends 2(N − 1),
+  // hierarchical's 2(R − 1) + 2(nodes − 1), fewer only across nodes. The trees and the star are
+  // simulated whole, whatever the node.
+  const bool rootless = topology == "ring" || topology == "clique" || topology == "hierarchical";
+  std::string advice = "predict a smaller --world";
+  if (rootless && network.ranksPerNode > 1)
+    advice += ", fewer ranks per node (the hardware file's ranks_per_node: a large world is simulated as one "
+              "node's ranks)";
+  if ((topology == "ring" || topology == "clique") && network.nodes() > 1)
+    advice += ", or --topology hierarchical, whose ranks send 2(R - 1) + 2(nodes - 1) messages, not 2(N - 1)";
   throw common::UsageError(
       "predicting a collective over " + std::to_string(network.worldSize) + " ranks at " +
       std::to_string(network.ranksPerNode) + " per node simulates " + std::to_string(simulatedRanks) + " ranks' " +
-      std::to_string(static_cast<int64_t>(messages)) + " messages, about " + common::gibText(needed) + ", more than " +
-      "the " + common::gibText(*allowed) + " this process may use (the machine's memory, or ulimit -v): predict "
-      "fewer ranks per node (the hardware file's ranks_per_node), a smaller --world, or a topology whose steps "
-      "send fewer messages (--topology hierarchical)");
+      std::to_string(static_cast<int64_t>(messages)) + " messages (" + topology + "), about " + common::gibText(needed) +
+      ", more than the " + common::gibText(*allowed) + " this process may use (the machine's memory, or ulimit -v): " +
+      advice);
 }
 
 SimulatedCollective simulateSchedule(const comm::Schedule& schedule, const Network& network, int64_t numel,

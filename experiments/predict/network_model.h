@@ -33,6 +33,7 @@
 // rank: every rank starts together, as the trainer's buckets do.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "comm/topology/schedule.h"
@@ -73,8 +74,9 @@ struct SimulatedCollective {
 // Throws common::UsageError, naming the world, the ranks per node and the memory, when simulating
 // `messages` messages of `simulatedRanks` ranks (a node's slice, or the whole world) would not fit in
 // the memory this process may use (the machine's, or ulimit -v): refused before the Schedule and its
-// messages are made, rather than ending in std::bad_alloc or the machine's out-of-memory killer.
-void checkSimulationFits(double messages, const Network& network, int simulatedRanks);
+// messages are made, rather than ending in std::bad_alloc or the machine's out-of-memory killer. The
+// message suggests only what lowers the messages of `topology` (the Schedule's name) there.
+void checkSimulationFits(double messages, const Network& network, int simulatedRanks, const std::string& topology);
 
 SimulatedCollective simulateSchedule(const comm::Schedule& schedule, const Network& network, int64_t numel,
                                      int64_t elementBytes, int64_t segmentBytes);

@@ -71,6 +71,9 @@ Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::strin
     add("device check", std::string("not checked: ") +
                             (!run.device.known() ? (run.described ? "the description names no gpu" : "the run recorded no device")
                                                  : "the hardware file names no gpu"));
+  else if (run.device.kind == Kind::kUnnamedGpu)
+    add("device check", "not checked: the run ran on a GPU (config.json's device cuda) but recorded no devices, so "
+                        "not which GPU");
   else
     add("device check", "the same device: " + hw.device.label);
   const std::string backend = comm::name(baseline.backend);
@@ -87,16 +90,7 @@ Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::strin
     add("backend", backend + " carrying dtbench's " + baseline.topology.name() +
                        " schedule, modelled message by message (native efficiency not used)");
   }
-  const auto overheadText = [&](const LinkClass& c) {
-    std::snprintf(text, sizeof text, "%.3g us", c.messageOverheadS * 1e6);
-    return std::string(text);
-  };
-  if (hw.intra.messageOverheadS > 0 || hw.inter.messageOverheadS > 0)
-    add("message overhead", "inter-node " + overheadText(hw.inter) + ", intra-node " + overheadText(hw.intra) +
-                                " per message a rank issues (the hardware file's message_overhead_us; 0 where it gives none)");
-  else
-    add("message overhead", "0: the hardware file gives no message_overhead_us, so the messages a rank sends at once "
-                            "(a clique's N - 1, a star root's) are issued at no cost");
+  add("message overhead", messageOverheadAssumed(hw));
   if (baseline.compress != run::Compression::kNone) {
     std::string what = run::compressionNames().name(baseline.compress);
     if (baseline.compress == run::Compression::kPowerSgd)
@@ -275,7 +269,11 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
                   static_cast<long long>(p.segmentBytes), hw.efficiencyOf(comm::name(p.backend)));
     add("predicted setup", text);
   }
-  return {assumedTable(run, hw, hardwarePath, baseline), t1, t2, t3, steps, inputs};
+  Table assumed = assumedTable(run, hw, hardwarePath, baseline);
+  for (const StepPrediction& p : predictions)
+    if (const std::optional<std::string> note = globalBatchNote(run, p.world))
+      assumed.rows.push_back({Cell::of("epoch"), Cell::of(*note)});
+  return {assumed, t1, t2, t3, steps, inputs};
 }
 
 }  // namespace dtbench::predict

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 #include <filesystem>
 
@@ -18,7 +19,13 @@ namespace dtbench::predict {
 namespace {
 
 constexpr int64_t kMostElements = int64_t{1} << 40;  // elements of one parameter
-constexpr int64_t kMostSamples = int64_t{1} << 40;
+
+// Seconds as a message shows them: "0.0067", "1e+297".
+std::string shortNumber(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", seconds);
+  return text;
+}
 
 void readSettings(const nlohmann::json& json, const JsonFields& f, MeasuredStep& step) {
   run::RunConfig& settings = step.settings;
@@ -86,13 +93,20 @@ MeasuredParameter readParameter(const nlohmann::json& json, size_t index, double
       f.fail(where + "shape must be a list of sizes whose product is its elements (" + std::to_string(p.elements) + ")");
   }
   const bool fraction = json.contains("ready_fraction"), absolute = json.contains("ready_s");
-  if (fraction == absolute) f.fail(label + " needs one of ready_fraction (0 to 1 of backward) or ready_s");
+  if (fraction && absolute)
+    f.fail(label + " (" + p.name + ") takes exactly one of ready_fraction (0 to 1 of backward) or ready_s (seconds "
+           "from backward's start), and has both");
+  if (!fraction && !absolute) f.fail(label + " (" + p.name + ") needs one of ready_fraction (0 to 1 of backward) or ready_s");
   if (fraction) {
     const double r = f.number(json, "ready_fraction", where, true);
     if (r > 1) f.fail(where + "ready_fraction must be from 0 to 1 (of backward)");
     p.readyS = r * backwardS;
   } else {
     p.readyS = f.number(json, "ready_s", where, true);
+    // A gradient is made by backward: ready at its end at the latest.
+    if (p.readyS > backwardS)
+      f.fail(where + "ready_s (" + p.name + ") is " + shortNumber(p.readyS) + " s, past backward's end: at most " +
+             "compute_s.backward, " + shortNumber(backwardS) + " s");
   }
   return p;
 }
@@ -147,7 +161,7 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
   if (json.contains("description")) step.description = f.text(json, "description", "");
   step.settings.model = f.text(json, "model", "");
   step.datasetLabel = json.contains("dataset") ? f.text(json, "dataset", "") : "described";
-  step.batchSize = static_cast<int>(f.whole(json, "batch_size", "", 1, 1 << 24));
+  step.batchSize = static_cast<int>(f.whole(json, "batch_size", "", 1, kMostBatchSize));
   step.trainSamples = f.whole(json, "train_samples", "", 1, kMostSamples);
   if (json.contains("drop_last")) step.settings.data.dropLast = f.flag(json, "drop_last", "");
 
@@ -155,12 +169,14 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
     f.fail("compute_s must be an object {h2d, forward, backward, optimizer[, total]} in seconds");
   const nlohmann::json& c = json.at("compute_s");
   f.onlyKeys(c, {"h2d", "forward", "backward", "optimizer", "total"}, "compute_s.");
-  step.h2dS = c.contains("h2d") ? f.number(c, "h2d", "compute_s.", true) : 0;
-  step.forwardS = f.number(c, "forward", "compute_s.", true);
-  step.backwardS = f.number(c, "backward", "compute_s.", false);
-  step.optimizerS = c.contains("optimizer") ? f.number(c, "optimizer", "compute_s.", true) : 0;
+  const double most = kMostPhaseSeconds;
+  step.h2dS = c.contains("h2d") ? f.number(c, "h2d", "compute_s.", true, most) : 0;
+  step.forwardS = f.number(c, "forward", "compute_s.", true, most);
+  step.backwardS = f.number(c, "backward", "compute_s.", false, most);
+  step.optimizerS = c.contains("optimizer") ? f.number(c, "optimizer", "compute_s.", true, most) : 0;
   const double phases = step.h2dS + step.forwardS + step.backwardS + step.optimizerS;
-  step.computeS = c.contains("total") ? f.number(c, "total", "compute_s.", false) : phases;
+  step.computeS = c.contains("total") ? f.number(c, "total", "compute_s.", false, most) : phases;
+  if (step.computeS > most) f.fail("compute_s: the phases total more than " + shortNumber(most) + " s");
   if (step.computeS < step.h2dS + step.forwardS + step.backwardS)
     f.fail("compute_s.total is shorter than h2d + forward + backward");
   step.measuredStepS = step.computeS;
@@ -219,7 +235,8 @@ nlohmann::json describeStep(const MeasuredStep& step, const std::string& descrip
   nlohmann::json parameters = nlohmann::json::array();
   for (auto p = step.parameters.rbegin(); p != step.parameters.rend(); ++p)
   {
-    nlohmann::json parameter = {{"name", p->name}, {"elements", p->elements}, {"dtype", p->dtype}, {"ready_s", p->readyS}};
+    nlohmann::json parameter = {
+        {"name", p->name}, {"elements", p->elements}, {"dtype", p->dtype}, {"ready_s", std::min(p->readyS, step.backwardS)}};
     if (!p->shape.empty()) parameter["shape"] = p->shape;
     parameters.push_back(std::move(parameter));
   }
@@ -250,6 +267,14 @@ nlohmann::json describeStep(const MeasuredStep& step, const std::string& descrip
     json["precision"] = {{"convolution", run::precisionName(*step.convolutionPrecision)},
                          {"linear", run::precisionName(*step.linearPrecision)}};
   return json;
+}
+
+void checkDescriptionReads(const nlohmann::json& description, const std::string& writer) {
+  try {
+    stepFromDescription(description, "the description " + writer + " would write");
+  } catch (const common::UsageError& e) {
+    throw common::UsageError(std::string(e.what()) + "; nothing written");
+  }
 }
 
 }  // namespace dtbench::predict

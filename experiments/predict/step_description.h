@@ -31,6 +31,11 @@
 namespace dtbench::predict {
 
 inline constexpr const char* kStepDescriptionFormat = "dtbench-step-description/1";
+// The largest figures a description takes: beyond them a value is a typo, and in the model's
+// arithmetic it would overflow. `--describe-model` checks its flags against the same.
+inline constexpr double kMostPhaseSeconds = 1e15;  // each of compute_s, and its total
+inline constexpr int kMostBatchSize = 1 << 24;
+inline constexpr int64_t kMostSamples = int64_t{1} << 40;
 
 // Throws common::UsageError naming the file and the field.
 MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& source);
@@ -39,8 +44,13 @@ MeasuredStep loadStepDescription(const std::string& path);
 // A run directory (loadMeasuredStep) or a step description file.
 MeasuredStep loadStep(const std::string& path);
 
-// The description of `step`, parameters in backward order with ready_s; `description` says where the
-// figures come from.
+// The description of `step`, parameters in backward order with ready_s (a median ready time past
+// backward's end written as that end, which is where the model places it); `description` says where
+// the figures come from.
 nlohmann::json describeStep(const MeasuredStep& step, const std::string& description);
+
+// Reads `description` back as predict reads a description file, so that none is written that predict
+// would refuse: throws common::UsageError naming `writer` ("--describe-model resnet18") and the field.
+void checkDescriptionReads(const nlohmann::json& description, const std::string& writer);
 
 }  // namespace dtbench::predict

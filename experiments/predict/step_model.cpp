@@ -81,7 +81,8 @@ class AllreduceModel {
     const comm::Topology modelled = topology.native() ? comm::nativeTopology(backend, network.worldSize) : topology;
     if (const std::optional<int64_t> perRank = modelled.transfersPerRank(hosts)) {
       const int simulated = slice ? network.ranksPerNode : network.worldSize;
-      checkSimulationFits(static_cast<double>(simulated) * static_cast<double>(*perRank), network, simulated);
+      checkSimulationFits(static_cast<double>(simulated) * static_cast<double>(*perRank), network, simulated,
+                          modelled.name());
     }
     if (slice)
       schedule_ = topology.native() ? comm::nativeSlice(backend, hosts, network.ranksPerNode)
@@ -133,9 +134,14 @@ std::vector<BucketPart> partsOf(const Bucket& bucket, size_t k, bool last, const
     const MeasuredParameter& p = run.parameters[i];
     if (p.shape.empty() && p.elements != 1)
       throw common::UsageError(
-          "--compress powersgd needs every gradient's shape, and " + run.path + " does not record " + p.name +
-          "'s (step_profile.json written before shapes were recorded, or no step_profile.json): train the run "
-          "again with this dtbench, or describe the step with --describe-model");
+          "--compress powersgd needs every gradient's shape, and " + run.path + " does not record " + p.name + "'s " +
+          (run.described
+               ? "(its parameters give no shape): add each parameter's \"shape\", or write the description again "
+                 "with dtbench predict --describe-model " + run.settings.model + " ... (a model of the zoo), "
+                 "which records every shape"
+               : "(step_profile.json written before shapes were recorded, or no step_profile.json): train the run "
+                 "again with this dtbench, or describe the step with dtbench predict --describe-model " +
+                     run.settings.model + " ..., which records every shape"));
     shapes.push_back(p.shape);
   }
   const comm::PowerSgdBucketSizes sizes = comm::powerSgdBucketSizes(shapes, rank, last);
@@ -163,6 +169,36 @@ double unionSeconds(std::vector<PredictedCollective> cs) {
   }
   if (to > from) total += to - from;
   return total;
+}
+
+// With drop_last, a world whose global batch exceeds the epoch deals each rank less than one batch:
+// its epoch has no step, and T = 0 would say nothing.
+[[noreturn]] void refuseEmptyEpoch(const MeasuredStep& run, int world) {
+  throw common::UsageError(
+      "--world " + std::to_string(world) + ": with drop_last the sampler deals each rank " +
+      std::to_string(run.trainSamples) + " / " + std::to_string(world) + " = " +
+      std::to_string(samplesPerRank(run, world)) + " images, fewer than one batch of " + std::to_string(run.batchSize) +
+      ", so an epoch has no step: predict at most " + std::to_string(run.trainSamples / run.batchSize) +
+      " ranks (whole batches), or a step of a smaller batch");
+}
+
+// A compression leaves nothing for pair averaging to compress, and says itself what an element sends,
+// so --element-bytes beside it is refused: naming both flags where both were given, else the step's
+// own compression, which the user may not know it has.
+void refuseCompressionConflicts(const MeasuredStep& run, const WhatIf& w, const StepPrediction& p) {
+  if (p.compress == run::Compression::kNone) return;
+  const std::string compress = run::compressionNames().name(p.compress);
+  if (p.sync != run::Sync::kSsgd)
+    throw common::UsageError("--compress " + compress + " compresses --sync ssgd's all-reduce; pair averaging has "
+                             "none: predict --sync ssgd, or --compress none");
+  if (!w.elementBytes) return;
+  if (w.compress)
+    throw common::UsageError("--element-bytes and --compress both say what a gradient element sends: give one");
+  throw common::UsageError("--element-bytes: " + run.path + " compresses its gradients (" + compress + ", its " +
+                           (run.described ? "settings.compress" : "config.json's compress") +
+                           "), which says what an element sends: add --compress none to predict " +
+                           std::to_string(*w.elementBytes) + "-byte gradients uncompressed, or leave --element-bytes "
+                           "out to predict its " + compress);
 }
 
 }  // namespace
@@ -200,15 +236,11 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.optimizerS = run.optimizerS * scale;
   p.computeS = run.computeS * scale;
   p.stepsPerEpoch = stepsPerEpoch(run, world);
+  if (p.stepsPerEpoch == 0) refuseEmptyEpoch(run, world);
 
   p.compress = w.compress.value_or(measured.sync.compress);
   p.compressRank = w.compressRank.value_or(measured.sync.compressRank);
-  if (p.compress != run::Compression::kNone && p.sync != run::Sync::kSsgd)
-    throw common::UsageError("--compress " + std::string(run::compressionNames().name(p.compress)) +
-                             " compresses --sync ssgd's all-reduce; pair averaging has none: predict --sync ssgd, or "
-                             "--compress none");
-  if (p.compress != run::Compression::kNone && w.elementBytes)
-    throw common::UsageError("--element-bytes and --compress both say what a gradient element sends: give one");
+  refuseCompressionConflicts(run, w, p);
   // The encoding and decoding: the run's own, where it measured this compression at this rank.
   if (p.compress != run::Compression::kNone && run.compressS && measured.sync.compress == p.compress &&
       (p.compress != run::Compression::kPowerSgd || measured.sync.compressRank == p.compressRank)) {
@@ -305,7 +337,9 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   }
   p.stepS = p.computeS + p.commExposedS;
   p.epochS = p.stepS * static_cast<double>(p.stepsPerEpoch);
-  p.imagesPerS = p.stepS > 0 ? run.batchSize * world / p.stepS : 0;
+  // A rank's step takes its whole batch, or all it holds where the global batch exceeds the epoch.
+  const int64_t imagesPerRankStep = std::min<int64_t>(run.batchSize, samplesPerRank(run, world));
+  p.imagesPerS = p.stepS > 0 ? static_cast<double>(imagesPerRankStep) * world / p.stepS : 0;
   return p;
 }
 

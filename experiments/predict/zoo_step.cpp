@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include <ATen/Parallel.h>
 #include <torch/nn/functional/loss.h>
@@ -33,12 +35,23 @@ void check(const ZooStepRequest& r) {
   if (r.imageSize < 8 || r.imageSize > 1024) throw UsageError("--image-size must be from 8 to 1024 pixels");
   if (r.classes < 2 || r.classes > 100000) throw UsageError("--classes must be from 2 to 100000");
   if (r.batchSize < 1) throw UsageError("--describe-model needs --batch-size (per rank), e.g. --batch-size 32");
-  if (r.trainSamples < 1) throw UsageError("--train-samples must be at least 1");
+  if (r.batchSize > kMostBatchSize)
+    throw UsageError("--batch-size must be at most " + std::to_string(kMostBatchSize) + " images per rank");
+  if (r.trainSamples < 1 || r.trainSamples > kMostSamples)
+    throw UsageError("--train-samples must be from 1 to " + std::to_string(kMostSamples));
   if (!r.gpu.empty() && !deviceFromGpuField(r.gpu))
     throw UsageError("--gpu '" + r.gpu + "' is neither none (CPU) nor a GPU of the peak table: " + gpuFieldChoices());
   if (!(r.backwardS > 0)) throw UsageError("--describe-model needs --backward-ms > 0: the step's backward on the GPU described");
   for (const double s : {r.h2dS, r.forwardS, r.optimizerS})
     if (!(s >= 0) || !std::isfinite(s)) throw UsageError("--h2d-ms, --forward-ms and --optimizer-ms must be >= 0");
+  // What a description holds (step_description.h): each phase, and their total, at most kMostPhaseSeconds.
+  char most[32];
+  std::snprintf(most, sizeof most, "%g ms", kMostPhaseSeconds * 1e3);
+  for (const auto& [flag, s] : {std::pair{"--h2d-ms", r.h2dS}, std::pair{"--forward-ms", r.forwardS},
+                                std::pair{"--backward-ms", r.backwardS}, std::pair{"--optimizer-ms", r.optimizerS}})
+    if (s > kMostPhaseSeconds) throw UsageError(std::string(flag) + " must be at most " + most);
+  if (r.h2dS + r.forwardS + r.backwardS + r.optimizerS > kMostPhaseSeconds)
+    throw UsageError(std::string("--h2d-ms + --forward-ms + --backward-ms + --optimizer-ms must total at most ") + most);
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
       s["points"].push_back({{"N", c.world}, {"speedup", *row.baselineS / row.epochTimeS},
                              {"extrapolated", row.extrapolated()}});
     }
-    if (c.world > 1) {
+    if (c.world > 1 && row.first().run->worldSize() > 1) {  // --mode dp runs have no collectives of dtbench's
       nlohmann::json bar = {{"label", describe(c)},
                             {"compute_s", row.computeS},
                             {"comm_exposed_s", row.commExposedS},

@@ -6,16 +6,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "common/clock.h"
+#include "common/usage_error.h"
+#include "common/oom_kills.h"
+#include "experiments/sweep/out_of_memory.h"
 #include "experiments/sweep/point_attempts.h"
 
 namespace dtbench::sweep {
@@ -55,8 +60,34 @@ std::vector<std::string> pointCommand(const GridPoint& point, const SweepSetting
   return command;
 }
 
+std::vector<std::pair<std::string, std::string>> pointEnvironment(const GridPoint& point) {
+  if (point.processGpus < 1) return {};
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::vector<std::string> devices;
+  if (visible == nullptr) {
+    for (int d = 0; d < point.processGpus; ++d) devices.push_back(std::to_string(d));
+  } else {
+    std::string list = visible;
+    for (size_t start = 0; start < list.size() && static_cast<int>(devices.size()) < point.processGpus;) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      if (comma > start) devices.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
+    if (static_cast<int>(devices.size()) < point.processGpus)
+      throw common::UsageError("point " + point.name + " drives " + std::to_string(point.processGpus) +
+                               " GPUs (--mode dp, world " + std::to_string(point.processGpus) +
+                               ") but CUDA_VISIBLE_DEVICES='" + list + "' names " + std::to_string(devices.size()) +
+                               "; name more devices in CUDA_VISIBLE_DEVICES, or give dp points fewer in world");
+  }
+  std::string value;
+  for (const std::string& device : devices) value += (value.empty() ? "" : ",") + device;
+  return {{"CUDA_VISIBLE_DEVICES", value}};
+}
+
 LocalLauncher::LocalLauncher(SweepSettings settings)
-    : settings_(std::move(settings)), session_(settings_.outDir) {}
+    : settings_(std::move(settings)),
+      session_(settings_.outDir),
+      memoryEvents_(settings_.memoryEvents ? *settings_.memoryEvents : common::memoryEventsFile()) {}
 
 void LocalLauncher::forwardSignals(pid_t child) {
   for (const int signal : session_.takeSignals()) {
@@ -89,6 +120,7 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
   }
 
   const std::vector<std::string> command = pointCommand(point, settings_);
+  const std::vector<std::pair<std::string, std::string>> environment = pointEnvironment(point);
   std::vector<char*> argv;
   for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
@@ -104,6 +136,8 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
     appendText(logFd, attemptHeader(outcome, quoted(command)));
     const std::streamoff offset = lseek(logFd, 0, SEEK_END);
 
+    // The cgroup's out-of-memory kill count before the child runs (out_of_memory.h).
+    const std::optional<long long> oomKillsBefore = common::oomKills(memoryEvents_);
     const pid_t sweepPid = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("dtbench sweep: fork: ") + std::strerror(errno));
@@ -117,6 +151,7 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
       if (devNull >= 0) dup2(devNull, STDIN_FILENO);
       dup2(logFd, STDOUT_FILENO);
       dup2(logFd, STDERR_FILENO);
+      for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
       execv(argv[0], argv.data());
       std::fprintf(stderr, "dtbench sweep: cannot run '%s': %s\n", argv[0], std::strerror(errno));
       _exit(127);
@@ -131,6 +166,17 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
     }
     outcome.exitCode = exitCodeOf(waitStatus);
     outcome.seconds = common::unixSeconds() - outcome.startedAt;
+    // The sweep sends its children no SIGKILL, and dtbench launch exits 137 for a rank that got one
+    // it did not send: the kernel's out-of-memory killer, when this cgroup's count of its kills rose.
+    const bool killed = outcome.exitCode == 128 + SIGKILL;
+    bool countRead = false, outOfMemory = false;
+    std::string countRise;  // "from B to A"
+    if (killed && oomKillsBefore)
+      if (const std::optional<long long> oomKillsAfter = common::oomKills(memoryEvents_)) {
+        countRead = true;
+        outOfMemory = *oomKillsAfter > *oomKillsBefore;
+        countRise = "from " + std::to_string(*oomKillsBefore) + " to " + std::to_string(*oomKillsAfter);
+      }
     appendText(logFd, "==== exit code " + std::to_string(outcome.exitCode) + " after " +
                           std::to_string(outcome.seconds) + " s\n");
     close(logFd);
@@ -143,6 +189,14 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
       return outcome;
     }
     outcome.error = summaryError(outcome.path);
+    if (outOfMemory)
+      outcome.error = "killed by the kernel's out-of-memory killer (SIGKILL; this cgroup's oom_kill count rose " +
+                      countRise + "): " + kOutOfMemoryHint;
+    else if (killed && outcome.error.empty())
+      outcome.error = std::string("killed by SIGKILL (not sent by dtbench sweep; ") +
+                      (countRead ? "this cgroup's out-of-memory kill count did not rise"
+                                 : "the kernel's out-of-memory killer is the usual sender") +
+                      "); see " + logPath;
     if (outcome.error.empty()) outcome.error = errorFromLog(logPath, offset);
     if (outcome.exitCode == 0)
       outcome.error = "exited 0 but summary.json says '" + run::outcomeText(status) + "'; see " + logPath;
@@ -153,7 +207,9 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
       return outcome;
     }
     outcome.outcome = run::RunOutcome::kFailed;
-    if (const std::string unchanging = unchangingFailure(outcome.exitCode, logPath, offset); !unchanging.empty()) {
+    const std::string unchanging =
+        outOfMemory ? std::string(kOutOfMemoryFailure) : unchangingFailure(outcome.exitCode, logPath, offset);
+    if (!unchanging.empty()) {
       printAttempt(progress, outcome, "failed (" + unchanging + ")");
       return outcome;
     }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <initializer_list>
 
+#include "experiments/sweep/out_of_memory.h"
 #include "run/run_facts.h"
 #include "run/run_summary.h"
 
@@ -101,12 +102,14 @@ std::string errorFromLog(const std::string& logPath, std::streamoff offset) {
   return error;
 }
 
-std::string unchangingFailure(int exitCode, const std::string& logPath, std::streamoff offset) {
+std::string unchangingFailure(int exitCode, const std::string& logPath, std::streamoff offset,
+                              const std::string& jobState) {
   if (exitCode == kUsageErrorExitCode) return "usage error";
   std::ifstream in(logPath);
   in.seekg(offset);
   for (std::string line; std::getline(in, line);)
     if (line.rfind("dtbench: data error:", 0) == 0) return "data error";
+  if (jobState == kOutOfMemoryState || outOfMemoryInLog(logPath, offset)) return kOutOfMemoryFailure;
   return "";
 }
 

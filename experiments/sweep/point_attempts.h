@@ -7,8 +7,9 @@
 //  - DIR/<name>.log collects the output of every attempt, each after a header line
 //    "==== dtbench sweep: <name> attempt K at <time>" and the command.
 //  - An attempt that fails the same way every time is not retried (unchangingFailure): a usage
-//    error (exit kUsageErrorExitCode, a bad value in the command) or a data error (a dataset that
-//    is missing or damaged: "dtbench: data error:" in its log).
+//    error (exit kUsageErrorExitCode, a bad value in the command), a data error (a dataset that
+//    is missing or damaged: "dtbench: data error:" in its log) or an out-of-memory kill
+//    (out_of_memory.h: the kernel's killer would end the same settings again).
 
 #include <cstdio>
 #include <ios>
@@ -54,9 +55,13 @@ std::string attemptHeader(const PointOutcome& outcome, const std::string& comman
 std::string errorFromLog(const std::string& logPath, std::streamoff offset);
 
 // "usage error" when the attempt exited kUsageErrorExitCode, "data error" when its log from
-// `offset` holds dtbench's "dtbench: data error:" line, else "": the failures another attempt would
-// repeat, which are not retried.
-std::string unchangingFailure(int exitCode, const std::string& logPath, std::streamoff offset);
+// `offset` holds dtbench's "dtbench: data error:" line, "out of memory" when that log names an
+// out-of-memory kill (outOfMemoryInLog) or Slurm's `jobState` is OUT_OF_MEMORY, else "": the
+// failures another attempt would repeat, which are not retried.
+std::string unchangingFailure(int exitCode, const std::string& logPath, std::streamoff offset,
+                              const std::string& jobState = "");
+
+inline constexpr const char* kOutOfMemoryFailure = "out of memory";
 
 // The most --retries takes: a point fails for a reason that may pass (a killed rank, a node that
 // failed) a few times at most; more retries only repeat a failure.

@@ -21,6 +21,7 @@
 #include "common/clock.h"
 #include "common/lists.h"
 #include "experiments/sweep/captured_command.h"
+#include "experiments/sweep/out_of_memory.h"
 #include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_accounting.h"
 #include "common/usage_error.h"
@@ -112,9 +113,10 @@ SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& s
   if (!settings.slurm.constraint.empty()) command.push_back("--constraint=" + settings.slurm.constraint);
   if (settings.slurm.script.empty() && wantsCuda(point, settings)) {
     if (point.nodes == 0) command.push_back("--ntasks-per-node=" + world);
-    // A typed GPU (--gpu-type): every point, its baseline included, on the same GPU model.
+    // A typed GPU (--gpu-type): every point, its baseline included, on the same GPU model. A --mode dp
+    // point is one task that drives all the GPUs of its world.
     const std::string type = settings.slurm.gpuType.empty() ? "" : settings.slurm.gpuType + ":";
-    command.push_back("--gres=gpu:" + type + perNode);
+    command.push_back("--gres=gpu:" + type + (point.processGpus > 0 ? std::to_string(point.processGpus) : perNode));
   } else if (settings.slurm.script.empty() && point.nodes > 0) {
     // CPU ranks through train_multinode.sbatch: cancel its `#SBATCH --gres=gpu:1`, which nodes
     // without GPUs cannot satisfy ("Invalid generic resource (gres) specification").
@@ -125,6 +127,18 @@ SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& s
   command.insert(command.end(), settings.trainFlags.begin(), settings.trainFlags.end());
   command.insert(command.end(), point.trainFlags.begin(), point.trainFlags.end());
   return submission;
+}
+
+void checkSubmissions(const std::vector<GridPoint>& points, const SweepSettings& settings) {
+  bool pending = false;
+  for (const GridPoint& point : points) {
+    if (run::isComplete(directoryState((fs::path(settings.outDir) / point.name).string()))) continue;
+    pending = true;
+    slurmScript(point, settings);
+  }
+  if (pending && findInPath("sbatch").empty())
+    throw common::UsageError("sbatch is not in PATH: --launcher slurm submits the points with Slurm's sbatch; run "
+                              "the sweep where Slurm's commands work (a login node) or use --launcher local");
 }
 
 bool resumesRun(const std::string& runDirectory, const std::optional<run::RunOutcome>& state) {
@@ -172,10 +186,7 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
       pending.push_back(i);
     }
   }
-  if (!pending.empty() && findInPath("sbatch").empty())
-    throw common::UsageError("sbatch is not in PATH: --launcher slurm submits the points with Slurm's sbatch; run "
-                              "the sweep where Slurm's commands work (a login node) or use --launcher local");
-  for (const size_t i : pending) slurmScript(points_[i], settings_);
+  checkSubmissions(points_, settings_);
 
   if (!pending.empty() && pointsRunOneAtATime(settings_.slurm)) {
     std::fprintf(progress_, "the points share one machine (the emulated cluster, %s): each job waits for the one "
@@ -314,7 +325,9 @@ void SlurmLauncher::finish(const Job& job, const std::string& slurmState) {
     return;
   }
   outcome.outcome = run::RunOutcome::kFailed;
-  const std::string unchanging = unchangingFailure(outcome.exitCode, outcome.path + ".log", job.logOffset);
+  const std::string unchanging = unchangingFailure(outcome.exitCode, outcome.path + ".log", job.logOffset, jobState);
+  if (unchanging == kOutOfMemoryFailure)
+    outcome.error += std::string(" (killed by the out-of-memory killer: ") + kOutOfMemoryHint + ")";
   const bool retry = outcome.attemptsRun <= settings_.retries && session_.stopSignal() == 0 && unchanging.empty();
   printAttempt(progress_, outcome,
                !unchanging.empty() ? "failed (" + unchanging + ")" : retry ? "failed (retrying)" : "failed");

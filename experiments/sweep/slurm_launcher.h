@@ -37,7 +37,10 @@
 //    `timeoutSeconds` > 0 bounds the whole run(): then the remaining jobs are cancelled and their
 //    points fail. The destructor cancels jobs still active (an exception left run()).
 //  - Missing scripts throw common::UsageError before any job is submitted, and so does a
-//    missing `sbatch` when there is something to submit.
+//    missing `sbatch` when there is something to submit (checkSubmissions, which the sweep calls
+//    before it takes DIR's lock, so that a refused sweep leaves nothing in DIR).
+//  - A --mode dp point (GridPoint::processGpus) is one task that drives the GPUs of its world:
+//    `--ntasks=1 --ntasks-per-node=1 --gres=gpu:<its GPUs>` through the default GPU script.
 //  - At the end (not after SIGINT or SIGTERM), what Slurm's accounting recorded for the jobs of
 //    every run directory under DIR and of this run goes to DIR/sacct.txt (slurm_accounting.h), for
 //    the job table; without accounting a note says so and the sweep goes on.
@@ -67,6 +70,11 @@ std::string slurmScript(const GridPoint& point, const SweepSettings& settings);
 // The submission of one point (see the contract); `after`: the job it must wait for ("" none).
 SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& settings,
                                   const std::string& after = "");
+
+// What run() refuses before submitting anything: for every point not completed, a job script that
+// does not exist or does not fit --gpu-type (slurmScript); and no `sbatch` in PATH when there is
+// such a point. Throws common::UsageError; starts nothing, writes nothing.
+void checkSubmissions(const std::vector<GridPoint>& points, const SweepSettings& settings);
 
 // Whether the sweep's points would share one machine under Slurm (the emulated cluster: DTBENCH_CLUSTER
 // set) and must then run one at a time (not with --allow-overlap).

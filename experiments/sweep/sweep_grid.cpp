@@ -1,5 +1,6 @@
 #include "experiments/sweep/sweep_grid.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstddef>
@@ -13,7 +14,9 @@
 #include <system_error>
 #include <type_traits>
 
+#include "common/lists.h"
 #include "common/usage_error.h"
+#include "run/settings.h"
 
 namespace dtbench::sweep {
 namespace {
@@ -52,6 +55,26 @@ constexpr long long kMostRanks = 1000000;
 
 // Keys whose values are positive integers the sweep reads itself.
 bool isCountKey(const std::string& key) { return key == "world" || key == "nodes" || key == "batch"; }
+
+// --mode's value that runs one process driving several local GPUs.
+const std::string& dataParallelName() {
+  static const std::string name = run::modeNames().name(run::ParallelMode::kDp);
+  return name;
+}
+
+// The mode key's values are --mode's names: ddp and dp.
+void checkMode(const std::string& value, const std::string& where) {
+  for (const std::string& name : run::modeNames().names())
+    if (value == name) return;
+  throw UsageError(where + ": mode takes " + common::joinList(run::modeNames().names(), " or ") + ", got '" + value +
+                   "' (ddp: one process per rank; dp: one process driving the point's world GPUs, --device cuda)");
+}
+
+[[noreturn]] void refuseDataParallelOnNodes(const std::string& where) {
+  throw UsageError(where + ": mode=dp with a nodes axis: --mode dp is one process driving the GPUs of one machine, so "
+                   "it cannot be placed on nodes; give dp points world=N1,N2 (the GPUs of their process) in a sweep "
+                   "without nodes");
+}
 
 int positiveInteger(const std::string& value, const std::string& key, const std::string& where) {
   size_t used = 0;
@@ -110,6 +133,7 @@ GridAxis parseGridAxis(const std::string& text, const std::string& where) {
     for (const std::string& seen : axis.values)
       if (seen == value) throw UsageError(where + ": " + key + " lists '" + value + "' twice; give each value once");
     if (isCountKey(axis.key)) positiveInteger(value, axis.key, where);
+    if (axis.key == "mode") checkMode(value, where);
     axis.values.push_back(value);
   }
   if (list.back() == ',')
@@ -155,6 +179,12 @@ bool hasAxis(const Grid& grid, const std::string& key) {
 void addAxis(Grid& grid, GridAxis axis) {
   if ((axis.key == "world" && hasAxis(grid, "nodes")) || (axis.key == "nodes" && hasAxis(grid, "world")))
     refuseWorldWithNodes(axis.where);
+  const auto dataParallel = [](const GridAxis& a) {
+    return a.key == "mode" && std::find(a.values.begin(), a.values.end(), dataParallelName()) != a.values.end();
+  };
+  if ((dataParallel(axis) && hasAxis(grid, "nodes")) ||
+      (axis.key == "nodes" && std::any_of(grid.axes.begin(), grid.axes.end(), dataParallel)))
+    refuseDataParallelOnNodes(axis.where);
   for (const GridAxis& existing : grid.axes)
     if (existing.key == axis.key)
       throw UsageError("grid key '" + axis.key + "' is given twice" +
@@ -211,6 +241,13 @@ std::vector<GridPoint> expandGrid(const Grid& grid, int ranksPerNode) {
         point.trainFlags.insert(point.trainFlags.end(), {flagOf(key), value});
       }
     }
+    // --mode dp: one process, which drives as many GPUs as the point's world says.
+    for (const auto& [key, value] : point.settings)
+      if (key == "mode" && value == dataParallelName()) {
+        if (point.nodes > 0) refuseDataParallelOnNodes("--grid");
+        point.processGpus = point.worldSize;
+        point.worldSize = 1;
+      }
     point.name = pointName(point.settings);
     const auto [it, inserted] = byName.emplace(point.name, points.size());
     if (!inserted)

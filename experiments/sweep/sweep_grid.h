@@ -8,9 +8,12 @@
 //    ranks, a positive integer; `nodes` is the number of nodes the ranks are placed on, a positive
 //    integer, each node running the sweep's --ranks-per-node K ranks (so a point's world is
 //    nodes × K; `world` and `nodes` together are refused: with nodes the world follows from them);
-//    `batch` (alias `batch-size`) means `--batch-size`, a positive integer; any other key K becomes
-//    the train flag `--K V`. The sweep owns `out`, `rank`, `world-size` and `resume`, so they are
-//    refused as keys.
+//    `batch` (alias `batch-size`) means `--batch-size`, a positive integer; `mode` is `--mode`, ddp
+//    (one process per rank) or dp (one process driving several local GPUs, DataParallel): a dp
+//    point is one process, so its world is 1 and the `world` value (1 without a world axis) is the
+//    number of GPUs that process drives (GridPoint::processGpus); dp beside a nodes axis is refused
+//    (one process runs on one machine). Any other key K becomes the train flag `--K V`. The sweep
+//    owns `out`, `rank`, `world-size` and `resume`, so they are refused as keys.
 //  - The grid file holds one axis per line; `#` starts a comment; blank lines are skipped.
 //  - expandGrid gives the cartesian product in a stable order: axes in the order given, values in
 //    the order given, the last axis varying fastest.
@@ -43,7 +46,8 @@ struct Grid {
 
 struct GridPoint {
   std::vector<std::pair<std::string, std::string>> settings;  // (canonical key, value), axis order
-  int worldSize = 1;
+  int worldSize = 1;      // processes (ranks)
+  int processGpus = 0;    // mode dp: the GPUs its one process drives (the world value, else 1); 0 otherwise
   int nodes = 0;  // the nodes axis' value; 0 without a nodes axis (the launcher places the ranks)
   std::string name;
   std::vector<std::string> trainFlags;  // what the point adds to `dtbench train`: --batch-size 32 ...

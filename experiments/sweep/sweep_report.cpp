@@ -4,12 +4,16 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <system_error>
 
 #include "common/clock.h"
 #include "experiments/report/report.h"
 #include "experiments/report/runs/run_tables.h"
 #include "experiments/report/report_table.h"
+#include "run/run_facts.h"
+#include "run/run_outcome.h"
 
 namespace dtbench::sweep {
 namespace fs = std::filesystem;
@@ -41,6 +45,27 @@ std::vector<report::Cell> jobRow(const report::Table& jobs, const PointOutcome& 
   return row;
 }
 
+// The column `name` of the job table, or -1.
+int columnOf(const report::Table& table, const std::string& name) {
+  const auto it = std::find(table.columns.begin(), table.columns.end(), name);
+  return it == table.columns.end() ? -1 : static_cast<int>(it - table.columns.begin());
+}
+
+// A run that died without recording its end (run/run_directory.h's Note) is failed in the report's job table
+// already (experiments/report/runs/run_data.h); its row here adds the sweep's reason when the run is a point's
+// last attempt.
+void addPointReasons(report::Table& jobs, const std::vector<PointOutcome>& outcomes) {
+  const int path = columnOf(jobs, "path"), error = columnOf(jobs, "error");
+  if (path < 0 || error < 0) return;
+  for (std::vector<report::Cell>& row : jobs.rows) {
+    if (row[error].text.rfind(report::kDiedWithoutEnd, 0) != 0) continue;
+    std::error_code ignored;
+    for (const PointOutcome& point : outcomes)
+      if (!point.error.empty() && fs::equivalent(point.path, fs::path(row[path].text), ignored))
+        row[error] = report::Cell::of(row[error].text + "; the sweep: " + point.error);
+  }
+}
+
 }  // namespace
 
 std::string writeSweepReport(const std::string& outDir, const std::vector<PointOutcome>& outcomes,
@@ -62,6 +87,7 @@ std::string writeSweepReport(const std::string& outDir, const std::vector<PointO
     jobs.title = "Job table";
     jobs.columns = report::jobTableColumns();
   }
+  addPointReasons(jobs, outcomes);
   for (const PointOutcome& outcome : outcomes)
     if (outcome.outcome && !run::isComplete(outcome.outcome) && !fs::exists(fs::path(outcome.path) / "config.json"))
       jobs.rows.push_back(jobRow(jobs, outcome));

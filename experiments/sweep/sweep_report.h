@@ -3,7 +3,9 @@
 // (every table of dtbench report), built in-process with the report library from the run
 // directories under DIR, attempts included. A point whose last attempt left no run (it failed
 // before writing config.json, e.g. an unknown model) gets a job row of its own from its outcome,
-// with its state and error, so every failure shows in the job table.
+// with its state and error, so every failure shows in the job table. A run whose summary.json still
+// says `running` while no process holds its lock died without recording its end: its row says
+// `failed`, with that and the point's reason (Note [A run that died without recording its end]).
 
 #include <string>
 #include <vector>

@@ -9,8 +9,9 @@
 //  - A point whose DIR/<name>/summary.json says its run is complete (run/run_outcome.h) is skipped,
 //    never run again.
 //  - Every other point is run with `--out DIR/<name>`; a failed attempt is moved aside to
-//    DIR/<name>.attempt-K and run again, up to `retries` more times, unless it failed with a usage
-//    error (kUsageErrorExitCode, point_attempts.h): then the point fails at once.
+//    DIR/<name>.attempt-K and run again, up to `retries` more times, unless it failed in a way
+//    another attempt would repeat (unchangingFailure, point_attempts.h: a usage error, a data
+//    error, an out-of-memory kill): then the point fails at once.
 //  - It returns one outcome per point it got to, in the order of `points`; after SIGINT or SIGTERM
 //    (stopSignal() != 0) the points it did not get to are left out.
 //  - One line per finished attempt goes to `progress`.
@@ -42,6 +43,8 @@ struct SweepSettings {
   int retries = 1;
   std::string executable;  // the dtbench binary
   SlurmSettings slurm;
+  // The file with this cgroup's "oom_kill" counter (out_of_memory.h); nullopt: this process's own.
+  std::optional<std::string> memoryEvents;
 };
 
 struct PointOutcome {

@@ -17,6 +17,13 @@ ln -s "$build" "$work/build"
 for d in experiments slurm scripts; do ln -s "$repo/$d" "$work/$d"; done
 export SCRATCH=$work/scratch
 mkdir -p "$SCRATCH"
+# The quick start fetches CIFAR-10 into $SCRATCH/data first (a step that needs the internet, left out here);
+# its sweeps check, even dry, that the dataset's files are there before anything queues: their names stand in
+# for it (no command that is run here reads their content).
+mkdir -p "$SCRATCH/data/cifar-10-batches-bin"
+for f in data_batch_1 data_batch_2 data_batch_3 data_batch_4 data_batch_5 test_batch; do
+  touch "$SCRATCH/data/cifar-10-batches-bin/$f.bin"
+done
 
 # The commands, one per record (continuation lines joined), separated by \036 (RS), each prefixed
 # "run" or "skip needs ..." and a tab.

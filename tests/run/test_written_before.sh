@@ -12,7 +12,7 @@
 #     backward, as predict takes a run of several ranks since 2026-11-28 (expected/predict-world2-last-rank.md,
 #     the fixture's README says how it differs from 0ad05bc's predict-world2.md); predict --describe the same bytes;
 #   - --resume of the interrupted run from 0ad05bc's checkpoint completes with the parameter checksum
-#     0ad05bc's resume reached (12.506991311518703);
+#     0ad05bc's resume reached (12.506991311518703, to its machine's last rounding: same_end below);
 #   - the same sweep command again skips the completed points and runs the interrupted one to the same
 #     checksum.
 # Usage: test_written_before.sh DTBENCH FIXTURE_DIR
@@ -50,7 +50,10 @@ for (table, column), new_name in renamed.items():
         old["columns"] = [new_name if c == column else c for c in old["columns"]]
         if old["rows"] and isinstance(old["rows"][0], dict):
             old["rows"] = [{(new_name if k == column else k): v for k, v in r.items()} for r in old["rows"]]
-empty_since = {"GFLOP_s_per_rank", "MFU", "of_gemm_probe", "check"}  # T_pm_s comes from batches.csv, which they have
+empty_since = {"GFLOP_s_per_rank", "MFU", "of_gemm_probe", "peak_host_GB", "peak_gpu_GB", "check"}  # T_pm_s comes from batches.csv, which they have
+# 0ad05bc ran before the ranks met after rank 0's evaluation: its evaluated runs of several ranks hold it in
+# epoch 2's T, and Table 1 says so (docs/report.md, "What T(N) includes").
+flagged = {("time_speedup", "check"): "eval in T"}
 problems = []
 for name, old in then.items():
     new = now.get(name)
@@ -75,6 +78,8 @@ for name, old in then.items():
             if cell(old, o, c) != cell(new, n, c):
                 problems.append(f"table {name} row {i} {c}: {cell(new, n, c)!r}, 0ad05bc {cell(old, o, c)!r}")
         for c in empty_since & set(new["columns"]):
+            if (name, c) in flagged and cell(new, n, "N") > 1 and cell(new, n, c) == flagged[(name, c)]:
+                continue
             if cell(new, n, c) not in ("", None):
                 problems.append(f"table {name} row {i}: added column {c} is {cell(new, n, c)!r} for a run without it")
 if problems:
@@ -141,13 +146,27 @@ same_markdown_tables "$fixture"/expected/predict-world2-last-rank.md "$tmp/predi
 same describe-world1.json "$fixture"/expected/describe-world1.json "$dtbench" predict --describe sweep/world1
 
 checksum() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], repr(d.get("param_checksum")))' "$1"; }
+# The same training to the last float32 rounding of the machine it ran on: LibTorch picks its kernels by the
+# CPU's instruction set, so 0ad05bc's checksum (12.506991311518703, its machine's) and this machine's differ
+# in the 8th digit (measured: 12.506991513836255 for the resume and 12.506992154854316 for the run made
+# anew on an AVX-512 Xeon, 1.6e-8 and 6.7e-8 relative), while one step less or more moves it by far more
+# (the 6 steps of epoch 2 move it from -1.78 to 12.51). Completed, within 1e-6 relative.
+same_end() {  # same_end SUMMARY_JSON
+  /usr/bin/python3 - "$1" "$expected_end" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+status, value = sys.argv[2].split()
+got = d.get("param_checksum")
+sys.exit(0 if d.get("status") == status and got is not None and abs(got - float(value)) <= 1e-6 * abs(float(value)) else 1)
+PY
+}
 flags=(--model lenet --dataset synthetic --synthetic-train-size 480 --synthetic-test-size 48 --batch-size 16 --epochs 2
        --max-steps 6 --threads 1 --quiet --topology ring --inject-delay-ms 40 --seed 7)
 expected_end="completed 12.506991311518703"
 
 cp -r sweep "$tmp/resumed"
 if "$dtbench" launch -n 3 -- "$dtbench" train "${flags[@]}" --out "$tmp/resumed/world3" --resume > "$tmp/resume.out" 2>&1; then
-  [[ "$(checksum "$tmp/resumed/world3/summary.json")" == "$expected_end" ]] ||
+  same_end "$tmp/resumed/world3/summary.json" ||
     fail "--resume of 0ad05bc's checkpoint ended '$(checksum "$tmp/resumed/world3/summary.json")', 0ad05bc's resume '$expected_end'"
 else
   fail "--resume of 0ad05bc's checkpoint failed: $(tail -5 "$tmp/resume.out")"
@@ -161,6 +180,6 @@ for point in world1 world2; do
 done
 grep -qE '^world3 +completed .* attempt 2$' "$tmp/sweep.out" || fail "the sweep again did not complete world3 as attempt 2"
 [[ -d "$tmp/again/world3.attempt-1/checkpoint" ]] || fail "the interrupted attempt was not kept as world3.attempt-1"
-[[ "$(checksum "$tmp/again/world3/summary.json")" == "$expected_end" ]] ||
+same_end "$tmp/again/world3/summary.json" ||
   fail "the sweep's world3 ended '$(checksum "$tmp/again/world3/summary.json")', 0ad05bc's '$expected_end'"
 exit $status

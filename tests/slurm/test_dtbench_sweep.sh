@@ -2,9 +2,11 @@
 # dtbench sweep --launcher slurm on a private one-node Slurm: a 2x2 grid (batch x world) of tiny
 # LeNet runs is submitted as 4 jobs through slurm/train_cpu.sbatch, waited for and reported (exit
 # 0, 4 completed points, jobs.csv, Table 1 with speedups); the same sweep again skips every point
-# and submits nothing; a point failing with a data or usage error is not resubmitted (exit 1), one
-# whose run was killed is, once, with its first attempt kept aside; SIGTERM while the jobs run
-# cancels them (exit 143); a missing job script or sbatch is a usage error (exit 2). (SIGTERM, not SIGINT: a background job of a script ignores SIGINT.)
+# and submits nothing; a missing dataset is refused before any job (exit 2); a point failing with a
+# data or usage error is not resubmitted (exit 1), one whose run was killed is, once, with its first
+# attempt kept aside (and shown failed in jobs.csv); SIGTERM while the jobs run cancels them (exit
+# 143); a missing job script or sbatch, or --gpu-type on a CPU point, is a usage error (exit 2) that
+# leaves nothing in the sweep's directory. (SIGTERM, not SIGINT: a background job of a script ignores SIGINT.)
 #   tests/slurm/test_dtbench_sweep.sh path/to/dtbench
 set -uo pipefail
 DTBENCH=$(realpath "${1:?usage: $0 DTBENCH}")
@@ -61,10 +63,11 @@ cat "$work/sweep2.txt"
 [[ $(cd "$sweep_out" && md5sum ./*/summary.json) == "$before" ]] || fail "the second sweep changed a run"
 [[ -z $(find "$sweep_out" -name '*.attempt-*') ]] || fail "the second sweep moved a completed run aside"
 
-info "sweep 3: a mistyped train flag is refused before any job; a point failing with a data error is not resubmitted"
+info "sweep 3: a mistyped train flag or a missing dataset is refused before any job; a point failing with a data error is not resubmitted"
 # A usage error in the train flags (an unknown model) is found before anything is submitted: exit 2, no
-# job, no directory. A point that fails for want of data (exit 1, "data error") would fail the same way
-# every time, so it fails at once with its message.
+# job, no directory; so is a data folder without the dataset (the jobs would wait in the queue, then
+# fail). A point that fails for want of good data (exit 1, "data error": files that are no CIFAR-10)
+# would fail the same way every time, so it fails at once with its message.
 bad=$work/bad
 known=$(jobs_known)
 run_sweep "$work/sweep3-usage.txt" --out "$bad" --grid model=lenet,nosuchmodel -- --epochs 1 --max-steps 2
@@ -73,8 +76,21 @@ rc=$?
 grep -q "point model_nosuchmodel: unknown model 'nosuchmodel'" "$work/sweep3-usage.txt" ||
   fail "the refusal does not name the point and the model: $(cat "$work/sweep3-usage.txt")"
 [[ $(jobs_known) == "$known" && ! -e $bad ]] || fail "the refused sweep submitted a job or made $bad"
+run_sweep "$work/sweep3-nodata.txt" --out "$bad" --grid dataset=synthetic,cifar10 --grid model=lenet -- \
+  --data-dir "$work/nothing-here" --epochs 1
+rc=$?
+[[ $rc == 2 ]] || fail "the sweep without its data exited $rc, want 2: $(cat "$work/sweep3-nodata.txt")"
+grep -q "point dataset_cifar10-model_lenet: --data-dir $work/nothing-here holds no complete CIFAR-10" \
+  "$work/sweep3-nodata.txt" || fail "the refusal does not name the point and the folder: $(cat "$work/sweep3-nodata.txt")"
+grep -q "dtbench train --dataset cifar10 --download --data-dir $work/nothing-here" "$work/sweep3-nodata.txt" ||
+  fail "the refusal does not say how to fetch the data: $(cat "$work/sweep3-nodata.txt")"
+[[ $(jobs_known) == "$known" && ! -e $bad ]] || fail "the sweep without its data submitted a job or made $bad"
+mkdir -p "$work/damaged-data/cifar-10-batches-bin"
+for f in data_batch_1 data_batch_2 data_batch_3 data_batch_4 data_batch_5 test_batch; do
+  echo damaged >"$work/damaged-data/cifar-10-batches-bin/$f.bin"
+done
 run_sweep "$work/sweep3.txt" --out "$bad" --grid dataset=synthetic,cifar10 --grid model=lenet \
-  --retries 1 -- --data-dir "$work/nothing-here" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
+  --retries 1 -- --data-dir "$work/damaged-data" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
   --max-steps 2 --batch-size 16 --threads 1 --quiet
 rc=$?
 cat "$work/sweep3.txt"
@@ -84,9 +100,9 @@ good=dataset_synthetic-model_lenet failing=dataset_cifar10-model_lenet
 grep -q "^$failing .*failed (data error)" "$work/sweep3.txt" || fail "$failing is not shown as a data error"
 [[ $(grep -c "^$good .*submitted as job" "$work/sweep3.txt") == 1 ]] || fail "the good point should be submitted once"
 [[ $(summary_status "$bad/$good/summary.json") == completed ]] || { show "$bad/$good.log"; fail "the good point did not complete"; }
-[[ ! -e $bad/$failing.attempt-1 ]] || fail "the point without data ran twice"
-grep -q "cifar-10-batches-bin" "$bad/$failing.log" || fail "the error is not in the log"
-grep -q "^$failing,.*,failed,.*cifar-10-batches-bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
+[[ ! -e $bad/$failing.attempt-1 ]] || fail "the point without good data ran twice"
+grep -q "data_batch_1.bin" "$bad/$failing.log" || fail "the error is not in the log"
+grep -q "^$failing,.*,failed,.*data_batch_1.bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
 
 info "sweep 3b: a point whose run is killed is resubmitted once and completes (a run of several seconds: the kill must find it)"
 killed=$work/killed
@@ -105,6 +121,8 @@ cat "$work/sweep3b.txt"
 grep -q "^batch8 .*failed (retrying)" "$work/sweep3b.txt" || fail "the killed attempt is not shown retrying"
 [[ -d $killed/batch8.attempt-1 ]] || fail "the killed attempt was not kept aside"
 [[ $(summary_status "$killed/batch8/summary.json") == completed ]] || fail "the resubmitted point did not complete"
+grep -qE "^batch8\.attempt-1,.*,failed,died without recording its end" "$killed/jobs.csv" ||
+  fail "jobs.csv does not show the killed attempt failed: $(cat "$killed/jobs.csv")"
 
 info "sweep 4: SIGTERM while the jobs run cancels them"
 slow=(--model lenet --dataset synthetic --synthetic-train-size 65536 --synthetic-test-size 64 --epochs 50
@@ -143,6 +161,9 @@ expect2 "job script $work/noslurm/train_cpu.sbatch does not exist; set DTBENCH_S
   env DTBENCH_SLURM_DIR="$work/noslurm" "$DTBENCH" sweep --launcher slurm --out "$work/u2" --grid batch=8 -- "${train[@]}"
 expect2 "sbatch is not in PATH" \
   env PATH=/nonexistent "$DTBENCH" sweep --launcher slurm --out "$work/u3" --grid batch=8 -- "${train[@]}"
-[[ -z $(find "$work"/u1 "$work"/u2 "$work"/u3 -name '*.log' 2>/dev/null) ]] || fail "a usage error submitted something"
+expect2 "--gpu-type types the GPUs .* point batch8 runs on the CPU" \
+  "$DTBENCH" sweep --launcher slurm --gpu-type a100 --out "$work/u4" --grid batch=8 -- "${train[@]}"
+# Refused before the sweep takes its directory's lock: nothing is left behind, not even the lock file.
+for u in u1 u2 u3 u4; do [[ ! -e $work/$u ]] || fail "a usage error left $work/$u behind: $(ls -A "$work/$u")"; done
 
 echo "PASS: dtbench sweep --launcher slurm ($((SECONDS - begin)) s)"

@@ -143,11 +143,20 @@ Configuration configurationOf(const RunData& run) {
   }
   c.batch = run.batchSize();
   c.world = run.worldSize();
+  // --mode dp: one process drives every GPU it sees, and its N is those GPUs (config.json's dp_devices), so
+  // that its runs on 1, 2 and 4 GPUs are a series, not repeats.
+  if (s.mode == run::ParallelMode::kDp && run.facts.dpDevices && *run.facts.dpDevices > 0) {
+    c.world = static_cast<int>(*run.facts.dpDevices);
+    if (c.world > 1) c.setup = "DataParallel, one process";
+  }
   // One rank communicates nothing: what only several ranks do (compress, ...) is no part of its key, so runs of
   // one rank with other --compress flags are repeats of one baseline, shared by every compression's series.
-  if (c.world == 1)
+  if (run.worldSize() == 1)
     for (const std::string& key : multiRankSettingKeys()) c.settings.erase(key);
-  if (c.world > 1) {
+  // PowerSGD's rank and start act on PowerSGD alone.
+  if (s.sync.compress != run::Compression::kPowerSgd)
+    for (const char* key : {"compress_rank", "compress_start"}) c.settings.erase(key);
+  if (run.worldSize() > 1) {
     const bool ssgd = s.sync.kind == run::Sync::kSsgd;
     c.setup = std::string(comm::name(s.comm.connection.backend)) + "/" + s.comm.topology.name() + " " +
               run::syncNames().name(s.sync.kind);

@@ -1,5 +1,7 @@
 #include "experiments/report/runs/run_data.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -16,6 +18,8 @@
 #include <utility>
 
 #include "common/csv_file.h"
+#include "run/run_directory.h"
+#include "run/run_outcome.h"
 #include "run/json_values.h"
 #include "run/settings.h"
 
@@ -108,6 +112,35 @@ void readConfig(RunData& run, const nlohmann::json& config) {
   run.facts = std::move(record.facts);
 }
 
+namespace {
+
+// The latest modification time of a file in `directory` (Unix seconds); nullopt when none reads.
+std::optional<double> lastWrite(const fs::path& directory) {
+  std::optional<double> latest;
+  std::error_code error;
+  for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+    if (!it->is_regular_file(error)) continue;
+    struct stat status {};
+    if (stat(it->path().c_str(), &status) != 0) continue;
+    const double seconds = static_cast<double>(status.st_mtim.tv_sec) + static_cast<double>(status.st_mtim.tv_nsec) / 1e9;
+    if (!latest || seconds > *latest) latest = seconds;
+  }
+  return latest;
+}
+
+// Note [A run that died without recording its end] (run/run_directory.h).
+void markIfDied(RunData& run) {
+  if (!run.summary.status || run::factsOf(*run.summary.status).ended) return;
+  if (!run::hasRunDirectoryLock(run.path) || run::runDirectoryInUse(run.path)) return;
+  run.summary.status = run::RunOutcome::kFailed;
+  run.summary.error = std::string(kDiedWithoutEnd) + " (summary.json still said " +
+                      run::outcomeText(run::RunOutcome::kRunning) + " and no process holds its lock: it was killed "
+                      "or its node was lost)";
+  run.diedAfter = lastWrite(run.path);
+}
+
+}  // namespace
+
 RunData loadRun(const std::string& directory) {
   RunData run;
   run.path = directory;
@@ -116,6 +149,7 @@ RunData loadRun(const std::string& directory) {
   const fs::path dir(directory);
   readConfig(run, run::readJsonOrProblem((dir / "config.json").string(), run.problems));
   run.summary = run::readSummaryFile(directory, run.problems);
+  markIfDied(run);
   readCsv(dir / "batches.csv", true, run.problems, run.batches, run::readBatchesCsv);
   readCsv(dir / "train_history.log", true, run.problems, run.history, run::readTrainHistory);
   readCsv(dir / "traffic.csv", false, run.problems, run.traffic, run::readTrafficCsv);

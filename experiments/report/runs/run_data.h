@@ -25,6 +25,9 @@
 
 namespace dtbench::report {
 
+// How summary.json's error of a run that died without recording its end begins (RunData::diedAfter).
+inline constexpr const char* kDiedWithoutEnd = "died without recording its end";
+
 struct RunData {
   std::string path;  // as found
   std::string id;    // the directory's name (its path when two runs share a name)
@@ -40,6 +43,10 @@ struct RunData {
   std::vector<run::TimelineEntry> timeline;
   std::optional<WireData> wire;  // wire/ (docs/wire.md), when the run has one
   std::vector<std::string> problems;
+  // Note [A run that died without recording its end] (run/run_directory.h): summary.json said `running`
+  // and no process holds the directory's lock. loadRun then records the run as failed with that reason,
+  // and this is the last write into its directory (Unix seconds), where its time ended.
+  std::optional<double> diedAfter;
 
   // summary.json's status, "unknown" without one.
   std::string status() const { return run::outcomeText(summary.status); }

@@ -156,7 +156,8 @@ Table jobTable(const std::vector<RunData>& runs) {
   for (const RunData& run : runs) {
     const double start = orNaN(run.summary.startedAt);
     double end = orNaN(run.summary.finishedAt);
-    if (!std::isfinite(end)) end = orNaN(run.summary.updatedAt);
+    if (!std::isfinite(end)) end = orNaN(run.diedAfter ? run.diedAfter : run.summary.updatedAt);
+    if (run.diedAfter) end = std::max(end, start);  // a file's time is coarser than the clock started_at read
     const double duration = end - start;
     std::string error;
     if (run.summary.error)
@@ -174,7 +175,8 @@ Table jobTable(const std::vector<RunData>& runs) {
                           Cell::of(error)});
   }
   table.notes = {"- One row per run found. `ranks` = world size; `start` = started_at from summary.json in UTC "
-                 "(`start_unix_s` the same in Unix seconds); `duration_s` = finished_at (else the last update) − "
+                 "(`start_unix_s` the same in Unix seconds); `duration_s` = finished_at (else the last update; for a "
+                 "run that died without recording its end, the last write into its directory) − "
                  "started_at; `gpu_seconds` = GPUs × duration_s, for runs on GPUs only (one GPU per rank; --mode dp: "
                  "the GPUs its one rank drove)."};
   return table;

@@ -81,6 +81,10 @@ std::string basis(const ScalingRow& row) {
   return "extrapolated (" + std::to_string(e.steps) + " of " + std::to_string(e.fullSteps) + " steps)";
 }
 
+// Whether a row's runs are of several ranks: what Tables 2 and 3 are about. A --mode dp row of several GPUs
+// (one process: DataParallel sums the gradients inside its backward) has none of dtbench's collectives.
+bool communicates(const ScalingRow& row) { return row.configuration.world > 1 && row.first().run->worldSize() > 1; }
+
 // The decimals an extrapolated row's seconds are printed to (Markdown): two significant digits of T's interval.
 // nullopt for a measured epoch, or one without an interval.
 std::optional<int> epochTimeDecimals(const ScalingRow& row) {
@@ -427,7 +431,7 @@ Table computeCommTable(const std::vector<ScalingRow>& rows) {
                         "est_compute_s", "est_comm_s", "est_comm_error_s"})
     table.columns.push_back(c);
   for (const ScalingRow& row : rows) {
-    if (row.configuration.world < 2) continue;
+    if (!communicates(row)) continue;
     const int n = row.configuration.world;
     std::vector<Cell> cells = configurationCells(row);
     cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
@@ -479,7 +483,7 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
   std::set<std::string> remarks;
   bool shapedLinks = false;  // a row's run has link_rate_bps
   for (const ScalingRow& row : rows) {
-    if (row.configuration.world < 2) continue;
+    if (!communicates(row)) continue;
     const UsableRun& run = row.first();
     shapedLinks = shapedLinks || !linkRatesText(*run.run).empty();
     const RunEpoch& e = run.epoch;

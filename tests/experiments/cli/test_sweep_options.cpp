@@ -98,3 +98,13 @@ TEST_CASE("a flag's value may start with -- unless it is a bare flag of the comm
   CHECK_THROWS_WITH(parseSweepOptions({"--grid", "world=1,2", "--out", "--launcher", "slurm"}),
                     Catch::Contains("--out needs a value before --launcher"));
 }
+
+TEST_CASE("a second '--' is refused as one too many", "[cli][sweep]") {
+  CHECK_THROWS_WITH(parseSweepOptions({"--out", "d", "--grid", "world=1,2", "--", "--", "--model", "lenet"}),
+                    Catch::Contains("one '--' too many") && Catch::Contains("give a single '--'"));
+  CHECK_THROWS_WITH(parseSweepOptions({"--out", "d", "--grid", "world=1,2", "--", "--model", "lenet", "--", "--epochs",
+                                       "1"}),
+                    Catch::Contains("one '--' too many"));
+  CHECK(parseSweepOptions({"--out", "d", "--grid", "world=1,2", "--", "--model", "lenet"}).trainFlags ==
+        std::vector<std::string>{"--model", "lenet"});
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dtbench launch: variables and prefixed output, failure propagation (a rank exits 3 -> launch
-# exits 3 and the siblings are stopped), SIGKILL after the grace period for a sibling that ignores
-# SIGTERM. Usage: launch_test.sh path/to/dtbench
+# exits 3 and the siblings are stopped), a rank's SIGKILL that launch did not send named as such,
+# SIGKILL after the grace period for a sibling that ignores SIGTERM. Usage: launch_test.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
 tmp=$(mktemp -d)
@@ -29,6 +29,15 @@ for r in 0 2; do
   pid=$(cat "$tmp/pid.$r" 2>/dev/null)
   if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then fail "rank $r (pid $pid) still runs"; kill -9 "$pid"; fi
 done
+
+# A rank ended by a SIGKILL that launch did not send (the kernel's out-of-memory killer's signal) is named
+# as such, never as a plain exit code.
+timeout 60 "$dtbench" launch -n 2 --grace 2 -- sh -c 'if [ "$RANK" = 1 ]; then kill -KILL $$; fi; sleep 30' \
+  >"$tmp/sigkill.log" 2>&1
+rc=$?
+[[ $rc -eq 137 ]] || fail "a rank killed by SIGKILL made launch exit $rc (want 137)"
+grep -q 'rank 1 was killed by SIGKILL (not sent by dtbench launch' "$tmp/sigkill.log" ||
+  fail "the SIGKILL is not named as one launch did not send: $(cat "$tmp/sigkill.log")"
 
 start=$(date +%s)
 timeout 60 "$dtbench" launch -n 2 --grace 2 -- \

@@ -29,6 +29,13 @@ EOF
   --table bandwidth >"$work/t3-half.csv"
 "$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 4 --format csv --table bandwidth >"$work/t3.csv"
 "$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 2,4,...,16 --format json >"$work/all.json"
+# 32 ranks × 32 images exceed the 512 of an epoch: one step of 16 images a rank, said on stderr (a CSV
+# table carries no notes) and in the Assumed table; 16 × 32 fit.
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 16,32 --table assumed >"$work/big.md" 2>"$work/big.err"
+grep -q "^predict: N = 32: the global batch (32 × 32 = 1024 images) exceeds the epoch's 512: 1 step an epoch, of 16 images a rank" \
+  "$work/big.err" || fail "a global batch beyond the epoch was not said: $(cat "$work/big.err")"
+grep -q "| epoch | N = 32: the global batch" "$work/big.md" || fail "the Assumed table does not say the epoch at N = 32"
+! grep -q "N = 16" "$work/big.err" "$work/big.md" || fail "N = 16's global batch of 512 fits the epoch, but was noted"
 
 /usr/bin/python3 - "$work" <<'PY'
 import csv, json, statistics, sys
@@ -196,11 +203,30 @@ EOF
 expect_usage "ready_fraction must be from 0 to 1" "$work/bad-step.json" --hardware "$work/hw.json" --world 2
 expect_usage "does not take 64x64 images" --describe-model lenet --image-size 64 --batch-size 8 --backward-ms 10
 expect_usage "needs --backward-ms" --describe-model resnet18 --batch-size 8
+# --describe-model writes only what predict reads back: a backward of 1e300 ms is refused by its flag, and
+# nothing is written; a description's gradient ready past backward's end is refused, naming it and the end.
+expect_usage "--backward-ms must be at most 1e+18 ms" --describe-model lenet --batch-size 8 --backward-ms 1e300 \
+  --output "$work/huge.json"
+[[ ! -e $work/huge.json ]] || fail "--describe-model wrote a description predict refuses"
+sed 's/"ready_fraction": 1.5/"ready_s": 0.5/' "$work/bad-step.json" >"$work/late-step.json"
+expect_usage "parameters[0].ready_s (w) is 0.5 s, past backward's end: at most compute_s.backward, 0.02 s" \
+  "$work/late-step.json" --hardware "$work/hw.json" --world 2
 expect_usage "--describe and --describe-model write a step description" --describe "$work/run" --hardware "$work/hw.json"
 expect_usage "--batch-size belongs to --describe-model" "$work/run" --hardware "$work/hw.json" --world 2 --batch-size 4
 
 expect_usage "not a multiple of the hardware's ranks_per_node" "$work/run" --hardware "$work/hw.json" --world 3
 expect_usage "--hardware FILE is required" "$work/run" --world 2
+# Both are required: an empty value is no default to fall back to.
+expect_usage "--world got an empty value; --world is required: the world sizes to predict" "$work/run" \
+  --hardware "$work/hw.json" --world ''
+expect_usage "--hardware got an empty value; --hardware is required: the hardware file" "$work/run" --hardware '' --world 2
+expect_usage "--hardware is required" "$work/run" --hardware= --world 2
+! grep -q "leave the flag out" "$work/err" || fail "--hardware= was told to leave a required flag out"
+# The size after '...' must be a term of the progression: never silently appended.
+expect_usage "100 is not a term of the progression 2,4,... (the nearest are 64 and 128)" "$work/run" \
+  --hardware "$work/hw.json" --world 2,4,...,100
+expect_usage "12 is not a term of the progression 2,5,... (the nearest are 11 and 14)" "$work/run" \
+  --hardware "$work/hw.json" --world 2,5,...,12
 expect_usage "'x' is not a world size" "$work/run" --hardware "$work/hw.json" --world 2,x
 echo '{"ranks_per_node": 1, "intra_node": {"bandwidth_gbit_s": 1, "latency": 1},
  "inter_node": {"bandwidth_gbit_s": 1, "latency_us": 1}}' >"$work/bad-hw.json"
@@ -231,22 +257,30 @@ expect_usage "is the measurement --calibrate reads" --calibrate "$work/ring.csv"
 cmp -s "$work/ring.csv" "$work/ring-before.csv" || fail "--output through a hard link overwrote the measurement"
 [[ $(head -c 7 "$work/ring.csv") == backend ]] || fail "--calibrate --output onto its own CSV changed the CSV"
 # Bad run data is exit 1 (not a usage error), and so is a run that did not complete.
+# (A run of a build before the lock file existed still says running: no process can be asked. With its lock
+# file and no process holding it, it died without recording its end: failed, and why.)
 for status in failed running; do
   cp -r "$work/run" "$work/run-$status"
+  rm -f "$work/run-$status/dtbench.lock"
   /usr/bin/python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); d["status"] = sys.argv[2]; json.dump(d, open(sys.argv[1], "w"))' \
     "$work/run-$status/summary.json" "$status"
   expect_data "its status is $status, not completed" "$work/run-$status" --hardware "$work/hw.json" --world 2
 done
+cp -r "$work/run-running" "$work/run-died" && touch "$work/run-died/dtbench.lock"
+expect_data "its status is failed (died without recording its end" "$work/run-died" --hardware "$work/hw.json" --world 2
 cp -r "$work/run" "$work/run-damaged"
 echo '{"parameters": [' >"$work/run-damaged/step_profile.json"
 expect_data "step_profile.json is damaged" "$work/run-damaged" --hardware "$work/hw.json" --world 2
 # Large worlds stay cheap: at 65,536 ranks every topology's prediction grows the process's peak
 # memory (getrusage of the child) by less than 1 GiB over the same prediction at 8 ranks. No time
-# is checked (docs/benchmarks.md has the cost curve).
+# is checked (docs/benchmarks.md has the cost curve). The links issue messages at no cost: with a
+# message overhead a star's hub issues its N - 1 messages one at a time, each a moment of its own for
+# the simulation, which then takes minutes (docs/predict.md, "Large worlds").
 cat >"$work/hw8.json" <<'JSON'
 {"description": "8 ranks per node", "ranks_per_node": 8,
- "intra_node": {"bandwidth_gbit_s": 400, "latency_us": 2}, "inter_node": {"bandwidth_gbit_s": 100, "latency_us": 5}}
+ "intra_node": {"bandwidth_gbit_s": 400, "latency_us": 2},
+ "inter_node": {"bandwidth_gbit_s": 100, "latency_us": 5, "message_overhead_us": 0}}
 JSON
 peak_kb() {  # peak_kb ARGS...: the peak RSS (kB) of `dtbench predict ARGS`
   /usr/bin/python3 -c 'import resource, subprocess, sys
@@ -259,14 +293,17 @@ for topology in native ring clique hierarchical tree star; do
     fail "$topology at 65536 ranks failed"
   (( large - small < 1048576 )) || fail "$topology at 65536 ranks grows the peak memory by $(( (large - small) / 1024 )) MiB"
 done
-# A clique's rank issues a message to every other rank at once: with the hardware file's message overhead
-# (1 us across nodes) its all-reduce over 65,536 ranks costs at least the N - 8 sends of each of its two
-# steps one after another (0.13 s; LeNet's 62,006 gradients leave a few chunks empty); without one it is
-# the latency and the bytes (it was 0.3 ms with no way to say otherwise), and the Assumed table says so.
-sed 's/"latency_us": 5}/"latency_us": 5, "message_overhead_us": 1}/' "$work/hw8.json" >"$work/hw8-overhead.json"
-for hw in hw8 hw8-overhead; do
+# A clique's rank issues a message to every other rank at once: with a message overhead of 1 us across
+# nodes its all-reduce over 65,536 ranks costs at least the N - 8 sends of each of its two steps one after
+# another (0.13 s; LeNet's 62,006 gradients leave a few chunks empty). A file without message_overhead_us
+# takes that 1 us, NCCL's network post overhead (it was predicted at 0.3 ms, said only as "0" in the
+# Assumed table); a file that writes 0 gets 0, the latency and the bytes; the Assumed table tells them apart.
+sed 's/"message_overhead_us": 0}/"message_overhead_us": 1}/' "$work/hw8.json" >"$work/hw8-overhead.json"
+sed 's/, "message_overhead_us": 0}/}/' "$work/hw8.json" >"$work/hw8-absent.json"
+cp "$work/hw8.json" "$work/hw8-zero.json"
+for hw in hw8-absent hw8-overhead hw8-zero; do
   "$DTBENCH" predict "$work/run" --hardware "$work/$hw.json" --world 65536 --topology clique --format json \
-    >"$work/clique-$hw.json" || fail "clique at 65536 ranks on $hw.json failed"
+    >"$work/clique-$hw.json" 2>/dev/null || fail "clique at 65536 ranks on $hw.json failed"
 done
 /usr/bin/python3 - "$work" <<'PY' || fail "the clique's message overhead"
 import json, sys
@@ -278,12 +315,16 @@ def bucket_seconds(path):
     return sum(r[t["columns"].index("duration_s")] for r in t["rows"] if str(r[2]).startswith("bucket"))
 def assumed(path):
     return dict((r[0], r[1]) for r in table(path, "assumed")["rows"])["message overhead"]
-free, paid = bucket_seconds(f"{work}/clique-hw8.json"), bucket_seconds(f"{work}/clique-hw8-overhead.json")
+default, paid, free = (bucket_seconds(f"{work}/clique-{hw}.json") for hw in ("hw8-absent", "hw8-overhead", "hw8-zero"))
 bound = 2 * (65536 - 8) * 1e-6 * 62006 / 65536
 assert paid >= bound, f"clique at 65536 ranks with 1 us a message: {paid} s, below {bound} s"
-assert free < 0.01, f"clique at 65536 ranks without a message overhead: {free} s"
-assert assumed(f"{work}/clique-hw8.json").startswith("0: the hardware file gives no message_overhead_us"), assumed(f"{work}/clique-hw8.json")
+assert default == paid, f"clique at 65536 ranks without message_overhead_us: {default} s, not the default 1 us's {paid} s"
+assert free < 0.01, f"clique at 65536 ranks with message_overhead_us 0: {free} s"
+said = assumed(f"{work}/clique-hw8-absent.json")
+assert "inter-node 1 us" in said and "the default, NCCL's network post overhead" in said, said
 assert "inter-node 1 us" in assumed(f"{work}/clique-hw8-overhead.json"), assumed(f"{work}/clique-hw8-overhead.json")
+said = assumed(f"{work}/clique-hw8-zero.json")
+assert said.startswith("0: the hardware file's message_overhead_us of 0") and "gives no" not in said, said
 PY
 sed 's/"message_overhead_us": 1/"message_overhead_us": -1/' "$work/hw8-overhead.json" >"$work/hw8-negative.json"
 expect_usage "inter_node.message_overhead_us" "$work/run" --hardware "$work/hw8-negative.json" --world 16
@@ -293,6 +334,9 @@ expect_usage "inter_node.message_overhead_us" "$work/run" --hardware "$work/hw8-
 printf '%s\n' '{"ranks_per_node": 65536, "intra_node": {"bandwidth_gbit_s": 100, "latency_us": 2},' \
   ' "inter_node": {"bandwidth_gbit_s": 10, "latency_us": 10}}' >"$work/hw-one-node.json"
 expect_usage "simulates 65536 ranks' 8589803520 messages" "$work/run" --hardware "$work/hw-one-node.json" --world 65536
+# Hierarchical within one node is that ring: the refusal suggests what lowers its messages, not itself.
+expect_usage "fewer ranks per node" "$work/run" --hardware "$work/hw-one-node.json" --world 65536 --topology hierarchical
+! grep -q -- "--topology hierarchical" "$work/err" || fail "a hierarchical prediction was told to try --topology hierarchical"
 sed 's/65536/64/' "$work/hw-one-node.json" >"$work/hw64.json"
 capped_status=0
 (ulimit -v 3000000; "$DTBENCH" predict "$work/run" --hardware "$work/hw64.json" --world 65536 --topology ring \
@@ -313,6 +357,13 @@ expect_data "Predict from a run with --phase-timing events" "$work/untimed" --ha
 expect_data "its phases were not timed" --describe "$work/untimed"
 # Whose compute: the CPU run is no A100's step. Refused, naming the ways on; taken only when asked.
 expect_usage "its compute was measured on cpu" "$work/run" --hardware "$systems/dgx-a100-hdr200.json" --world 8,64
+# A run written before devices were recorded is of its "device" setting (it was "not checked").
+cp -r "$work/run" "$work/run-no-devices"
+/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); assert d["device"] == "cpu", d["device"]; del d["devices"]; json.dump(d, open(sys.argv[1], "w"))' \
+  "$work/run-no-devices/config.json"
+expect_usage "its compute was measured on cpu (config.json's device; it records no devices)" "$work/run-no-devices" \
+  --hardware "$systems/dgx-a100-hdr200.json" --world 8
 expect_usage "--accept-other-device" "$work/run" --hardware "$systems/dgx-a100-hdr200.json" --world 8,64
 "$DTBENCH" predict "$work/run" --hardware "$systems/dgx-a100-hdr200.json" --world 8 --accept-other-device \
   --table assumed >"$work/accepted.md" || fail "--accept-other-device did not predict"
@@ -343,6 +394,12 @@ for r in csv.DictReader(open(sys.argv[1])):
         sys.exit(f"{sys.argv[2]} on dgx-h100: MFU {r['MFU']!r}, of_gemm_probe {r['of_gemm_probe']!r}")
 PY
   expect_usage "--gpu a100-sxm4-80gb" "$step" --hardware "$systems/dgx-a100-hdr200.json" --world 8
+  # They carry every gradient's shape, so PowerSGD's factors can be laid out (they were refused).
+  "$DTBENCH" predict "$step" --hardware "$systems/dgx-h100-ndr400.json" --world 8,64 --compress powersgd \
+    --format csv --table bandwidth >"$work/h100-psgd.csv" 2>"$work/h100-psgd.err" ||
+    { cat "$work/h100-psgd.err" >&2; fail "predict --compress powersgd of $step failed"; }
+  grep -q 'compress powersgd rank 2",128,64,8,predicted,float32,' "$work/h100-psgd.csv" ||
+    fail "predict --compress powersgd of $step: $(cat "$work/h100-psgd.csv")"
 done
 expect_usage "--gpu 'a100' is neither none" --describe-model resnet18 --batch-size 8 --backward-ms 10 --gpu a100
 # --measured says what it does not draw.
@@ -367,6 +424,13 @@ grep -q '^lenet,.*compress powersgd rank 2",.*,float32,9468,' "$work/compress.cs
   fail "predict --compress powersgd: Table 3's grad_bytes is not lenet's 9468: $(cat "$work/compress.csv")"
 grep -q "ratio 26.2; encoding and decoding taken as 0" "$work/compress.csv" ||
   fail "predict --compress powersgd: the Assumed table does not say the encoding was not measured"
+# An fp16 step with --element-bytes: the step's own compression is named, and how to set it aside.
+/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["settings"]["compress"] = "fp16"; json.dump(d, open(sys.argv[2], "w"))' \
+  "$work/step.json" "$work/step-fp16.json"
+expect_usage "--element-bytes: $work/step-fp16.json compresses its gradients (fp16, its settings.compress)" \
+  "$work/step-fp16.json" --hardware "$work/hw.json" --world 2 --element-bytes 2
+grep -q "add --compress none" "$work/err" || fail "--element-bytes on an fp16 step does not say --compress none"
 expect_usage "unknown gradient compression 'zstd'" "$work/run" --hardware "$work/hw.json" --world 2 --compress zstd
 expect_usage "--compress-rank must be in [1, 1024]" "$work/run" --hardware "$work/hw.json" --world 2 --compress-rank 0
 # A PowerSGD run is predicted from its compressed steps: the uncompressed one (step 2; step 1 is

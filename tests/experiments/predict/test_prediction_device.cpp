@@ -80,6 +80,30 @@ TEST_CASE("A run's device is its rank 0's: a CPU, an identified GPU, or one the 
   CHECK_FALSE(deviceOfRun(dtbench::run::RunFacts{}).known());
 }
 
+TEST_CASE("A run without devices is of the device its config.json's device setting names", "[predict][device]") {
+  using dtbench::run::DeviceKind;
+  // Written before devices were recorded, with "device": "cpu": a CPU, which an A100 system refuses.
+  const ComputeDevice cpu = deviceOfRun(dtbench::run::RunFacts{}, DeviceKind::kCpu);
+  CHECK(cpu.kind == ComputeDevice::Kind::kCpu);
+  CHECK(cpu.gpuField() == "none");
+  const auto cpuForA100 = deviceMismatch(cpu, gpu("a100-sxm4-80gb"));
+  REQUIRE(cpuForA100);
+  CHECK_THAT(*cpuForA100, Catch::Contains("measured on cpu (config.json's device; it records no devices)"));
+  CHECK_FALSE(deviceMismatch(cpu, gpu("none")));
+  // "device": "cuda": a GPU, not which: refused by CPU ranks, not checked against a GPU.
+  const ComputeDevice cuda = deviceOfRun(dtbench::run::RunFacts{}, DeviceKind::kCuda);
+  CHECK(cuda.kind == ComputeDevice::Kind::kUnnamedGpu);
+  CHECK(cuda.gpuField().empty());
+  CHECK(deviceMismatch(cuda, gpu("none")));
+  CHECK_FALSE(deviceMismatch(cuda, gpu("h100-sxm")));
+  // Devices recorded win over the setting.
+  CHECK(deviceOfRun(dtbench::run::RunFacts{}, std::nullopt).kind == ComputeDevice::Kind::kUnknown);
+  dtbench::run::RunFacts facts;
+  facts.devices.push_back({});
+  facts.devices.back().type = "cpu";
+  CHECK(deviceOfRun(facts, DeviceKind::kCuda).kind == ComputeDevice::Kind::kCpu);
+}
+
 TEST_CASE("A step measured on another device than the hardware's is a mismatch, and unknown is not checked",
           "[predict][device]") {
   const ComputeDevice cpu = ranOn("cpu", "AMD EPYC", 0, 0, "");

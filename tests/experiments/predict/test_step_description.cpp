@@ -114,7 +114,16 @@ TEST_CASE("A description that cannot describe a step is refused, naming the fiel
   CHECK_THAT(refusal(j), Catch::Contains("format must be"));
   j = minimal();
   j["parameters"][0]["ready_s"] = 0.01;
-  CHECK_THAT(refusal(j), Catch::Contains("parameters[0] needs one of ready_fraction"));
+  CHECK_THAT(refusal(j), Catch::Contains("parameters[0] (last) takes exactly one of ready_fraction (0 to 1 of "
+                                         "backward) or ready_s (seconds from backward's start), and has both"));
+  j = minimal();
+  j["parameters"][0].erase("ready_fraction");
+  CHECK_THAT(refusal(j), Catch::Contains("parameters[0] (last) needs one of ready_fraction"));
+  // A gradient is made by backward (0.02 s here): ready at its end at the latest.
+  j = minimal();
+  j["parameters"][1]["ready_s"] = 0.03;
+  CHECK_THAT(refusal(j), Catch::Contains("parameters[1].ready_s (first) is 0.03 s, past backward's end: at most "
+                                         "compute_s.backward, 0.02 s"));
   j = minimal();
   j["parameters"][1]["dtype"] = "int8";
   CHECK_THAT(refusal(j), Catch::Contains("dtype 'int8'"));
@@ -138,4 +147,23 @@ TEST_CASE("A description that cannot describe a step is refused, naming the fiel
   j = minimal();
   j["batch_size"] = 0;
   CHECK_THAT(refusal(j), Catch::Contains("batch_size must be a whole number from 1"));
+}
+
+TEST_CASE("Every description written is one predict reads", "[predict][description]") {
+  // A run's median ready time may fall past its median backward (the hooks run inside backward): it is
+  // written as backward's end, where the model places it, and predicts the same.
+  MeasuredStep run = handStep();
+  run.parameters[0].readyS = 0.05;
+  const nlohmann::json written = describeStep(run, "late gradient");
+  CHECK(written.at("parameters").at(1).at("ready_s") == 0.04);
+  CHECK_NOTHROW(checkDescriptionReads(written, "--describe run"));
+  const MeasuredStep again = stepFromDescription(written, "again.json");
+  CHECK(predictStep(again, twoPerNode(), 4, {}).stepS == predictStep(run, twoPerNode(), 4, {}).stepS);
+  // Phases no description takes are refused before anything is written, naming the writer and the field.
+  run.backwardS = 1e297;
+  run.computeS = 1e297;
+  CHECK_THROWS_WITH(checkDescriptionReads(describeStep(run, ""), "--describe-model resnet18"),
+                    Catch::Contains("the description --describe-model resnet18 would write: compute_s.backward must be "
+                                    "a positive number, at most 1e+15") &&
+                        Catch::Contains("nothing written"));
 }

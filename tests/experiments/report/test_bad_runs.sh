@@ -6,7 +6,8 @@
 # reason naming the file (and the line and column for a bad cell), exit 0, and print every table of
 # the good runs exactly as without them. The damaged copies are made from lenet-b32-n1 (the B = 32
 # baseline: if its numbers were used they would become a second repeat and change every speedup)
-# and lenet-b32-n2 (several ranks, traffic). Also: a byte order mark in every CSV changes nothing,
+# and lenet-b32-n2 (several ranks, traffic), and a run that died without recording its end (summary.json still
+# running, its lock free). Also: a byte order mark in every CSV changes nothing,
 # and a bad --csv-dir, --job-table or --plots fails before anything is printed; device phases left
 # empty (not timed) are not damage.
 # Usage: test_bad_runs.sh DTBENCH FIXTURE_DIR
@@ -79,6 +80,16 @@ wire_fixture=$(dirname "$fixture")/wire_fixture/runs/wire-b32/wire
 damage_wire_field() { cp -r "$wire_fixture" "$1/wire" && set_field "$1/wire/wire_links.csv" 4 6 1e5x; }
 damage_wire_rank() { cp -r "$wire_fixture" "$1/wire" && set_field "$1/wire/wire_flows.csv" 2 9 -2; }
 damage_wire_file() { touch "$1/wire"; }
+# A run killed on the way: summary.json still says running, and no process holds its lock file.
+damage_died() { set_json "$1/summary.json" 'd["status"] = "running"; d.pop("finished_at", None)' && touch "$1/dtbench.lock"; }
+# Recorded facts out of range: a plan of what each bucket all-reduces that does not fit the bucket (it gave a
+# compression ratio of 0.006), a rank with no cores.
+damage_collectives() {
+  set_json "$1/config.json" 'd["bucket_collectives"] = [[{"what": "gradients", "elements": 1, "dtype": "float32"}]]'
+}
+damage_cores() {
+  set_json "$1/config.json" 'd["devices"] = [{"type": "cpu", "model": "x", "host": "vm", "boot_id": "b", "cores": 0, "threads": 1}] * 2'
+}
 
 bad_run duplicates lenet-b32-n1 "batches.csv line 18 column 'step': rank 0 epoch 2 step 3 again (first at line 12)"
 bad_run fewer_rows lenet-b32-n1 "batches.csv has 7 epoch 2 rows per rank, summary.json says the epoch had 8 steps"
@@ -103,6 +114,9 @@ bad_run directory lenet-b32-n2 "batches.csv is a directory, not a regular file"
 bad_run wire_field lenet-b32-n2 "wire/wire_links.csv line 4 column 'frame_bytes': '1e5x' is not an integer"
 bad_run wire_rank lenet-b32-n2 "wire/wire_flows.csv line 2 column 'src_rank': '-2' is not a rank"
 bad_run wire_file lenet-b32-n2 "wire is not a directory"
+bad_run died lenet-b32-n2 "status failed: died without recording its end"
+bad_run collectives lenet-b32-n2 "bucket_collectives bucket 0: --compress none sends one all-reduce of its 62007 elements in float32"
+bad_run cores lenet-b32-n2 "config.json: devices cores takes a whole number >= 1, got 0"
 
 if ! report "$tmp/bad" "$tmp/bad.csv"; then
   fail "the report with damaged runs exits non-zero: $(cat "$tmp/bad.csv.err")"

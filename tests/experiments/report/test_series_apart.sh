@@ -6,6 +6,8 @@
 #      their setup (compress=fp16), never merged;
 #  (b) an evaluated 2-rank run and a --no-eval one are not repeats of each other;
 #  (c) an extrapolated 2-rank row prints one T in Table 1 and Table 2 (one rounding rule);
+#  (e) --mode dp runs on 1 and 2 GPUs (one process each, config.json's dp_devices) are a series of N = 1 and 2,
+#      not repeats, and Tables 2 and 3 (about dtbench's collectives, which they have none of) leave them out;
 #  (d) figures.json: no two speedup series share a label, no series holds two points at one N, no two bars
 #      (compute vs communication, throughput) share a label.
 # Usage: test_series_apart.sh DTBENCH FIXTURE_DIR
@@ -49,6 +51,8 @@ copy lenet-b32-n2 n2-fp16 'compress="fp16"' \
 copy lenet-b64-n2 n2-b64-eval summary=40
 copy lenet-b64-n2 n2-b64-noeval 'evaluate=false' summary=40
 copy lenet-b64-n1 n1-b64 summary=40
+copy lenet-b32-n1 dp1 'mode="dp"' 'device="cuda"' 'dp_devices=1'
+copy lenet-b32-n1 dp2 'mode="dp"' 'device="cuda"' 'dp_devices=2'
 
 "$dtbench" report "$tmp/runs" --table time_speedup --format csv > "$tmp/t1.csv"
 "$dtbench" report "$tmp/runs" --table time_speedup > "$tmp/t1.md"
@@ -57,7 +61,7 @@ copy lenet-b64-n1 n1-b64 summary=40
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 failures = []
-b32 = [r for r in rows if r["batch"] == "32"]
+b32 = [r for r in rows if r["batch"] == "32" and "cuda, dp" not in r["model"]]
 setups = sorted({r["setup"] for r in b32})
 if setups != ["gloo/ring ssgd, compress=fp16", "gloo/ring ssgd, compress=none"]:
     failures.append(f"(a) the batch-32 series' setups are {setups}")
@@ -79,6 +83,11 @@ t2 = {(r["model"], r["batch"], r["N"]): r["T_s"] for r in markdown_rows(sys.argv
 for key, value in t2.items():
     if key[1] == "64" and t1.get(key) != value:
         failures.append(f"(c) {key}: Table 1 prints T {t1.get(key)}, Table 2 {value}")
+dp = sorted((r["N"], r["runs"], bool(r["speedup"])) for r in rows if "cuda, dp" in r["model"])
+if dp != [("1", "1", True), ("2", "1", True)]:
+    failures.append(f"(e) the --mode dp rows (N, runs, has speedup): {dp}, want N 1 and 2, one run each, with speedups")
+if any("cuda, dp" in key[0] for key in t2):
+    failures.append(f"(e) Table 2 holds a --mode dp row: {[k for k in t2 if 'cuda, dp' in k[0]]}")
 for f in failures: print("FAIL:", f, file=sys.stderr)
 sys.exit(1 if failures else 0)
 PY

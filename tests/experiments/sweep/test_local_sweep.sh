@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # dtbench sweep with the local launcher, for real: a 2x2 grid (batch x world) of tiny LeNet runs
 # completes and is reported; the same sweep again skips every point and re-runs nothing; a point
-# whose run was killed is retried with its earlier attempt kept aside, one failing with a data error
-# is not; --retries is capped; train flags are checked once before anything runs (a mistyped value, train
-# flags before '--', a sweep directory whose completed runs had other flags);
-# --dry-run runs nothing; usage errors exit 2.
+# whose run was killed is retried with its earlier attempt kept aside (the job table saying that
+# attempt died), one failing with a data error is not; --retries is capped; train flags and the data
+# folder are checked once before anything runs (a mistyped value, train flags before '--', a missing
+# dataset, a sweep directory whose completed runs had other flags); --dry-run runs nothing; usage
+# errors exit 2 and leave no directory behind.
 # Usage: sweep_local_test.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
@@ -64,22 +65,41 @@ third=$("$dtbench" sweep --out "$damaged" --grid batch=8,16 --grid world=1,2 -- 
 grep -qE "batch8-world1 +completed" <<<"$third" || fail "the damaged point did not run again: $third"
 [[ -d "$damaged/batch8-world1.attempt-1" ]] || fail "the damaged run was not kept aside"
 
-# A point that fails for want of data fails at once, as does one with a usage error (exit 2): each
-# would fail the same way again.
+# A data folder without the dataset's files is refused before any point runs (--dry-run too), naming
+# the folder and how to fetch the data; with --download the folder must be one the download can write.
 bad=$tmp/bad
+expect 2 "point dataset_cifar10: --data-dir $tmp/nothing-here holds no complete CIFAR-10: .*data_batch_1.bin is missing; \
+fetch it once with .dtbench train --dataset cifar10 --download --data-dir $tmp/nothing-here" \
+  sweep --out "$bad" --grid dataset=synthetic,cifar10 -- --model lenet --data-dir "$tmp/nothing-here" --epochs 1
+expect 2 "holds no complete CIFAR-10" sweep --dry-run --out "$bad" --grid batch=16 -- --model lenet --dataset cifar10 \
+  --data-dir "$tmp/nothing-here"
+expect 2 "point batch16: --data-dir $tmp/nothing-here holds no Fashion-MNIST: .*train-images-idx3-ubyte\[.gz\] is missing" \
+  sweep --out "$bad" --grid batch=16 -- --model lenet --dataset fashion-mnist --data-dir "$tmp/nothing-here"
+echo "a file" >"$tmp/data-file"
+expect 2 "--download fetches CIFAR-10 into --data-dir $tmp/data-file/cifar, but $tmp/data-file cannot be written" \
+  sweep --out "$bad" --grid batch=16 -- --model lenet --dataset cifar10 --download --data-dir "$tmp/data-file/cifar"
+expect 0 "batch16 +run" sweep --dry-run --out "$bad" --grid batch=16 -- --model lenet --dataset cifar10 --download \
+  --data-dir "$tmp/new-data"
+[[ ! -e "$bad" && ! -e "$tmp/new-data" ]] || fail "a sweep refused for its data (or a dry run) made $bad or $tmp/new-data"
+
+# A point that fails for want of good data (here: CIFAR-10 files that are no CIFAR-10) fails at once, as
+# does one with a usage error (exit 2): each would fail the same way again.
+damaged_data=$tmp/damaged-data/cifar-10-batches-bin
+mkdir -p "$damaged_data"
+for f in data_batch_1 data_batch_2 data_batch_3 data_batch_4 data_batch_5 test_batch; do echo "damaged" >"$damaged_data/$f.bin"; done
 expect 1 "dataset_cifar10 +failed \(data error\)" sweep --out "$bad" --grid dataset=synthetic,cifar10 --retries 3 -- \
-  --model lenet --data-dir "$tmp/nothing-here" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
+  --model lenet --data-dir "$tmp/damaged-data" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
   --max-steps 2 --batch-size 16 --threads 1 --quiet
 grep -q '"status": *"completed"' "$bad/dataset_synthetic/summary.json" 2>/dev/null || fail "the synthetic point did not complete"
-[[ ! -e "$bad/dataset_cifar10.attempt-1" ]] || fail "the point without its data was run again"
+[[ ! -e "$bad/dataset_cifar10.attempt-1" ]] || fail "the point without good data was run again"
 [[ $(grep -c '^==== dtbench sweep: dataset_cifar10 attempt' "$bad/dataset_cifar10.log") -eq 1 ]] \
-  || fail "the log should hold one attempt of the point without its data"
-grep -q "cifar-10-batches-bin" "$bad/dataset_cifar10.log" || fail "the error is not in the log"
-grep -q "^dataset_cifar10,.*,failed,.*cifar-10-batches-bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
+  || fail "the log should hold one attempt of the point without good data"
+grep -q "data_batch_1.bin" "$bad/dataset_cifar10.log" || fail "the error is not in the log"
+grep -q "^dataset_cifar10,.*,failed,.*data_batch_1.bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
 grep -q "^dataset_synthetic,.*,completed," "$bad/jobs.csv" || fail "jobs.csv lacks the completed synthetic point"
 
-# A point whose run is killed (as the kernel kills one out of memory) is retried, its first attempt
-# kept aside, and completes.
+# A point whose run is killed (by a SIGKILL the out-of-memory killer did not send) is retried, its first
+# attempt kept aside, and completes.
 killed=$tmp/killed
 "$dtbench" sweep --out "$killed" --grid batch=8 --retries 1 -- --model lenet --dataset synthetic \
   --synthetic-train-size 4096 --synthetic-test-size 64 --epochs 1 --max-steps 400 --threads 1 --quiet \
@@ -93,6 +113,11 @@ rc=$?
 grep -qE "batch8 +failed \(retrying\)" "$tmp/killed.out" || fail "the killed attempt is not shown retrying: $(cat "$tmp/killed.out")"
 [[ -d "$killed/batch8.attempt-1" ]] || fail "the killed attempt was not kept aside"
 grep -q '"status": *"completed"' "$killed/batch8/summary.json" 2>/dev/null || fail "the retried point did not complete"
+# The killed attempt never recorded its end (its summary.json still says running) and no process holds its
+# lock: the job table says it failed, and why, never `running`.
+grep -qE "^batch8\.attempt-1,.*,failed,died without recording its end" "$killed/jobs.csv" ||
+  fail "jobs.csv does not show the killed attempt failed: $(cat "$killed/jobs.csv")"
+! grep -q ',running,' "$killed/jobs.csv" || fail "jobs.csv shows a dead run running: $(cat "$killed/jobs.csv")"
 expect 2 "--retries is from 0 to 10, got 1000000000" sweep --out "$tmp/r" --grid batch=8 --retries 1000000000 -- "${small[@]}"
 
 # The train flags are checked once, before anything runs: a mistyped value is one usage error naming the
@@ -137,7 +162,23 @@ expect 2 "--ranks-per-node places ranks on the nodes of a nodes axis" \
   sweep --out "$tmp/u" --ranks-per-node 2 --grid world=2 -- "${small[@]}"
 expect 2 "--ranks-per-node must be at least 1" sweep --out "$tmp/u" --ranks-per-node 0 --grid nodes=1 -- "${small[@]}"
 expect 2 "nodes needs positive integers, got '0'" sweep --launcher slurm --out "$tmp/u" --grid nodes=0,1 -- "${small[@]}"
+# Refusals of the Slurm launcher come before the sweep takes its directory's lock: nothing is left in it.
+expect 2 "--gpu-type types the GPUs .* point batch8 runs on the CPU" \
+  sweep --launcher slurm --gpu-type a100 --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+expect 2 "--slurm-script $tmp/none.sbatch is not a file" \
+  sweep --launcher slurm --slurm-script "$tmp/none.sbatch" --out "$tmp/u" --grid batch=8 -- "${small[@]}"
+# One '--' too many is named as such.
+expect 2 "one '--' too many" sweep --out "$tmp/u" --grid batch=8 -- -- "${small[@]}"
+# mode is an axis: a dp point is one dtbench train that sees its world's GPUs.
+expect 2 "mode takes ddp or dp, got 'dpp'" sweep --out "$tmp/u" --grid mode=dpp -- "${small[@]}"
 [[ ! -e "$tmp/u" ]] || fail "a usage error created $tmp/u"
+# A --mode dp point: one dtbench train that sees the GPUs of its world (dp needs a CUDA build of LibTorch).
+if "$dtbench" --version | grep -q 'torch_cuda yes'; then
+  launcher=(env -u CUDA_VISIBLE_DEVICES timeout 150)
+  expect 0 "^  CUDA_VISIBLE_DEVICES=0,1 [^ ]*dtbench train .*--device cuda --mode dp --out $tmp/dry/mode_dp-world2$" \
+    sweep --dry-run --out "$tmp/dry" --grid mode=ddp,dp --grid world=1,2 -- "${small[@]}" --device cuda
+  launcher=(timeout 150)
+fi
 expect 0 "launch -n 2 -- .*train .*--out $tmp/dry/nodes1" \
   sweep --dry-run --out "$tmp/dry" --grid nodes=1 --ranks-per-node 2 -- "${small[@]}"
 expect 0 "sbatch --parsable --job-name=nodes2 --nodes=2 --ntasks=6 --ntasks-per-node=3 .*--gres=none .*train_multinode.sbatch" \

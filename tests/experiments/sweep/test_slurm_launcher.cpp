@@ -181,3 +181,38 @@ TEST_CASE("a typed GPU (--gpu-type) for every GPU point, and node features (--co
   CHECK_THROWS_WITH(dtbench::sweep::slurmScript(pointOf({"world=2"}, 1, 0), own),
                     Catch::Contains("--slurm-script") && Catch::Contains("#SBATCH --gres"));
 }
+
+TEST_CASE("a --mode dp point is one task that asks for the GPUs of its world", "[sweep][slurm][mode]") {
+  const ScriptFolder folder;
+  SweepSettings settings = settingsIn(folder, {"--device", "cuda"});
+  settings.slurm.gpuType = "a100";
+  const auto command = sbatchSubmission(pointOf({"mode=ddp,dp", "world=4"}, 1, 1), settings).command;
+  CHECK(Words(command.begin() + 2, command.end()) ==
+        Words{"--job-name=mode_dp-world4", "--ntasks=1",
+              "--output=" + (folder.root / "runs" / "mode_dp-world4.log").string(), "--open-mode=append",
+              "--export=ALL", "--ntasks-per-node=1", "--gres=gpu:a100:4", folder.script("train_gpus.sbatch"),
+              "--device", "cuda", "--mode", "dp"});
+  // Its ddp sibling: four tasks, one GPU each.
+  const auto ddp = sbatchSubmission(pointOf({"mode=ddp,dp", "world=4"}, 1, 0), settings).command;
+  CHECK(std::find(ddp.begin(), ddp.end(), "--ntasks=4") != ddp.end());
+  CHECK(std::find(ddp.begin(), ddp.end(), "--gres=gpu:a100:4") != ddp.end());
+}
+
+TEST_CASE("what the Slurm launcher refuses is refused before the sweep takes its directory, writing nothing",
+          "[sweep][slurm]") {
+  const ScriptFolder folder;
+  SweepSettings cpu = settingsIn(folder, {"--device", "cpu"});
+  cpu.slurm.gpuType = "a100";
+  const std::vector<GridPoint> points = {pointOf({"world=1,2"}, 1, 0), pointOf({"world=1,2"}, 1, 1)};
+  CHECK_THROWS_WITH(dtbench::sweep::checkSubmissions(points, cpu), Catch::Contains("runs on the CPU"));
+  SweepSettings missing = settingsIn(folder, {"--device", "cpu"});
+  missing.slurm.script = (folder.root / "none.sbatch").string();
+  CHECK_THROWS_WITH(dtbench::sweep::checkSubmissions(points, missing), Catch::Contains("is not a file"));
+  SweepSettings noSbatch = settingsIn(folder, {"--device", "cpu"});
+  const char* path = std::getenv("PATH");
+  const std::string saved = path ? path : "";
+  setenv("PATH", (folder.root / "empty").string().c_str(), 1);
+  CHECK_THROWS_WITH(dtbench::sweep::checkSubmissions(points, noSbatch), Catch::Contains("sbatch is not in PATH"));
+  setenv("PATH", saved.c_str(), 1);
+  CHECK_FALSE(fs::exists(folder.root / "runs"));
+}

@@ -238,3 +238,30 @@ TEST_CASE("the local launcher refuses more than one node and takes one", "[sweep
              Catch::Contains("--grid: nodes=2 with --launcher local: the local launcher starts every rank on this "
                              "machine, so it cannot place ranks on 2 nodes; use --launcher slurm"));
 }
+
+TEST_CASE("mode is an axis: a dp point is one process driving the GPUs of its world", "[sweep][mode]") {
+  const auto points = expandGrid(gridOf({"mode=ddp,dp", "world=1,4"}));
+  REQUIRE(points.size() == 4);
+  CHECK(points[1].name == "mode_ddp-world4");
+  CHECK(points[1].worldSize == 4);
+  CHECK(points[1].processGpus == 0);
+  CHECK(points[3].name == "mode_dp-world4");
+  CHECK(points[3].worldSize == 1);
+  CHECK(points[3].processGpus == 4);
+  CHECK(points[3].trainFlags == std::vector<std::string>{"--mode", "dp"});
+  // Without a world axis a dp point drives one GPU, as a ddp point runs one rank.
+  const auto alone = expandGrid(gridOf({"batch=64", "mode=dp"}));
+  REQUIRE(alone.size() == 1);
+  CHECK(alone[0].name == "batch64-mode_dp");
+  CHECK(alone[0].processGpus == 1);
+  CHECK(alone[0].worldSize == 1);
+}
+
+TEST_CASE("mode takes ddp or dp, and dp cannot be placed on nodes", "[sweep][mode]") {
+  CHECK_THAT(errorOf([] { parseGridAxis("mode=ddp,dpp"); }),
+             Catch::Contains("--grid: mode takes ddp or dp, got 'dpp'"));
+  CHECK_THAT(errorOf([] { gridOf({"mode=dp", "nodes=1,2"}); }),
+             Catch::Contains("mode=dp with a nodes axis: --mode dp is one process driving the GPUs of one machine"));
+  CHECK_THAT(errorOf([] { gridOf({"nodes=1,2", "mode=ddp,dp"}); }), Catch::Contains("mode=dp with a nodes axis"));
+  CHECK(errorOf([] { gridOf({"nodes=1,2", "mode=ddp"}); }).empty());
+}
