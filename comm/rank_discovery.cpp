@@ -1,11 +1,11 @@
 #include "comm/rank_discovery.h"
 
+#include <unistd.h>  // environ (a GNU extension; g++ defines _GNU_SOURCE)
+
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
 #include <utility>
-
-extern char** environ;
 
 namespace dtbench::comm {
 namespace {

@@ -18,7 +18,7 @@ constexpr int64_t kMaxLabel = 9;
 const std::vector<double> kCifar10Mean = {0.4914, 0.4822, 0.4465};
 const std::vector<double> kCifar10Std = {0.2023, 0.1994, 0.2010};
 
-std::string howToGetIt(const std::string& dir) {
+std::string howToGetCifar10(const std::string& dir) {
   return "download and extract cifar-10-binary.tar.gz from "
          "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz into " +
          dir + " (or run with --download), or use --dataset synthetic";
@@ -117,7 +117,7 @@ DatasetSplits loadCifar10(const std::string& dataDir) {
   } else {
     throw DataError("CIFAR-10 not found: looked for " + (nested / "data_batch_1.bin").string() +
                     " and " + (given / "data_batch_1.bin").string() + "; " +
-                    howToGetIt(given.string()));
+                    howToGetCifar10(given.string()));
   }
 
   std::vector<std::string> trainFiles;
@@ -129,7 +129,7 @@ DatasetSplits loadCifar10(const std::string& dataDir) {
     for (const auto& file : files) {
       if (!fs::exists(file, error)) {
         throw DataError("CIFAR-10 is incomplete: " + file + " is missing; " +
-                        howToGetIt(given.string()));
+                        howToGetCifar10(given.string()));
       }
     }
   }

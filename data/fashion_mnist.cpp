@@ -39,7 +39,7 @@ std::pair<double, double> pixelMoments(const at::Tensor& images) {
   return {mean, std::sqrt(std::max(variance, 0.0))};
 }
 
-std::string howToGetIt(const std::string& dir) {
+std::string howToGetFashionMnist(const std::string& dir) {
   return "install Debian's dataset-fashion-mnist (apt-get install dataset-fashion-mnist, files in " +
          std::string(kFashionMnistDefaultDir) +
          "), or point --data-dir at a folder holding the four IDX files of "
@@ -54,7 +54,7 @@ std::string findFile(const fs::path& dir, const std::string& name) {
     if (fs::is_regular_file(candidate, error)) return candidate.string();
   }
   throw DataError("Fashion-MNIST file " + (dir / name).string() + "[.gz] is missing; " +
-                  howToGetIt(dir.string()));
+                  howToGetFashionMnist(dir.string()));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 namespace dtbench::run {
 namespace {
 
-constexpr int64_t kMostInt = std::numeric_limits<int>::max();
+constexpr int64_t kMostRank = std::numeric_limits<int>::max() - 1;
 
 int64_t integerFrom(const common::CsvFile& f, size_t row, size_t column, int64_t least,
                     int64_t most = std::numeric_limits<int64_t>::max()) {
@@ -19,7 +19,7 @@ int64_t integerFrom(const common::CsvFile& f, size_t row, size_t column, int64_t
 }
 
 int rankFrom(const common::CsvFile& f, size_t row, size_t column) {
-  return static_cast<int>(integerFrom(f, row, column, 0, kMostInt - 1));
+  return static_cast<int>(integerFrom(f, row, column, 0, kMostRank));
 }
 
 }  // namespace

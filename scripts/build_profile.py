@@ -51,7 +51,7 @@ def read_graph(build_dir, targets):
     labels, rule_outputs, rule_inputs = {}, defaultdict(list), defaultdict(list)
     rules = set()
     for line in dot.splitlines():
-        node = re.match(r'^"(0x[0-9a-f]+)" \[label="([^"]*)"(, shape=ellipse)?', line)
+        node = re.match(r'^"(0x[0-9a-f]+)" \[label="((?:[^"\\]|\\.)*)"(, shape=ellipse)?', line)
         if node:
             labels[node.group(1)] = node.group(2)
             if node.group(3):
@@ -71,13 +71,14 @@ def read_graph(build_dir, targets):
     inputs = defaultdict(set)
     for rule, outputs in rule_outputs.items():
         for output in outputs:
-            inputs[labels[output]].update(labels[i] for i in rule_inputs.get(rule, []))
+            if output in labels:
+                inputs[labels[output]].update(labels[i] for i in rule_inputs.get(rule, []) if i in labels)
     return inputs
 
 
 def folder_of(output):
     """The source folder an object was compiled from: trainer/CMakeFiles/dtbench_trainer.dir/step/x.cpp.o ->
-    trainer/step; the precompiled header's object -> its library's folder."""
+    trainer/step; the precompiled header's object -> its library's folder; a unity unit -> "trainer (unity)"."""
     match = re.match(r"^(.*?)/?CMakeFiles/[^/]+\.dir/(.*)$", output)
     if not match:
         return os.path.dirname(output) or "."
@@ -86,6 +87,8 @@ def folder_of(output):
         rest = ""
     if rest == "cmake_pch.hxx" or "cmake_pch" in os.path.basename(output):
         rest = ""
+    if rest == "Unity":  # a unity unit of the library's sources (cmake/BuildSpeed.cmake)
+        return (top or ".") + " (unity)"
     return "/".join(p for p in (top, rest) if p) or "."
 
 

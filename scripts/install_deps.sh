@@ -68,7 +68,7 @@ can_install_system_packages() {
 $user || can_install_system_packages || user=true
 
 system_packages() {
-  local core=(build-essential cmake ninja-build pkg-config git python3-venv
+  local core=(build-essential cmake ninja-build ccache pkg-config git python3-venv
               libgloo-dev libopenmpi-dev openmpi-bin
               libcxxopts-dev catch2 nlohmann-json3-dev zlib1g-dev
               libcurl4-openssl-dev libarchive-dev libpcap-dev dataset-fashion-mnist)

@@ -27,7 +27,7 @@ namespace dtbench::sweep {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr int kPollMilliseconds = 200;
+constexpr int kLocalPollMilliseconds = 200;
 
 int exitCodeOf(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -159,7 +159,7 @@ PointOutcome LocalLauncher::runPoint(const GridPoint& point, std::FILE* progress
     setpgid(pid, pid);
     int waitStatus = 0;
     while (true) {
-      session_.waitForSignal(kPollMilliseconds);
+      session_.waitForSignal(kLocalPollMilliseconds);
       forwardSignals(pid);
       const pid_t done = waitpid(pid, &waitStatus, WNOHANG);
       if (done == pid || (done < 0 && errno != EINTR)) break;

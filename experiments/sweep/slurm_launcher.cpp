@@ -32,7 +32,7 @@ namespace dtbench::sweep {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr int kPollMilliseconds = 2000;
+constexpr int kQueuePollMilliseconds = 2000;
 constexpr int kSqueueWarningEvery = 30;  // polls between two warnings while squeue keeps failing
 constexpr double kCancelDeadlineSeconds = 30;  // how long cancelling waits for its jobs to leave the queue
 constexpr int kCancelPollMilliseconds = 500;
@@ -215,7 +215,7 @@ std::vector<PointOutcome> SlurmLauncher::run(const std::vector<GridPoint>& point
                    run::RunOutcome::kFailed);
       break;
     }
-    if (session_.waitForSignal(kPollMilliseconds)) continue;
+    if (session_.waitForSignal(kQueuePollMilliseconds)) continue;
     const CommandResult squeue =
         runCaptured({"squeue", "-h", "-j", common::joinList(activeIds(), ","), "-o", "%i,%T"}, {}, session_);
     std::map<std::string, std::string> states;

@@ -22,13 +22,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
+struct CsvTempDir {
   fs::path path;
-  TempDir() {
+  CsvTempDir() {
     std::string pattern = (fs::temp_directory_path() / "dtbench-csv-XXXXXX").string();
     path = ::mkdtemp(pattern.data());
   }
-  ~TempDir() { fs::remove_all(path); }
+  ~CsvTempDir() { fs::remove_all(path); }
   std::string write(const std::string& name, const std::string& text) const {
     std::ofstream(path / name, std::ios::binary) << text;
     return (path / name).string();
@@ -38,7 +38,7 @@ struct TempDir {
 }  // namespace
 
 TEST_CASE("a UTF-8 byte order mark before the header is skipped", "[report][csv]") {
-  const TempDir dir;
+  const CsvTempDir dir;
   const CsvFile f = CsvFile::read(dir.write("b.csv", "\xEF\xBB\xBFrank,step_s\r\n0,0.5\r\n"));
   REQUIRE(f.hasColumn("rank"));
   CHECK(f.integer(0, f.column("rank")) == 0);
@@ -47,7 +47,7 @@ TEST_CASE("a UTF-8 byte order mark before the header is skipped", "[report][csv]
 }
 
 TEST_CASE("a FIFO or a directory is an error naming the path, and nothing blocks", "[report][csv]") {
-  const TempDir dir;
+  const CsvTempDir dir;
   const std::string fifo = (dir.path / "batches.csv").string();
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   // Opening the FIFO would wait for a writer forever: the check comes before the open.
@@ -64,7 +64,7 @@ TEST_CASE("a FIFO or a directory is an error naming the path, and nothing blocks
 }
 
 TEST_CASE("errors name the line the row came from, blank lines counted", "[report][csv]") {
-  const TempDir dir;
+  const CsvTempDir dir;
   const CsvFile f = CsvFile::read(dir.write("h.csv", "a,b\n1,2\n\n3,x\n"));
   REQUIRE(f.rows() == 2);
   CHECK(f.line(1) == 4);

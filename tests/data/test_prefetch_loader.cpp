@@ -30,7 +30,7 @@ using dtbench::data::PrefetchOptions;
 
 namespace {
 
-Dataset smallDataset(int64_t n) {
+Dataset prefetchDataset(int64_t n) {
   dtbench::data::SyntheticOptions o;
   o.trainSize = n;
   o.testSize = 0;
@@ -76,7 +76,7 @@ void requireIdentical(const std::vector<Batch>& a, const std::vector<Batch>& b) 
 }  // namespace
 
 TEST_CASE("PrefetchLoader gives bit-identical batches for 0 1 2 and 4 workers", "[prefetch]") {
-  const auto data = smallDataset(203);  // 13 batches of 16, the last one of 11
+  const auto data = prefetchDataset(203);  // 13 batches of 16, the last one of 11
   for (bool train : {true, false}) {
     Loader reference(data, loaderOptions(train));
     const auto expected1 = wholeEpoch(reference, 1);
@@ -95,7 +95,7 @@ TEST_CASE("PrefetchLoader gives bit-identical batches for 0 1 2 and 4 workers", 
 }
 
 TEST_CASE("PrefetchLoader restarts cleanly from an abandoned epoch", "[prefetch]") {
-  const auto data = smallDataset(203);
+  const auto data = prefetchDataset(203);
   Loader reference(data, loaderOptions(true));
   const auto expected = wholeEpoch(reference, 7);
   PrefetchLoader loader(data, loaderOptions(true), prefetch(2, 3));
@@ -168,7 +168,7 @@ TEST_CASE("PrefetchLoader shuts down while workers are busy", "[prefetch]") {
 }
 
 TEST_CASE("PrefetchLoader validates its options", "[prefetch]") {
-  const auto data = smallDataset(10);
+  const auto data = prefetchDataset(10);
   CHECK_THROWS_WITH(PrefetchLoader(data, loaderOptions(true), prefetch(-1)), Catch::Contains("--workers must be >= 0"));
   auto bad = loaderOptions(true);
   bad.batchSize = 0;
@@ -178,7 +178,7 @@ TEST_CASE("PrefetchLoader validates its options", "[prefetch]") {
 }
 
 TEST_CASE("PrefetchLoader does not pin memory without a CUDA device", "[prefetch]") {
-  const auto data = smallDataset(40);
+  const auto data = prefetchDataset(40);
   auto o = prefetch(2);
   o.pinMemory = true;
   PrefetchLoader loader(data, loaderOptions(true), o);

@@ -17,7 +17,7 @@ namespace run = dtbench::run;
 
 namespace {
 
-run::DeviceFacts gpu(const std::string& name, int64_t sms, double gib, const std::string& capability) {
+run::DeviceFacts gpuDevice(const std::string& name, int64_t sms, double gib, const std::string& capability) {
   run::DeviceFacts d;
   d.type = "cuda";
   d.model = name;
@@ -58,7 +58,7 @@ std::vector<std::string> aboutSpeedOfLight(const std::vector<std::string>& probl
 
 TEST_CASE("an fp32 run with cuDNN's TF32 on: its convolutions against the TF32 peak, its matrix products fp32's",
           "[speed_of_light]") {
-  const run::DeviceFacts a100 = gpu("NVIDIA A100-SXM4-80GB", 108, 79.2, "8.0");
+  const run::DeviceFacts a100 = gpuDevice("NVIDIA A100-SXM4-80GB", 108, 79.2, "8.0");
   const run::SpeedOfLight s = run::gpuSpeedOfLight(flops(3e9, 1e8), run::Amp::kOff, true, false, a100);
   CHECK(s.convolutionPrecision == run::Precision::tf32);
   CHECK(s.linearPrecision == run::Precision::fp32);
@@ -80,13 +80,13 @@ TEST_CASE("an fp32 run with cuDNN's TF32 on: its convolutions against the TF32 p
 
 TEST_CASE("autocast's precision is both kinds' - TF32 before Ampere is fp32 - a precision the part lacks has no peak",
           "[speed_of_light]") {
-  const run::DeviceFacts h100 = gpu("NVIDIA H100 80GB HBM3", 132, 79.1, "9.0");
+  const run::DeviceFacts h100 = gpuDevice("NVIDIA H100 80GB HBM3", 132, 79.1, "9.0");
   const run::SpeedOfLight bf16 = run::gpuSpeedOfLight(flops(3e9, 1e8), run::Amp::kBf16, true, false, h100);
   CHECK(bf16.convolutionPrecision == run::Precision::bf16);
   CHECK(bf16.linearPrecision == run::Precision::bf16);
   CHECK(*bf16.peakFlopsPerS() == Approx(989.4e12));
 
-  const run::DeviceFacts v100 = gpu("Tesla V100-SXM2-32GB", 80, 31.7, "7.0");
+  const run::DeviceFacts v100 = gpuDevice("Tesla V100-SXM2-32GB", 80, 31.7, "7.0");
   const run::SpeedOfLight tf32 = run::gpuSpeedOfLight(flops(3e9, 1e8), run::Amp::kOff, true, true, v100);
   CHECK(tf32.convolutionPrecision == run::Precision::fp32);  // the TF32 flags do nothing on a V100
   CHECK(*tf32.peakFlopsPerS() == Approx(15.7e12));
@@ -97,8 +97,8 @@ TEST_CASE("autocast's precision is both kinds' - TF32 before Ampere is fp32 - a 
 }
 
 TEST_CASE("an unknown GPU gives 'unknown' and no peak, never another part's", "[speed_of_light]") {
-  for (const run::DeviceFacts& device : {gpu("AMD Instinct MI300X", 304, 191.5, "9.4"),
-                                         gpu("NVIDIA H100 80GB HBM3", 16, 9.8, "9.0")}) {  // a MIG slice
+  for (const run::DeviceFacts& device : {gpuDevice("AMD Instinct MI300X", 304, 191.5, "9.4"),
+                                         gpuDevice("NVIDIA H100 80GB HBM3", 16, 9.8, "9.0")}) {  // a MIG slice
     INFO(device.model << " with " << *device.smCount << " SMs");
     const run::SpeedOfLight s = run::gpuSpeedOfLight(flops(3e9, 1e8), run::Amp::kOff, true, false, device);
     CHECK(s.convolutionPeak->gpu == "unknown");
@@ -120,7 +120,7 @@ TEST_CASE("on the CPU the peak is the GEMM probe's rate", "[speed_of_light]") {
 
 TEST_CASE("config.json's speed_of_light reads back as written, and a wrong value is named", "[speed_of_light]") {
   const run::GemmProbe probe = gemmProbe(55.5, 2, "2026-11-28T01:02:03Z");
-  const run::DeviceFacts a100 = gpu("NVIDIA A100-SXM4-80GB", 108, 79.2, "8.0");
+  const run::DeviceFacts a100 = gpuDevice("NVIDIA A100-SXM4-80GB", 108, 79.2, "8.0");
   for (const run::SpeedOfLight& s : {run::cpuSpeedOfLight(flops(3e9, 0), run::Amp::kOff, probe),
                                      run::gpuSpeedOfLight(flops(3e9, 1e8), run::Amp::kOff, true, false, a100)}) {
     const nlohmann::json j = run::speedOfLightJson(s);

@@ -18,7 +18,7 @@ using namespace dtbench::trainer;
 
 namespace {
 
-RunConfig valid() {
+RunConfig agreedConfig() {
   RunConfig c = resolveDefaults(RunConfig{});
   c.outDir = "somewhere";
   return c;
@@ -27,7 +27,7 @@ RunConfig valid() {
 }  // namespace
 
 TEST_CASE("ranks with the same shared settings agree", "[config_agreement]") {
-  const nlohmann::json same = sharedSettingsJson(valid());
+  const nlohmann::json same = sharedSettingsJson(agreedConfig());
   CHECK(describeDisagreement({same}).empty());
   CHECK(describeDisagreement({same, same, same}).empty());
   CHECK(describeDisagreement({}).empty());
@@ -116,7 +116,7 @@ TEST_CASE("every setting that changes the result or the collectives is shared an
 }
 
 TEST_CASE("the shared settings are config.json's keys under their flags", "[config_agreement]") {
-  const nlohmann::json configJson = dtbench::run::settingsJson(valid());
+  const nlohmann::json configJson = dtbench::run::settingsJson(agreedConfig());
   std::set<std::string> keys;
   for (const SharedSetting& setting : sharedSettings()) {
     INFO(setting.key);

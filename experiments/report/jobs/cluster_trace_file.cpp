@@ -17,7 +17,7 @@ const char* const kHeliosColumns[] = {"job_id",      "user",       "gpu_num",  "
 const char* const kRequired[] = {"job_id", "gpu_num", "state", "submit_time", "start_time", "end_time"};
 constexpr size_t kNone = static_cast<size_t>(-1);
 
-void split(const std::string& line, std::vector<std::string>& fields) {
+void splitCsvFields(const std::string& line, std::vector<std::string>& fields) {
   size_t n = 0;
   bool quoted = false;
   auto field = [&]() -> std::string& {
@@ -84,7 +84,7 @@ JobTrace readTrace(const std::string& path, const TraceColumnMap& columns) {
   std::string line;
   if (!lines.next(line)) throw std::runtime_error(path + " is empty: expected a header naming the Helios columns");
   std::vector<std::string> header, f;
-  split(line, header);
+  splitCsvFields(line, header);
   auto fileName = [&](const std::string& ours) {
     auto it = columns.find(ours);
     return it == columns.end() ? ours : it->second;
@@ -108,7 +108,7 @@ JobTrace readTrace(const std::string& path, const TraceColumnMap& columns) {
   JobClock clock;
   JobRecord job;
   while (lines.next(line)) {
-    split(line, f);
+    splitCsvFields(line, f);
     if (f.size() != header.size())
       lines.fail("has " + std::to_string(f.size()) + " fields, the header has " + std::to_string(header.size()));
     ++trace.rows;

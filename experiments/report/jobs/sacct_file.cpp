@@ -38,7 +38,7 @@ enum Field {
 const char* const kNames[] = {"JobID",  "JobName", "User", "Partition",  "State",  "ExitCode",
                               "Submit", "Start",   "End",  "ElapsedRaw", "NNodes", "AllocTRES"};
 
-void split(const std::string& line, std::vector<std::string>& fields) {
+void splitBarFields(const std::string& line, std::vector<std::string>& fields) {
   fields.clear();
   size_t from = 0;
   for (;;) {
@@ -136,7 +136,7 @@ void readRows(const std::string& path, JobTrace& trace, OnRow&& onRow) {
   std::vector<std::string> f;
   Row row;
   while (lines.next(line)) {
-    split(line, f);
+    splitBarFields(line, f);
     if (f.size() != kFields)
       lines.fail("has " + std::to_string(f.size()) + " fields, sacct's header has " + std::to_string(kFields));
     ++trace.rows;

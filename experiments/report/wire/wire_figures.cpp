@@ -14,8 +14,6 @@ namespace {
 constexpr int64_t kBinMs = 10;
 constexpr double kBinSeconds = 0.010;
 
-int64_t millis(double seconds) { return std::llround(seconds * 1000.0); }
-
 // Host x host matrix over `hosts` from (src host, dst host) -> bytes, in GB.
 nlohmann::json matrixGB(const std::vector<std::string>& hosts,
                         const std::map<std::pair<std::string, std::string>, int64_t>& bytes) {

@@ -4,12 +4,13 @@
 #include <cmath>
 
 namespace dtbench::report {
+
+int64_t millis(double seconds) { return std::llround(seconds * 1000.0); }
+
 namespace {
 
 constexpr int64_t kCountedBinMs = 10;  // traffic_timeline.csv's bins
 constexpr char kLoopbackSuffix[] = ":lo";
-
-int64_t millis(double seconds) { return std::llround(seconds * 1000.0); }
 
 int directionOrder(const std::string& direction) {
   return direction == "up" ? 0 : direction == "down" ? 1 : direction == "local" ? 2 : 3;

@@ -22,6 +22,9 @@ namespace dtbench::report {
 
 // [startMs, endMs): from the start of the earliest bin of wire_links.csv to the end of the latest,
 // over every link and bin width (with aligned bins, the span of the 10 ms bins).
+// Unix seconds as whole milliseconds (the unit of every time here), rounded to the nearest.
+int64_t millis(double seconds);
+
 struct CaptureWindow {
   int64_t startMs = 0, endMs = 0;
   double seconds() const { return static_cast<double>(endMs - startMs) / 1000.0; }

@@ -21,7 +21,7 @@ using dtbench::experiments::sweepCounts;
 
 namespace {
 
-std::string errorOf(const std::vector<std::string>& args, const dtbench::comm::Environment& env = {}) {
+std::string allreduceErrorOf(const std::vector<std::string>& args, const dtbench::comm::Environment& env = {}) {
   try {
     parseAllreduceOptions(args, env);
   } catch (const UsageError& e) {
@@ -33,11 +33,11 @@ std::string errorOf(const std::vector<std::string>& args, const dtbench::comm::E
 }  // namespace
 
 TEST_CASE("a byte sweep that cannot end is refused, not run", "[cli][allreduce]") {
-  CHECK_THAT(errorOf({"-b", "0", "-e", "8K"}), Catch::Contains("--min-bytes must be at least 1"));
-  CHECK_THAT(errorOf({"--min-bytes", "0"}), Catch::Contains("--counts 0"));
+  CHECK_THAT(allreduceErrorOf({"-b", "0", "-e", "8K"}), Catch::Contains("--min-bytes must be at least 1"));
+  CHECK_THAT(allreduceErrorOf({"--min-bytes", "0"}), Catch::Contains("--counts 0"));
   // A factor one ulp above 1 grows 4K by one ulp per row: ~10^16 rows.
-  CHECK_THAT(errorOf({"-f", "1.0000000000000002"}), Catch::Contains("raise --factor"));
-  CHECK(errorOf({"-b", "1", "-e", "8K"}).empty());
+  CHECK_THAT(allreduceErrorOf({"-f", "1.0000000000000002"}), Catch::Contains("raise --factor"));
+  CHECK(allreduceErrorOf({"-b", "1", "-e", "8K"}).empty());
   AllreduceSettings s;
   s.minBytes = 0;
   s.maxBytes = 8192;
@@ -48,35 +48,35 @@ TEST_CASE("a byte sweep that cannot end is refused, not run", "[cli][allreduce]"
 
 TEST_CASE("allreduce bounds its thread counts", "[cli][allreduce]") {
   const int cores = dtbench::trainer::availableCores();
-  CHECK_THAT(errorOf({"--threads", "100000"}),
+  CHECK_THAT(allreduceErrorOf({"--threads", "100000"}),
              Catch::Contains("--threads must be in [1, " + std::to_string(cores) + "]") && Catch::Contains("100000"));
-  CHECK_THAT(errorOf({"--threads", std::to_string(cores + 1)}), Catch::Contains("--threads"));
-  CHECK(errorOf({"--threads", std::to_string(cores)}).empty());
-  CHECK_THAT(errorOf({"--gloo-threads", "100000"}), Catch::Contains("--gloo-threads must be in [1, 64], got 100000"));
-  CHECK(errorOf({"--gloo-threads", std::to_string(dtbench::comm::kMaxGlooThreads)}).empty());
+  CHECK_THAT(allreduceErrorOf({"--threads", std::to_string(cores + 1)}), Catch::Contains("--threads"));
+  CHECK(allreduceErrorOf({"--threads", std::to_string(cores)}).empty());
+  CHECK_THAT(allreduceErrorOf({"--gloo-threads", "100000"}), Catch::Contains("--gloo-threads must be in [1, 64], got 100000"));
+  CHECK(allreduceErrorOf({"--gloo-threads", std::to_string(dtbench::comm::kMaxGlooThreads)}).empty());
 }
 
 TEST_CASE("empty lists and empty items name their flag", "[cli][allreduce]") {
-  CHECK_THAT(errorOf({"--counts", ",,"}), Catch::Contains("--counts") && Catch::Contains("',,'"));
-  CHECK_THAT(errorOf({"--counts", "1,,2"}), Catch::Contains("--counts"));
-  CHECK_THAT(errorOf({"--counts", ""}), Catch::Contains("--counts needs a value"));
-  CHECK_THAT(errorOf({"--topology", "ring,,tree"}), Catch::Contains("--topology"));
-  CHECK_THAT(errorOf({"--dtype", ","}), Catch::Contains("--dtype"));
-  CHECK_THAT(errorOf({"--csv", ""}), Catch::Contains("--csv needs a value"));
+  CHECK_THAT(allreduceErrorOf({"--counts", ",,"}), Catch::Contains("--counts") && Catch::Contains("',,'"));
+  CHECK_THAT(allreduceErrorOf({"--counts", "1,,2"}), Catch::Contains("--counts"));
+  CHECK_THAT(allreduceErrorOf({"--counts", ""}), Catch::Contains("--counts needs a value"));
+  CHECK_THAT(allreduceErrorOf({"--topology", "ring,,tree"}), Catch::Contains("--topology"));
+  CHECK_THAT(allreduceErrorOf({"--dtype", ","}), Catch::Contains("--dtype"));
+  CHECK_THAT(allreduceErrorOf({"--csv", ""}), Catch::Contains("--csv needs a value"));
   CHECK(parseAllreduceOptions({"--counts", "0,1,13"}, {}).settings.counts == std::vector<int64_t>{0, 1, 13});
 }
 
 TEST_CASE("numbers that are not numbers name the flag and the value", "[cli][allreduce]") {
-  CHECK_THAT(errorOf({"--factor", "nan"}),
+  CHECK_THAT(allreduceErrorOf({"--factor", "nan"}),
              Catch::Contains("--factor takes a finite number") && Catch::Contains("'nan'"));
-  CHECK_THAT(errorOf({"-f", "inf"}), Catch::Contains("-f (--factor)") && Catch::Contains("'inf'"));
-  CHECK_THAT(errorOf({"--factor", "2x"}), Catch::Contains("--factor") && Catch::Contains("'2x'"));
-  CHECK_THAT(errorOf({"--iters", "1.5"}), Catch::Contains("--iters takes a whole number, got '1.5'"));
-  CHECK_THAT(errorOf({"--timeout", "inf"}), Catch::Contains("--timeout") && Catch::Contains("'inf'"));
-  CHECK_THAT(errorOf({"-b", "nan"}), Catch::Contains("--min-bytes") && Catch::Contains("'nan'"));
-  CHECK_THAT(errorOf({"-e", "inf"}), Catch::Contains("--max-bytes") && Catch::Contains("'inf'"));
-  CHECK_THAT(errorOf({"--counts", "1.5"}), Catch::Contains("--counts") && Catch::Contains("'1.5'"));
-  CHECK_THAT(errorOf({"--segment-bytes", "1e300G"}), Catch::Contains("--segment-bytes"));
+  CHECK_THAT(allreduceErrorOf({"-f", "inf"}), Catch::Contains("-f (--factor)") && Catch::Contains("'inf'"));
+  CHECK_THAT(allreduceErrorOf({"--factor", "2x"}), Catch::Contains("--factor") && Catch::Contains("'2x'"));
+  CHECK_THAT(allreduceErrorOf({"--iters", "1.5"}), Catch::Contains("--iters takes a whole number, got '1.5'"));
+  CHECK_THAT(allreduceErrorOf({"--timeout", "inf"}), Catch::Contains("--timeout") && Catch::Contains("'inf'"));
+  CHECK_THAT(allreduceErrorOf({"-b", "nan"}), Catch::Contains("--min-bytes") && Catch::Contains("'nan'"));
+  CHECK_THAT(allreduceErrorOf({"-e", "inf"}), Catch::Contains("--max-bytes") && Catch::Contains("'inf'"));
+  CHECK_THAT(allreduceErrorOf({"--counts", "1.5"}), Catch::Contains("--counts") && Catch::Contains("'1.5'"));
+  CHECK_THAT(allreduceErrorOf({"--segment-bytes", "1e300G"}), Catch::Contains("--segment-bytes"));
 }
 
 TEST_CASE("allreduce refuses unknown backends and topologies on every rank at parse time", "[cli][allreduce]") {
@@ -85,9 +85,9 @@ TEST_CASE("allreduce refuses unknown backends and topologies on every rank at pa
                                          {"WORLD_SIZE", "2"},
                                          {"MASTER_ADDR", "127.0.0.1"},
                                          {"MASTER_PORT", "1"}};
-    CHECK_THAT(errorOf({"--backend", "foo"}, env), Catch::Contains("unknown backend 'foo'"));
-    CHECK_THAT(errorOf({"--topology", "foo"}, env), Catch::Contains("unknown topology 'foo'"));
-    CHECK_THAT(errorOf({"--topology", "ring,foo"}, env), Catch::Contains("unknown topology 'foo'"));
+    CHECK_THAT(allreduceErrorOf({"--backend", "foo"}, env), Catch::Contains("unknown backend 'foo'"));
+    CHECK_THAT(allreduceErrorOf({"--topology", "foo"}, env), Catch::Contains("unknown topology 'foo'"));
+    CHECK_THAT(allreduceErrorOf({"--topology", "ring,foo"}, env), Catch::Contains("unknown topology 'foo'"));
   }
 }
 
@@ -128,5 +128,5 @@ TEST_CASE("allreduce timing is each (the default) or loop", "[cli][allreduce]") 
   CHECK_FALSE(parseAllreduceOptions({}, {}).settings.loopTiming);
   CHECK(parseAllreduceOptions({"--timing", "loop"}, {}).settings.loopTiming);
   CHECK_FALSE(parseAllreduceOptions({"--timing", "each"}, {}).settings.loopTiming);
-  CHECK(errorOf({"--timing", "nccl"}) == "--timing is each or loop, got 'nccl'");
+  CHECK(allreduceErrorOf({"--timing", "nccl"}) == "--timing is each or loop, got 'nccl'");
 }

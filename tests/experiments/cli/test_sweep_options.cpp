@@ -14,7 +14,7 @@ using dtbench::experiments::ValueKind;
 
 namespace {
 
-std::string errorOf(const std::vector<std::string>& grid) {
+std::string sweepErrorOf(const std::vector<std::string>& grid) {
   std::vector<std::string> args{"--out", "d"};
   for (const std::string& axis : grid) args.insert(args.end(), {"--grid", axis});
   try {
@@ -38,22 +38,22 @@ TEST_CASE("the sweep knows which train flags take numbers", "[cli][sweep]") {
 }
 
 TEST_CASE("grid values that are the same number are refused, naming the key and both values", "[cli][sweep]") {
-  CHECK_THAT(errorOf({"lr=0.1,0.10"}), Catch::Contains("lr lists 0.1 and 0.10, the same number"));
-  CHECK_THAT(errorOf({"lr=0.001,1e-3"}), Catch::Contains("lr lists 0.001 and 1e-3"));
-  CHECK_THAT(errorOf({"epochs=2,02"}), Catch::Contains("epochs lists 2 and 02"));
-  CHECK_THAT(errorOf({"seed=16,0x10"}), Catch::Contains("seed lists 16 and 0x10"));
-  CHECK_THAT(errorOf({"batch=32,032"}), Catch::Contains("batch lists 32 and 032"));
+  CHECK_THAT(sweepErrorOf({"lr=0.1,0.10"}), Catch::Contains("lr lists 0.1 and 0.10, the same number"));
+  CHECK_THAT(sweepErrorOf({"lr=0.001,1e-3"}), Catch::Contains("lr lists 0.001 and 1e-3"));
+  CHECK_THAT(sweepErrorOf({"epochs=2,02"}), Catch::Contains("epochs lists 2 and 02"));
+  CHECK_THAT(sweepErrorOf({"seed=16,0x10"}), Catch::Contains("seed lists 16 and 0x10"));
+  CHECK_THAT(sweepErrorOf({"batch=32,032"}), Catch::Contains("batch lists 32 and 032"));
   // Text flags compare as text: two spellings are two values.
-  CHECK(errorOf({"model=lenet,LeNet"}).empty());
-  CHECK(errorOf({"lr=0.1,0.2", "seed=1,2"}).empty());
+  CHECK(sweepErrorOf({"model=lenet,LeNet"}).empty());
+  CHECK(sweepErrorOf({"lr=0.1,0.2", "seed=1,2"}).empty());
 }
 
 TEST_CASE("grid keys must be train flags that take a value of their type", "[cli][sweep]") {
-  CHECK_THAT(errorOf({"lr=0.1,fast"}), Catch::Contains("lr takes finite numbers, got 'fast'"));
-  CHECK_THAT(errorOf({"lr=0.1,nan"}), Catch::Contains("'nan'"));
-  CHECK_THAT(errorOf({"epochs=1.5"}), Catch::Contains("epochs takes whole numbers, got '1.5'"));
-  CHECK_THAT(errorOf({"lrr=0.1"}), Catch::Contains("'lrr' is not a dtbench train flag"));
-  CHECK_THAT(errorOf({"drop-last=1"}), Catch::Contains("--drop-last takes no value"));
+  CHECK_THAT(sweepErrorOf({"lr=0.1,fast"}), Catch::Contains("lr takes finite numbers, got 'fast'"));
+  CHECK_THAT(sweepErrorOf({"lr=0.1,nan"}), Catch::Contains("'nan'"));
+  CHECK_THAT(sweepErrorOf({"epochs=1.5"}), Catch::Contains("epochs takes whole numbers, got '1.5'"));
+  CHECK_THAT(sweepErrorOf({"lrr=0.1"}), Catch::Contains("'lrr' is not a dtbench train flag"));
+  CHECK_THAT(sweepErrorOf({"drop-last=1"}), Catch::Contains("--drop-last takes no value"));
 }
 
 TEST_CASE("the sweep's own numbers name their flag", "[cli][sweep]") {

@@ -19,7 +19,7 @@ using dtbench::common::UsageError;
 
 namespace {
 
-std::string errorOf(const std::vector<std::string>& args, const dtbench::comm::Environment& env = {}) {
+std::string trainErrorOf(const std::vector<std::string>& args, const dtbench::comm::Environment& env = {}) {
   try {
     parseTrainOptions(args, env);
   } catch (const UsageError& e) {
@@ -60,58 +60,58 @@ TEST_CASE("help is not an error", "[cli]") {
 }
 
 TEST_CASE("bad command lines name what to fix", "[cli]") {
-  CHECK_THAT(errorOf({"--out", "d", "--batch-size", "0"}), Catch::Contains("--batch-size"));
-  CHECK_THAT(errorOf({"--out", "d", "--lr", "-0.1"}), Catch::Contains("--lr"));
-  CHECK_THAT(errorOf({"--out", "d", "--momentum", "-1"}), Catch::Contains("--momentum"));
-  CHECK_THAT(errorOf({"--out", "d", "--batch-size", "many"}), Catch::Contains("many"));
-  CHECK_THAT(errorOf({"--out", "d", "--frobnicate"}), Catch::Contains("frobnicate"));
-  CHECK_THAT(errorOf({"--out", "d", "extra"}), Catch::Contains("extra"));
-  CHECK_THAT(errorOf({"--out", "d", "--optimizer", "lamb"}), Catch::Contains("sgd, adam, rmsprop"));
-  CHECK_THAT(errorOf({"--out", "d", "--model", "resnet19"}), Catch::Contains("resnet18"));
-  CHECK_THAT(errorOf({}), Catch::Contains("--out"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--batch-size", "0"}), Catch::Contains("--batch-size"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--lr", "-0.1"}), Catch::Contains("--lr"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--momentum", "-1"}), Catch::Contains("--momentum"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--batch-size", "many"}), Catch::Contains("many"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--frobnicate"}), Catch::Contains("frobnicate"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "extra"}), Catch::Contains("extra"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--optimizer", "lamb"}), Catch::Contains("sgd, adam, rmsprop"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--model", "resnet19"}), Catch::Contains("resnet18"));
+  CHECK_THAT(trainErrorOf({}), Catch::Contains("--out"));
 }
 
 TEST_CASE("a value that does not read as a number names the flag and the value", "[cli]") {
-  CHECK_THAT(errorOf({"--out", "d", "--lr", "nan"}),
+  CHECK_THAT(trainErrorOf({"--out", "d", "--lr", "nan"}),
              Catch::Contains("--lr takes a finite number") && Catch::Contains("'nan'"));
-  CHECK_THAT(errorOf({"--out", "d", "--lr=inf"}), Catch::Contains("--lr") && Catch::Contains("'inf'"));
-  CHECK_THAT(errorOf({"--out", "d", "--lr", "-inf"}), Catch::Contains("--lr") && Catch::Contains("'-inf'"));
-  CHECK_THAT(errorOf({"--out", "d", "--lr", "1e999"}), Catch::Contains("--lr") && Catch::Contains("'1e999'"));
-  CHECK_THAT(errorOf({"--out", "d", "--lr", "0.1x"}), Catch::Contains("--lr") && Catch::Contains("'0.1x'"));
-  CHECK_THAT(errorOf({"--out", "d", "--momentum", "nan"}), Catch::Contains("--momentum"));
-  CHECK_THAT(errorOf({"--out", "d", "--weight-decay", "inf"}), Catch::Contains("--weight-decay"));
-  CHECK_THAT(errorOf({"--out", "d", "--bucket-mb", "nan"}), Catch::Contains("--bucket-mb"));
-  CHECK_THAT(errorOf({"--out", "d", "--inject-delay-ms", "inf"}), Catch::Contains("--inject-delay-ms"));
-  CHECK_THAT(errorOf({"--out", "d", "--epochs", "1.5"}), Catch::Contains("--epochs takes a whole number, got '1.5'"));
-  CHECK_THAT(errorOf({"--out", "d", "--seed", "-1"}), Catch::Contains("--seed takes a whole number >= 0, got '-1'"));
-  CHECK_THAT(errorOf({"--out", "d", "--batch-size", "many"}),
+  CHECK_THAT(trainErrorOf({"--out", "d", "--lr=inf"}), Catch::Contains("--lr") && Catch::Contains("'inf'"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--lr", "-inf"}), Catch::Contains("--lr") && Catch::Contains("'-inf'"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--lr", "1e999"}), Catch::Contains("--lr") && Catch::Contains("'1e999'"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--lr", "0.1x"}), Catch::Contains("--lr") && Catch::Contains("'0.1x'"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--momentum", "nan"}), Catch::Contains("--momentum"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--weight-decay", "inf"}), Catch::Contains("--weight-decay"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--bucket-mb", "nan"}), Catch::Contains("--bucket-mb"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--inject-delay-ms", "inf"}), Catch::Contains("--inject-delay-ms"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--epochs", "1.5"}), Catch::Contains("--epochs takes a whole number, got '1.5'"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--seed", "-1"}), Catch::Contains("--seed takes a whole number >= 0, got '-1'"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--batch-size", "many"}),
              Catch::Contains("--batch-size") && Catch::Contains("many"));
-  CHECK_THAT(errorOf({"--out", "d", "--no-eval=maybe"}), Catch::Contains("--no-eval takes no value"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--no-eval=maybe"}), Catch::Contains("--no-eval takes no value"));
 }
 
 TEST_CASE("an empty value is an error naming the flag, not the default", "[cli]") {
-  CHECK_THAT(errorOf({"--out", "d", "--download-url", ""}), Catch::Contains("--download-url needs a value"));
-  CHECK_THAT(errorOf({"--out", "d", "--data-dir", ""}), Catch::Contains("--data-dir needs a value"));
-  CHECK_THAT(errorOf({"--out", "d", "--data-dir="}), Catch::Contains("--data-dir needs a value"));
-  CHECK_THAT(errorOf({"--out", "d", "--download-md5", ""}), Catch::Contains("--download-md5"));
-  CHECK_THAT(errorOf({"--out", ""}), Catch::Contains("--out needs a value"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--download-url", ""}), Catch::Contains("--download-url needs a value"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--data-dir", ""}), Catch::Contains("--data-dir needs a value"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--data-dir="}), Catch::Contains("--data-dir needs a value"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--download-md5", ""}), Catch::Contains("--download-md5"));
+  CHECK_THAT(trainErrorOf({"--out", ""}), Catch::Contains("--out needs a value"));
 }
 
 TEST_CASE("thread counts are bounded by the cores and a fixed maximum", "[cli]") {
   const int cores = dtbench::trainer::availableCores();
-  CHECK_THAT(errorOf({"--out", "d", "--threads", "100000"}),
+  CHECK_THAT(trainErrorOf({"--out", "d", "--threads", "100000"}),
              Catch::Contains("--threads must be in [0, " + std::to_string(cores) + "]") && Catch::Contains("100000"));
-  CHECK_THAT(errorOf({"--out", "d", "--threads", std::to_string(cores + 1)}), Catch::Contains("--threads"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--threads", std::to_string(cores + 1)}), Catch::Contains("--threads"));
   CHECK(parseTrainOptions({"--out", "d", "--threads", std::to_string(cores)}).config.threads == cores);
-  CHECK_THAT(errorOf({"--out", "d", "--gloo-threads", "100000"}), Catch::Contains("--gloo-threads must be in [1, 64]"));
+  CHECK_THAT(trainErrorOf({"--out", "d", "--gloo-threads", "100000"}), Catch::Contains("--gloo-threads must be in [1, 64]"));
 }
 
 TEST_CASE("unknown backends and topologies are refused on every rank at parse time", "[cli]") {
   for (const char* rank : {"0", "1"}) {
     const dtbench::comm::Environment env{{"RANK", rank}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"},
                                          {"MASTER_PORT", "1"}};
-    CHECK_THAT(errorOf({"--out", "d", "--backend", "foo"}, env), Catch::Contains("unknown backend 'foo'"));
-    CHECK_THAT(errorOf({"--out", "d", "--topology", "foo"}, env), Catch::Contains("unknown topology 'foo'"));
+    CHECK_THAT(trainErrorOf({"--out", "d", "--backend", "foo"}, env), Catch::Contains("unknown backend 'foo'"));
+    CHECK_THAT(trainErrorOf({"--out", "d", "--topology", "foo"}, env), Catch::Contains("unknown topology 'foo'"));
   }
 }
 

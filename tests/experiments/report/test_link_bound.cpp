@@ -40,7 +40,7 @@ nlohmann::json configWith(const nlohmann::json& extra) {
   return config;
 }
 
-RunData runWith(const nlohmann::json& extra) {
+RunData linkRunWith(const nlohmann::json& extra) {
   RunData run;
   dtbench::report::readConfig(run, configWith(extra));
   return run;
@@ -77,24 +77,24 @@ const std::vector<Cell>& rowWith(const Table& table, const std::string& key, con
 }  // namespace
 
 TEST_CASE("nodes are the distinct real hosts and emulated hosts are marked apart", "[report][nodes]") {
-  const auto two = placementOf(runWith({{"world_size", 4}, {"hosts", {"node1", "node1", "node2", "node2"}}}));
+  const auto two = placementOf(linkRunWith({{"world_size", 4}, {"hosts", {"node1", "node1", "node2", "node2"}}}));
   CHECK(two.nodes == 2);
   CHECK(two.ranksPerNode == std::vector<int>{2, 2});
   CHECK(two.text() == "2 nodes × 2 ranks");
-  const auto uneven = placementOf(runWith({{"world_size", 4}, {"hosts", {"b", "a", "b", "b"}}}));
+  const auto uneven = placementOf(linkRunWith({{"world_size", 4}, {"hosts", {"b", "a", "b", "b"}}}));
   CHECK(uneven.ranksPerNode == std::vector<int>{3, 1});  // nodes in the order of their lowest rank
   CHECK(uneven.text() == "2 nodes × 1–3 ranks");
-  const auto one = placementOf(runWith({{"hosts", {"vm", "vm"}}}));
+  const auto one = placementOf(linkRunWith({{"hosts", {"vm", "vm"}}}));
   CHECK(one.nodes == 1);
   CHECK(one.text().empty());
   // --ranks-per-host 2 on one machine: 1 node, 2 emulated hosts.
   const auto emulated = placementOf(
-      runWith({{"world_size", 4}, {"hosts", {"vm", "vm", "vm", "vm"}}, {"hosts_emulated", true}, {"ranks_per_host", 2}}));
+      linkRunWith({{"world_size", 4}, {"hosts", {"vm", "vm", "vm", "vm"}}, {"hosts_emulated", true}, {"ranks_per_host", 2}}));
   CHECK(emulated.nodes == 1);
   CHECK(emulated.emulatedHosts == 2);
   CHECK(emulated.text() == "2 emulated hosts × 2 ranks");
   const auto odd = placementOf(
-      runWith({{"world_size", 5}, {"hosts", {"vm", "vm", "vm", "vm", "vm"}}, {"hosts_emulated", true},
+      linkRunWith({{"world_size", 5}, {"hosts", {"vm", "vm", "vm", "vm", "vm"}}, {"hosts_emulated", true},
                {"ranks_per_host", 2}}));
   CHECK(odd.text() == "3 emulated hosts × 1–2 ranks");
   // One rank lists no hosts and runs on one node; a run of several ranks without hosts is unknown.
@@ -108,9 +108,9 @@ TEST_CASE("nodes are the distinct real hosts and emulated hosts are marked apart
 
 TEST_CASE("the placement is part of the grouping key and of the configuration line", "[report][nodes]") {
   using dtbench::report::configurationOf;
-  const auto local = configurationOf(runWith({{"world_size", 4}, {"hosts", {"vm", "vm", "vm", "vm"}},
+  const auto local = configurationOf(linkRunWith({{"world_size", 4}, {"hosts", {"vm", "vm", "vm", "vm"}},
                                               {"link_rate_bps", nullptr}}));
-  const auto placed = configurationOf(runWith({{"world_size", 4}, {"hosts", {"node1", "node1", "node2", "node2"}},
+  const auto placed = configurationOf(linkRunWith({{"world_size", 4}, {"hosts", {"node1", "node1", "node2", "node2"}},
                                                {"link_rate_bps", nullptr}}));
   CHECK(local.nodes == 1);
   CHECK(placed.nodes == 2);
@@ -119,27 +119,27 @@ TEST_CASE("the placement is part of the grouping key and of the configuration li
   CHECK(describe(local) == "lenet synthetic B=32 N=4 gloo/ring ssgd");
   CHECK(describe(placed) == "lenet synthetic B=32 N=4 gloo/ring ssgd, 2 nodes × 2 ranks");
   // Link rates make setups of their own.
-  CHECK(configurationOf(runWith({})).setup == "gloo/ring ssgd, links 1 Gbps");
-  CHECK(configurationOf(runWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", 2.5e8}}}})).setup ==
+  CHECK(configurationOf(linkRunWith({})).setup == "gloo/ring ssgd, links 1 Gbps");
+  CHECK(configurationOf(linkRunWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", 2.5e8}}}})).setup ==
         "gloo/ring ssgd, links 0.25/1 Gbps");
-  CHECK(configurationOf(runWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", nullptr}}}})).setup ==
+  CHECK(configurationOf(linkRunWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", nullptr}}}})).setup ==
         "gloo/ring ssgd, links 1 Gbps/unshaped");
 }
 
 TEST_CASE("the link bound of a ring with one rank per node is the slowest link's payload rate", "[report][link]") {
   // Each rank sends S and receives S per step across the links: T = S / p, busbw bytes S·2(2−1)/2 = S.
-  CHECK(boundOf(runWith({})) == Approx(kPayload1Gbit).epsilon(1e-12));
-  CHECK(boundOf(runWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", 5e8}}}})) ==
+  CHECK(boundOf(linkRunWith({})) == Approx(kPayload1Gbit).epsilon(1e-12));
+  CHECK(boundOf(linkRunWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", 5e8}}}})) ==
         Approx(kPayloadHalfGbit).epsilon(1e-12));
   // native is held to a ring over the hosts: with one rank per node, the ring's bound.
-  CHECK(boundOf(runWith({{"topology", "native"}})) == Approx(kPayload1Gbit).epsilon(1e-12));
+  CHECK(boundOf(linkRunWith({{"topology", "native"}})) == Approx(kPayload1Gbit).epsilon(1e-12));
 }
 
 TEST_CASE("the link bound counts the schedule's chunk rounding and sums over buckets", "[report][link]") {
   // Ring over 3 nodes, 10 float32 elements: chunks of 3, 3 and 4 elements. Rank 2 sends chunks 2, 1
   // (reduce-scatter) and 0, 2 (all-gather): 4 + 3 + 3 + 4 = 14 elements, 56 bytes over node3's link,
   // the busiest. busbw bytes = 40 × 2·2/3 = 53.33, so the bound is 53.33/56 × p = 113,857,960.6 B/s.
-  const RunData three = runWith({{"world_size", 3},
+  const RunData three = linkRunWith({{"world_size", 3},
                                  {"hosts", {"node1", "node2", "node3"}},
                                  {"bucket_elements", {10}},
                                  {"link_rate_bps", {{"node1", 1e9}, {"node2", 1e9}, {"node3", 1e9}}}});
@@ -148,7 +148,7 @@ TEST_CASE("the link bound counts the schedule's chunk rounding and sums over buc
   // Two buckets: T is the sum of each one's least time, S the sum of their bytes. Star over 4 ranks on
   // 2 nodes x 2 ranks, node2 at 0.5 Gbit/s: node2's link carries 2·S_b each way, so T = 2S / p(0.5)
   // and the bound is 1.5 S / T = 0.75 × p(0.5) whatever the buckets.
-  const RunData star = runWith({{"world_size", 4},
+  const RunData star = linkRunWith({{"world_size", 4},
                                 {"topology", "star"},
                                 {"hosts", {"node1", "node1", "node2", "node2"}},
                                 {"bucket_elements", {62007, 1000}},
@@ -167,30 +167,30 @@ TEST_CASE("emulated hosts keep the run's schedule and charge its bytes to the re
                                  {"topology", "hierarchical"},
                                  {"hosts", {"node1", "node1", "node2", "node2"}},
                                  {"bucket_elements", {1000}}};
-  CHECK(boundOf(runWith(placed)) == Approx(1.5 * kPayload1Gbit).epsilon(1e-12));
+  CHECK(boundOf(linkRunWith(placed)) == Approx(1.5 * kPayload1Gbit).epsilon(1e-12));
   // --ranks-per-host 1: the run's schedule is the ring over 4 one-rank emulated hosts; its edges
   // 1->2 and 3->0 cross the links, each carrying 6 chunks of 250 elements = 1.5 S: bound = p.
   nlohmann::json emulated = placed;
   emulated.update({{"hosts_emulated", true}, {"ranks_per_host", 1}});
-  CHECK(boundOf(runWith(emulated)) == Approx(kPayload1Gbit).epsilon(1e-12));
+  CHECK(boundOf(linkRunWith(emulated)) == Approx(kPayload1Gbit).epsilon(1e-12));
 }
 
 TEST_CASE("there is no link bound off shaped links or on one host", "[report][link]") {
-  CHECK(whyNot(runWith({{"link_rate_bps", nullptr}})).empty());  // off the cluster: nothing to say
+  CHECK(whyNot(linkRunWith({{"link_rate_bps", nullptr}})).empty());  // off the cluster: nothing to say
   nlohmann::json withoutKey = configWith({});
   withoutKey.erase("link_rate_bps");
   RunData noKey;
   dtbench::report::readConfig(noKey, withoutKey);
   CHECK(whyNot(noKey).empty());
-  CHECK_THAT(whyNot(runWith({{"hosts", {"node1", "node1"}}})), Catch::Contains("all ranks ran on one host (node1)"));
-  CHECK_THAT(whyNot(runWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", nullptr}}}})),
+  CHECK_THAT(whyNot(linkRunWith({{"hosts", {"node1", "node1"}}})), Catch::Contains("all ranks ran on one host (node1)"));
+  CHECK_THAT(whyNot(linkRunWith({{"link_rate_bps", {{"node1", 1e9}, {"node2", nullptr}}}})),
              Catch::Contains("host node2 has no link rate in link_rate_bps (null)"));
-  CHECK_THAT(whyNot(runWith({{"link_rate_bps", {{"node1", 1e9}}}})),
+  CHECK_THAT(whyNot(linkRunWith({{"link_rate_bps", {{"node1", 1e9}}}})),
              Catch::Contains("host node2 has no link rate in link_rate_bps (missing)"));
   // Emulated hosts on one machine: no link at all.
-  CHECK_THAT(whyNot(runWith({{"hosts", {"vm", "vm"}}, {"hosts_emulated", true}, {"ranks_per_host", 1}})),
+  CHECK_THAT(whyNot(linkRunWith({{"hosts", {"vm", "vm"}}, {"hosts_emulated", true}, {"ranks_per_host", 1}})),
              Catch::Contains("all ranks ran on one host (vm)"));
-  CHECK_THAT(whyNot(runWith({{"sync", "pairavg"}})), Catch::Contains("pair averaging"));
+  CHECK_THAT(whyNot(linkRunWith({{"sync", "pairavg"}})), Catch::Contains("pair averaging"));
 }
 
 TEST_CASE("Table 3 holds the link bound and Table 1 the nodes of the cluster fixture's runs", "[report][link]") {

@@ -151,7 +151,7 @@ class CheckpointedRun {
   std::vector<torch::Tensor> saved_;
 };
 
-bool sameValues(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+bool sameTensors(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (!torch::equal(a[i], b[i])) return false;
@@ -163,13 +163,13 @@ bool sameValues(const std::vector<torch::Tensor>& a, const std::vector<torch::Te
 TEST_CASE("a checkpoint as written resumes at its position with its parameters", "[checkpointer]") {
   const CheckpointedRun run;
   Training training(2);
-  REQUIRE_FALSE(sameValues(training.parameters(), run.savedParameters()));
+  REQUIRE_FALSE(sameTensors(training.parameters(), run.savedParameters()));
   const RunPosition position = run.resume(training);
   CHECK(position.epoch == 2);
   CHECK(position.stepsDone == 2);
   CHECK(position.globalStep == kStepsPerEpoch + 2);
   CHECK(position.elapsedS == 0.25);
-  CHECK(sameValues(training.parameters(), run.savedParameters()));
+  CHECK(sameTensors(training.parameters(), run.savedParameters()));
 }
 
 TEST_CASE("a state.json field that is missing is named, and the run directory stays as it was", "[checkpointer]") {

@@ -40,7 +40,7 @@ using namespace dtbench;
 
 namespace {
 
-constexpr int kWorld = 3;
+constexpr int kSyncWorld = 3;
 constexpr int64_t kShard = 4;
 
 models::ClassifierPtr cloneOf(const models::ClassifierPtr& model) {
@@ -61,7 +61,7 @@ std::vector<at::Tensor> values(torch::nn::Module& model) {
 
 // Rank r's samples: rows r, r + N, r + 2N, ... (DistributedSampler's sharding).
 at::Tensor shardOf(const at::Tensor& all, int rank) {
-  return all.index_select(0, at::arange(rank, all.size(0), kWorld, at::kLong));
+  return all.index_select(0, at::arange(rank, all.size(0), kSyncWorld, at::kLong));
 }
 
 struct RankResult {
@@ -75,11 +75,11 @@ std::vector<RankResult> synchronizedStep(const models::ClassifierPtr& base, cons
                                          const at::Tensor& labels, const std::string& topology, bool overlap,
                                          int stopRank) {
   std::vector<models::ClassifierPtr> replicas;
-  for (int r = 0; r < kWorld; ++r) replicas.push_back(cloneOf(base));
-  return comm::testing::runGlooRanks<RankResult>(kWorld, [&](comm::Communicator& gloo) {
+  for (int r = 0; r < kSyncWorld; ++r) replicas.push_back(cloneOf(base));
+  return comm::testing::runGlooRanks<RankResult>(kSyncWorld, [&](comm::Communicator& gloo) {
     const int rank = gloo.rank();
-    const comm::HostLayout hosts = comm::hostsFromRanksPerHost(kWorld, 2);
-    comm::TrafficRecorder recorder(rank, kWorld);
+    const comm::HostLayout hosts = comm::hostsFromRanksPerHost(kSyncWorld, 2);
+    comm::TrafficRecorder recorder(rank, kSyncWorld);
     comm::TopologyAllreduce allreduce(gloo, comm::Topology::parse(topology), hosts, recorder);
     trainer::CommWorker worker;
     trainer::BucketedAllreduceOptions syncOptions;
@@ -103,8 +103,8 @@ std::vector<RankResult> synchronizedStep(const models::ClassifierPtr& base, cons
 TEST_CASE("bucketed and fused all-reduce give every rank the whole batch's gradient", "[sync]") {
   torch::manual_seed(3);
   const models::ClassifierPtr base = models::makeModel("lenet");
-  const at::Tensor images = torch::randn({kWorld * kShard, 3, 32, 32});
-  const at::Tensor labels = torch::randint(0, 10, {kWorld * kShard}, at::kLong);
+  const at::Tensor images = torch::randn({kSyncWorld * kShard, 3, 32, 32});
+  const at::Tensor labels = torch::randint(0, 10, {kSyncWorld * kShard}, at::kLong);
   const models::ClassifierPtr whole = cloneOf(base);
   torch::nn::functional::cross_entropy(whole->forward(images), labels).backward();
   const std::vector<at::Tensor> expected = gradients(whole->module());
@@ -114,7 +114,7 @@ TEST_CASE("bucketed and fused all-reduce give every rank the whole batch's gradi
       INFO("topology " << topology << (overlap ? ", overlapped buckets" : ", fused"));
       const int stopRank = overlap ? 1 : -1;
       const std::vector<RankResult> ranks = synchronizedStep(base, images, labels, topology, overlap, stopRank);
-      for (int r = 0; r < kWorld; ++r) {
+      for (int r = 0; r < kSyncWorld; ++r) {
         INFO("rank " << r);
         REQUIRE(ranks[r].grads.size() == expected.size());
         for (size_t i = 0; i < expected.size(); ++i) {
@@ -171,20 +171,20 @@ TEST_CASE("BatchNorm statistics are broadcast from rank 0 without disturbing bac
   torch::nn::Sequential base(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3)), torch::nn::BatchNorm2d(4),
                              torch::nn::ReLU(), torch::nn::AdaptiveAvgPool2d(1), torch::nn::Flatten(),
                              torch::nn::Linear(4, 10));
-  const at::Tensor images = torch::randn({kWorld * kShard, 3, 8, 8});
-  const at::Tensor labels = torch::randint(0, 10, {kWorld * kShard}, at::kLong);
+  const at::Tensor images = torch::randn({kSyncWorld * kShard, 3, 8, 8});
+  const at::Tensor labels = torch::randint(0, 10, {kSyncWorld * kShard}, at::kLong);
   std::vector<torch::nn::Sequential> replicas;
-  for (int r = 0; r < kWorld; ++r)
+  for (int r = 0; r < kSyncWorld; ++r)
     replicas.push_back(std::dynamic_pointer_cast<torch::nn::SequentialImpl>(base->clone()));
   struct Outcome {
     std::vector<at::Tensor> afterForward;  // this rank's buffers as its forward left them
     std::vector<at::Tensor> afterSync;
     std::vector<at::Tensor> grads;
   };
-  const auto outcomes = comm::testing::runGlooRanks<Outcome>(kWorld, [&](comm::Communicator& gloo) {
+  const auto outcomes = comm::testing::runGlooRanks<Outcome>(kSyncWorld, [&](comm::Communicator& gloo) {
     const int rank = gloo.rank();
-    comm::TrafficRecorder recorder(rank, kWorld);
-    comm::TopologyAllreduce allreduce(gloo, comm::Topology::parse("ring"), comm::hostsFromRanksPerHost(kWorld, kWorld), recorder);
+    comm::TrafficRecorder recorder(rank, kSyncWorld);
+    comm::TopologyAllreduce allreduce(gloo, comm::Topology::parse("ring"), comm::hostsFromRanksPerHost(kSyncWorld, kSyncWorld), recorder);
     trainer::CommWorker worker;
     torch::nn::Sequential& model = replicas[static_cast<size_t>(rank)];
     trainer::BucketedAllreduce sync(*model, gloo, allreduce, worker, trainer::BucketedAllreduceOptions{});
@@ -202,7 +202,7 @@ TEST_CASE("BatchNorm statistics are broadcast from rank 0 without disturbing bac
     outcome.grads = gradients(*model);
     return outcome;
   });
-  for (int r = 0; r < kWorld; ++r) {
+  for (int r = 0; r < kSyncWorld; ++r) {
     INFO("rank " << r);
     REQUIRE(outcomes[r].afterSync.size() == 2);  // running mean and variance
     for (size_t i = 0; i < outcomes[r].afterSync.size(); ++i)
