@@ -7,7 +7,9 @@
 #   (docs/benchmarks.md, "Build time"): the dtbench target 900.6 -> 264.8 compiler-seconds, the whole test
 #   build 1,436 -> 510. A source edited alone recompiles its batch (about 10-20 s instead of 3-10 s); turn it
 #   off (-DDTBENCH_UNITY=OFF) to compile file by file. So that a batch compiles as one file, names local to
-#   a source (its anonymous namespace, its static functions) are unique within its folder's library.
+#   a source (its anonymous namespace, its static functions) are unique within its folder's library;
+#   scripts/check_unity_names.py (run by the unit label) names local functions two sources of a target
+#   define, which would otherwise compile silently as overloads of each other.
 # DTBENCH_CCACHE (default ON): when ccache is on the PATH, the compiler runs under it, with its cache beside
 #   the torch environment (DTBENCH_CACHE_DIR, default ~/.cache/dtbench/ccache): a second build of the same
 #   sources (a fresh clone, a build directory made again, CI's test build after its first) takes objects

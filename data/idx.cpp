@@ -91,7 +91,7 @@ std::vector<uint8_t> readGzipped(const std::string& file) {
 #endif
 }
 
-std::vector<uint8_t> readWhole(const std::string& file) {
+std::vector<uint8_t> readIdxFile(const std::string& file) {
   return looksGzipped(file) ? readGzipped(file) : readPlain(file);
 }
 
@@ -155,7 +155,7 @@ std::vector<int64_t> readHeader(const std::vector<uint8_t>& bytes, const std::st
 }  // namespace
 
 at::Tensor readIdxImages(const std::string& file) {
-  const std::vector<uint8_t> bytes = readWhole(file);
+  const std::vector<uint8_t> bytes = readIdxFile(file);
   const auto sizes = readHeader(bytes, file, kIdxImagesMagic, 3, "image");
   auto images = at::empty({sizes[0], sizes[1], sizes[2]}, at::kByte);
   std::memcpy(images.data_ptr<uint8_t>(), bytes.data() + 16, static_cast<size_t>(images.numel()));
@@ -163,7 +163,7 @@ at::Tensor readIdxImages(const std::string& file) {
 }
 
 at::Tensor readIdxLabels(const std::string& file, int64_t numClasses) {
-  const std::vector<uint8_t> bytes = readWhole(file);
+  const std::vector<uint8_t> bytes = readIdxFile(file);
   const auto sizes = readHeader(bytes, file, kIdxLabelsMagic, 1, "label");
   auto labels = at::empty({sizes[0]}, at::kLong);
   auto* out = labels.data_ptr<int64_t>();

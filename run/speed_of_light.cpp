@@ -19,7 +19,7 @@ std::string figure(double value) {
 
 // The value of `key` in `object`, or std::invalid_argument "<key> ..." from its reader.
 template <typename Read>
-auto field(const nlohmann::json& object, const char* key, Read read) {
+auto lightField(const nlohmann::json& object, const char* key, Read read) {
   try {
     return read(object.at(key));
   } catch (const nlohmann::json::exception&) {
@@ -143,24 +143,24 @@ nlohmann::json speedOfLightJson(const SpeedOfLight& s) {
 SpeedOfLight readSpeedOfLightJson(const nlohmann::json& value) {
   if (!value.is_object()) wrongValue("an object", value);
   SpeedOfLight s;
-  const nlohmann::json& flops = field(value, "flops_per_image", [](const nlohmann::json& v) -> const nlohmann::json& {
+  const nlohmann::json& flops = lightField(value, "flops_per_image", [](const nlohmann::json& v) -> const nlohmann::json& {
     if (!v.is_object()) wrongValue("an object", v);
     return v;
   });
-  s.flops.forward = field(flops, "forward", numberValue);
-  s.flops.trainingConvolution = field(flops, "training_convolution", numberValue);
-  s.flops.trainingLinear = field(flops, "training_linear", numberValue);
-  s.flops.elementwise = field(flops, "elementwise", numberValue);
-  s.convolutionPrecision = field(value, "convolution_precision", precisionValue);
-  s.linearPrecision = field(value, "linear_precision", precisionValue);
+  s.flops.forward = lightField(flops, "forward", numberValue);
+  s.flops.trainingConvolution = lightField(flops, "training_convolution", numberValue);
+  s.flops.trainingLinear = lightField(flops, "training_linear", numberValue);
+  s.flops.elementwise = lightField(flops, "elementwise", numberValue);
+  s.convolutionPrecision = lightField(value, "convolution_precision", precisionValue);
+  s.linearPrecision = lightField(value, "linear_precision", precisionValue);
   if (value.contains("tf32")) {
     const nlohmann::json& tf32 = value.at("tf32");
     if (!tf32.is_object()) throw std::invalid_argument("tf32 takes an object, got " + tf32.dump());
-    s.tf32Cudnn = field(tf32, "cudnn", booleanValue);
-    s.tf32Cublas = field(tf32, "cublas", booleanValue);
+    s.tf32Cudnn = lightField(tf32, "cudnn", booleanValue);
+    s.tf32Cublas = lightField(tf32, "cublas", booleanValue);
   }
-  if (value.contains("convolution_peak")) s.convolutionPeak = field(value, "convolution_peak", readPeakJson);
-  if (value.contains("linear_peak")) s.linearPeak = field(value, "linear_peak", readPeakJson);
+  if (value.contains("convolution_peak")) s.convolutionPeak = lightField(value, "convolution_peak", readPeakJson);
+  if (value.contains("linear_peak")) s.linearPeak = lightField(value, "linear_peak", readPeakJson);
   if (value.contains("gemm_probe")) {
     const nlohmann::json& probe = value.at("gemm_probe");
     if (!probe.is_object()) throw std::invalid_argument("gemm_probe takes an object, got " + probe.dump());
@@ -176,11 +176,11 @@ SpeedOfLight readSpeedOfLightJson(const nlohmann::json& value) {
       if (number < 1) wrongValue("a whole number >= 1", v);
       return number;
     };
-    p.gflops = field(probe, "gflops", positive);
-    p.threads = field(probe, "threads", atLeastOne);
-    p.size = field(probe, "size", atLeastOne);
-    p.seconds = field(probe, "seconds", positive);
-    p.measured = field(probe, "measured", textValue);
+    p.gflops = lightField(probe, "gflops", positive);
+    p.threads = lightField(probe, "threads", atLeastOne);
+    p.size = lightField(probe, "size", atLeastOne);
+    p.seconds = lightField(probe, "seconds", positive);
+    p.measured = lightField(probe, "measured", textValue);
   }
   return s;
 }

@@ -26,7 +26,7 @@ std::optional<double> median(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
-nlohmann::json numberOrNull(std::optional<double> value) { return value ? nlohmann::json(*value) : nlohmann::json(); }
+nlohmann::json profileNumberOrNull(std::optional<double> value) { return value ? nlohmann::json(*value) : nlohmann::json(); }
 
 }  // namespace
 
@@ -68,7 +68,7 @@ nlohmann::json StepProfile::toJson(int rank) const {
     nlohmann::json parameter = {{"name", parameters_[p].name},
                                 {"elements", parameters_[p].elements},
                                 {"dtype", parameters_[p].dtype},
-                                {"ready_s", numberOrNull(median(values))}};
+                                {"ready_s", profileNumberOrNull(median(values))}};
     if (!parameters_[p].shape.empty()) parameter["shape"] = parameters_[p].shape;  // unknown: left out
     parameters.push_back(std::move(parameter));
   }
@@ -76,7 +76,7 @@ nlohmann::json StepProfile::toJson(int rank) const {
   for (const Sample& s : samples) values.push_back(s.backwardS);
   return {{"rank", rank},
           {"steps", steps()},
-          {"backward_s", numberOrNull(median(values))},
+          {"backward_s", profileNumberOrNull(median(values))},
           {"buffer_elements", bufferElements_},
           {"parameters", parameters}};
 }

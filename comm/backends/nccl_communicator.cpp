@@ -16,12 +16,12 @@
 namespace dtbench::comm {
 namespace {
 
-std::string messageOf(const std::exception& e) {
+std::string ncclMessageOf(const std::exception& e) {
   if (const auto* c10Error = dynamic_cast<const c10::Error*>(&e)) return c10Error->what_without_backtrace();
   return e.what();
 }
 
-std::string describeFailure(const std::string& operation, int self, const c10::Device& device, const std::string& what) {
+std::string describeNcclFailure(const std::string& operation, int self, const c10::Device& device, const std::string& what) {
   return "nccl " + operation + " on rank " + std::to_string(self) + " (" + device.str() + ") " + what +
          "; the run cannot continue (check that every rank is alive and runs the same collectives)";
 }
@@ -54,14 +54,14 @@ class NcclWork final : public Work {
     try {
       work_->wait();  // the current stream now waits for NCCL's; the thread does not block here
     } catch (const std::exception& e) {
-      fail(describeFailure(operation_, self_, device_, "failed: " + messageOf(e)));
+      fail(describeNcclFailure(operation_, self_, device_, "failed: " + ncclMessageOf(e)));
     }
     // Completion on the GPU, against the deadline: a short spin, then short sleeps.
     const auto spinUntil = Deadline::Clock::now() + std::chrono::milliseconds(2);
     while (!work_->isCompleted()) {
       if (deadline_.passed()) {
         group_->abort();
-        fail(describeFailure(operation_, self_, device_,
+        fail(describeNcclFailure(operation_, self_, device_,
                              "did not complete within " + deadline_.describe() + kLateRankUnknown));
       }
       if (Deadline::Clock::now() < spinUntil) std::this_thread::yield();
@@ -71,7 +71,7 @@ class NcclWork final : public Work {
       try {
         std::rethrow_exception(error);
       } catch (const std::exception& e) {
-        fail(describeFailure(operation_, self_, device_, "failed: " + messageOf(e)));
+        fail(describeNcclFailure(operation_, self_, device_, "failed: " + ncclMessageOf(e)));
       }
     }
     if (host_.defined()) host_.copy_(staged_);
@@ -115,7 +115,7 @@ struct NcclCommunicator::Impl {
       work = issueFn();
     } catch (const std::exception& e) {
       failed->store(true);
-      throw CommError(describeFailure(operation, self, device, "failed: " + messageOf(e)));
+      throw CommError(describeNcclFailure(operation, self, device, "failed: " + ncclMessageOf(e)));
     }
     return std::make_shared<NcclWork>(std::move(work), operation, self, device, timeout, std::move(staged),
                                       std::move(host), group, failed);
@@ -138,7 +138,7 @@ NcclCommunicator::NcclCommunicator(Store store, int rank, int size, const NcclOp
     impl_->group->eagerConnectSingleDevice(device_);  // every rank's communicator exists from here on
   } catch (const std::exception& e) {
     throw std::runtime_error("nccl rendezvous of rank " + std::to_string(rank) + " of " + std::to_string(size) +
-                             " on " + device_.str() + " failed: " + messageOf(e));
+                             " on " + device_.str() + " failed: " + ncclMessageOf(e));
   }
 }
 
@@ -152,7 +152,7 @@ NcclCommunicator::~NcclCommunicator() {
     if (impl_->failed->load()) impl_->group->abort();
     else impl_->group->shutdown();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "nccl: ending the group of rank %d: %s\n", rank_, messageOf(e).c_str());
+    std::fprintf(stderr, "nccl: ending the group of rank %d: %s\n", rank_, ncclMessageOf(e).c_str());
   }
 }
 

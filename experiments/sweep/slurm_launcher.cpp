@@ -52,7 +52,7 @@ bool wantsCuda(const GridPoint& point, const SweepSettings& settings) {
 }
 
 // Slurm's ExitCode "E:S" as one exit code: E, or 128 + S when a signal S ended the job.
-int exitCodeOf(const std::string& slurmExitCode) {
+int slurmExitCodeOf(const std::string& slurmExitCode) {
   const size_t colon = slurmExitCode.find(':');
   try {
     const int signal = colon == std::string::npos ? 0 : std::stoi(slurmExitCode.substr(colon + 1));
@@ -303,7 +303,7 @@ void SlurmLauncher::finish(const Job& job, const std::string& slurmState) {
   std::string jobState = info.exitCode == 0 ? scontrolField(info.out, "JobState") : "";
   if (jobState.empty()) jobState = slurmState.empty() ? "ENDED" : slurmState;
   const std::string slurmExitCode = info.exitCode == 0 ? scontrolField(info.out, "ExitCode") : "";
-  outcome.exitCode = exitCodeOf(slurmExitCode);
+  outcome.exitCode = slurmExitCodeOf(slurmExitCode);
   appendToLog(outcome, "==== job " + job.id + " " + jobState +
                            (slurmExitCode.empty() ? "" : " with exit code " + slurmExitCode) + " after " +
                            std::to_string(outcome.seconds) + " s\n");

@@ -32,7 +32,7 @@ void putBigEndian(std::vector<uint8_t>& out, uint32_t value) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(value >> shift));
 }
 
-uint8_t pixel(int64_t image, int64_t y, int64_t x) {
+uint8_t idxPixel(int64_t image, int64_t y, int64_t x) {
   return static_cast<uint8_t>((image * 37 + y * 11 + x * 3) % 256);
 }
 
@@ -44,7 +44,7 @@ std::vector<uint8_t> imageFile(int64_t count, int64_t rows, int64_t cols, uint32
   putBigEndian(bytes, static_cast<uint32_t>(cols));
   for (int64_t i = 0; i < count; ++i)
     for (int64_t y = 0; y < rows; ++y)
-      for (int64_t x = 0; x < cols; ++x) bytes.push_back(pixel(i, y, x));
+      for (int64_t x = 0; x < cols; ++x) bytes.push_back(idxPixel(i, y, x));
   return bytes;
 }
 
@@ -84,8 +84,8 @@ TEST_CASE("IDX images and labels read from plain files", "[idx]") {
   const auto images = dtbench::data::readIdxImages(writePlain(tmp / "images", imageFile(3, 28, 28)));
   REQUIRE(images.sizes() == at::IntArrayRef({3, 28, 28}));
   CHECK(images.scalar_type() == at::kByte);
-  CHECK(images[2][5][7].item<int64_t>() == pixel(2, 5, 7));
-  CHECK(images[0][27][27].item<int64_t>() == pixel(0, 27, 27));
+  CHECK(images[2][5][7].item<int64_t>() == idxPixel(2, 5, 7));
+  CHECK(images[0][27][27].item<int64_t>() == idxPixel(0, 27, 27));
   const auto labels = dtbench::data::readIdxLabels(writePlain(tmp / "labels", labelFile({9, 0, 4})), 10);
   REQUIRE(labels.sizes() == at::IntArrayRef({3}));
   CHECK(labels.scalar_type() == at::kLong);
@@ -192,7 +192,7 @@ TEST_CASE("Fashion-MNIST files are padded to 32x32 and normalized with their own
   CHECK(d.images.slice(2, 30, 32).sum().item<int64_t>() == 0);
   CHECK(d.images.slice(3, 0, 2).sum().item<int64_t>() == 0);
   CHECK(d.images.slice(3, 30, 32).sum().item<int64_t>() == 0);
-  CHECK(d.images[3][0][2 + 5][2 + 7].item<int64_t>() == pixel(3, 5, 7));
+  CHECK(d.images[3][0][2 + 5][2 + 7].item<int64_t>() == idxPixel(3, 5, 7));
   // Mean and std of the unpadded pixels.
   const auto raw = dtbench::data::readIdxImages(images).to(at::kDouble).div(255);
   REQUIRE(d.mean.size() == 1);

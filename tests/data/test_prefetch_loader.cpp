@@ -56,7 +56,7 @@ PrefetchOptions prefetch(int64_t workers, int64_t depth = 0) {
 }
 
 template <typename AnyLoader>
-std::vector<Batch> wholeEpoch(AnyLoader& loader, int64_t epoch) {
+std::vector<Batch> wholePrefetchedEpoch(AnyLoader& loader, int64_t epoch) {
   loader.startEpoch(epoch);
   std::vector<Batch> batches;
   while (auto b = loader.next()) batches.push_back(std::move(*b));
@@ -79,17 +79,17 @@ TEST_CASE("PrefetchLoader gives bit-identical batches for 0 1 2 and 4 workers", 
   const auto data = prefetchDataset(203);  // 13 batches of 16, the last one of 11
   for (bool train : {true, false}) {
     Loader reference(data, loaderOptions(train));
-    const auto expected1 = wholeEpoch(reference, 1);
-    const auto expected2 = wholeEpoch(reference, 2);
+    const auto expected1 = wholePrefetchedEpoch(reference, 1);
+    const auto expected2 = wholePrefetchedEpoch(reference, 2);
     REQUIRE(expected1.size() == 13);
     for (int64_t workers : {0, 1, 2, 4}) {
       INFO("workers " << workers << " train " << train);
       PrefetchLoader loader(data, loaderOptions(train), prefetch(workers));
       CHECK(loader.batchesPerEpoch() == 13);
       CHECK(loader.workers() == workers);
-      requireIdentical(wholeEpoch(loader, 1), expected1);
+      requireIdentical(wholePrefetchedEpoch(loader, 1), expected1);
       CHECK_FALSE(loader.next().has_value());  // exhausted until the next startEpoch
-      requireIdentical(wholeEpoch(loader, 2), expected2);
+      requireIdentical(wholePrefetchedEpoch(loader, 2), expected2);
     }
   }
 }
@@ -97,11 +97,11 @@ TEST_CASE("PrefetchLoader gives bit-identical batches for 0 1 2 and 4 workers", 
 TEST_CASE("PrefetchLoader restarts cleanly from an abandoned epoch", "[prefetch]") {
   const auto data = prefetchDataset(203);
   Loader reference(data, loaderOptions(true));
-  const auto expected = wholeEpoch(reference, 7);
+  const auto expected = wholePrefetchedEpoch(reference, 7);
   PrefetchLoader loader(data, loaderOptions(true), prefetch(2, 3));
   loader.startEpoch(6);
   for (int i = 0; i < 4; ++i) REQUIRE(loader.next().has_value());  // cut, as --max-steps does
-  requireIdentical(wholeEpoch(loader, 7), expected);
+  requireIdentical(wholePrefetchedEpoch(loader, 7), expected);
   // Without startEpoch the loader serves epoch 0, like Loader.
   PrefetchLoader fresh(data, loaderOptions(true), prefetch(2));
   CHECK(fresh.next()->indices == reference.batch(0, 0).indices);
@@ -183,8 +183,8 @@ TEST_CASE("PrefetchLoader does not pin memory without a CUDA device", "[prefetch
   o.pinMemory = true;
   PrefetchLoader loader(data, loaderOptions(true), o);
   Loader reference(data, loaderOptions(true));
-  const auto batches = wholeEpoch(loader, 0);
-  requireIdentical(batches, wholeEpoch(reference, 0));
+  const auto batches = wholePrefetchedEpoch(loader, 0);
+  requireIdentical(batches, wholePrefetchedEpoch(reference, 0));
   if (!at::hasCUDA()) CHECK_FALSE(batches.front().images.is_pinned());
 }
 

@@ -14,7 +14,7 @@
 namespace dtbench::trainer {
 namespace {
 
-std::string cudaVersionText(int version) {
+std::string cudaFactsVersionText(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
@@ -32,8 +32,8 @@ void describeCudaDevice(int index, run::DeviceFacts& facts) {
   if (cudaDeviceGetAttribute(&kilohertz, cudaDevAttrClockRate, index) == cudaSuccess && kilohertz > 0)
     facts.clockMhz = kilohertz / 1000.0;
   int version = 0;
-  if (cudaDriverGetVersion(&version) == cudaSuccess && version > 0) facts.driverVersion = cudaVersionText(version);
-  if (cudaRuntimeGetVersion(&version) == cudaSuccess && version > 0) facts.cudaRuntimeVersion = cudaVersionText(version);
+  if (cudaDriverGetVersion(&version) == cudaSuccess && version > 0) facts.driverVersion = cudaFactsVersionText(version);
+  if (cudaRuntimeGetVersion(&version) == cudaSuccess && version > 0) facts.cudaRuntimeVersion = cudaFactsVersionText(version);
   (void)cudaGetLastError();  // an attribute this driver lacks leaves no error behind
 }
 

@@ -14,7 +14,7 @@ namespace {
 Cell shareOrEmpty(double value) { return std::isnan(value) ? Cell::empty() : Cell::ratio(value); }
 Cell share(double part, double whole) { return whole > 0 ? Cell::ratio(part / whole) : Cell::empty(); }
 
-double gpuHours(const JobTrace& trace) {
+double jobGpuHours(const JobTrace& trace) {
   double seconds = 0;
   for (const TraceJob& job : trace.gpuJobs) seconds += job.gpuSeconds;
   return seconds / 3600;
@@ -32,7 +32,7 @@ Table jobsTable(const std::vector<JobTrace>& traces) {
     table.rows.push_back({Cell::of(t.path), Cell::of(t.kind), Cell::integral(t.rows), Cell::integral(t.attempts),
                           Cell::integral(t.jobs), Cell::integral(static_cast<int64_t>(t.gpuJobs.size())),
                           Cell::integral(t.unfinished), Cell::integral(static_cast<int64_t>(t.skipped.size())),
-                          Cell::rate(gpuHours(t)),
+                          Cell::rate(jobGpuHours(t)),
                           any ? Cell::integral(static_cast<int64_t>(std::llround(t.firstSubmitS))) : Cell::empty(),
                           any ? Cell::integral(static_cast<int64_t>(std::llround(t.lastEndS))) : Cell::empty(),
                           any ? Cell::seconds(span) : Cell::empty(), any ? Cell::ratio(span / 86400) : Cell::empty()});

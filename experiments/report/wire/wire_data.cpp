@@ -19,7 +19,7 @@ using common::openRegularFile;
 namespace fs = std::filesystem;
 namespace {
 
-int64_t count(const CsvFile& f, size_t row, size_t column) {
+int64_t wireCount(const CsvFile& f, size_t row, size_t column) {
   const int64_t value = f.integer(row, column);
   if (value < 0) f.fail(row, column, "'" + f.text(row, column) + "' is not a count (a whole number, 0 or more)");
   return value;
@@ -55,9 +55,9 @@ void readPairs(const CsvFile& f, std::vector<WirePair>& rows) {
                wireFrames = f.column("wire_frames"), wireBytes = f.column("wire_bytes"), ipBytes = f.column("ip_bytes"),
                payload = f.column("tcp_payload_bytes");
   for (size_t i = 0; i < f.rows(); ++i)
-    rows.push_back({f.text(i, src), f.text(i, dst), f.text(i, srcHost), f.text(i, dstHost), count(f, i, frames),
-                    count(f, i, frameBytes), count(f, i, wireFrames), count(f, i, wireBytes), count(f, i, ipBytes),
-                    count(f, i, payload)});
+    rows.push_back({f.text(i, src), f.text(i, dst), f.text(i, srcHost), f.text(i, dstHost), wireCount(f, i, frames),
+                    wireCount(f, i, frameBytes), wireCount(f, i, wireFrames), wireCount(f, i, wireBytes), wireCount(f, i, ipBytes),
+                    wireCount(f, i, payload)});
 }
 
 void readLinks(const CsvFile& f, std::vector<WireLinkBin>& rows) {
@@ -74,9 +74,9 @@ void readLinks(const CsvFile& f, std::vector<WireLinkBin>& rows) {
     r.link = f.text(i, link);
     if (r.link.empty()) f.fail(i, link, "empty (a node, or <node>:lo)");
     r.direction = oneOf(f, i, direction, {"up", "down", "local"});
-    r.frames = count(f, i, frames);
-    r.frameBytes = count(f, i, frameBytes);
-    r.tcpPayloadBytes = count(f, i, payload);
+    r.frames = wireCount(f, i, frames);
+    r.frameBytes = wireCount(f, i, frameBytes);
+    r.tcpPayloadBytes = wireCount(f, i, payload);
     rows.push_back(r);
   }
 }
@@ -97,9 +97,9 @@ void readFlows(const CsvFile& f, std::vector<WireFlow>& rows) {
     if (!seen.insert(r.flow).second) f.fail(i, flow, "flow '" + r.flow + "' again (a flow is one row)");
     r.protocol = f.text(i, protocol);
     r.src = f.text(i, src);
-    r.srcPort = count(f, i, srcPort);
+    r.srcPort = wireCount(f, i, srcPort);
     r.dst = f.text(i, dst);
-    r.dstPort = count(f, i, dstPort);
+    r.dstPort = wireCount(f, i, dstPort);
     r.srcHost = f.text(i, srcHost);
     r.dstHost = f.text(i, dstHost);
     r.srcRank = rank(f, i, srcRank);
@@ -107,13 +107,13 @@ void readFlows(const CsvFile& f, std::vector<WireFlow>& rows) {
     r.flowClass = oneOf(f, i, flowClass, {"backend", "store", "launcher", "slurm", "other"});
     r.firstS = seconds(f, i, first);
     r.lastS = seconds(f, i, last);
-    r.packets = count(f, i, packets);
-    r.frameBytes = count(f, i, frameBytes);
-    r.payloadBytes = count(f, i, payload);
-    r.streamBytes = count(f, i, stream);
-    r.retransmittedPackets = count(f, i, retransmittedPackets);
-    r.retransmittedBytes = count(f, i, retransmittedBytes);
-    r.timeouts = count(f, i, timeouts);
+    r.packets = wireCount(f, i, packets);
+    r.frameBytes = wireCount(f, i, frameBytes);
+    r.payloadBytes = wireCount(f, i, payload);
+    r.streamBytes = wireCount(f, i, stream);
+    r.retransmittedPackets = wireCount(f, i, retransmittedPackets);
+    r.retransmittedBytes = wireCount(f, i, retransmittedBytes);
+    r.timeouts = wireCount(f, i, timeouts);
     rows.push_back(r);
   }
 }
@@ -125,8 +125,8 @@ void readFlowBins(const CsvFile& f, const std::vector<WireFlow>& flows, std::vec
   for (const WireFlow& w : flows) known.insert(w.flow);
   for (size_t i = 0; i < f.rows(); ++i) {
     if (!known.count(f.text(i, flow))) f.fail(i, flow, "flow '" + f.text(i, flow) + "' is not in wire_flows.csv");
-    rows.push_back({seconds(f, i, start), f.text(i, flow), count(f, i, packets), count(f, i, frameBytes),
-                    count(f, i, payload)});
+    rows.push_back({seconds(f, i, start), f.text(i, flow), wireCount(f, i, packets), wireCount(f, i, frameBytes),
+                    wireCount(f, i, payload)});
   }
 }
 
@@ -144,9 +144,9 @@ void readReconciliation(const CsvFile& f, std::vector<ReconciliationRow>& rows) 
     r.category = oneOf(f, i, category,
                        {"gradients", "buffers", "initial", "parameters", "control", "setup", "store", "launcher", "slurm",
                         "retransmission", "unattributed"});
-    r.messages = count(f, i, messages);
-    r.countedBytes = count(f, i, counted);
-    r.wireBytes = count(f, i, wire);
+    r.messages = wireCount(f, i, messages);
+    r.countedBytes = wireCount(f, i, counted);
+    r.wireBytes = wireCount(f, i, wire);
     r.differenceBytes = f.integer(i, difference);
     r.differencePct = f.number(i, pct);
     if (std::isinf(r.differencePct)) f.fail(i, pct, "'" + f.text(i, pct) + "' is not a finite percentage");

@@ -24,7 +24,7 @@ using namespace dtbench::comm;
 
 namespace {
 
-Endpoint ep(const std::string& address, uint16_t port) {
+Endpoint endpointAt(const std::string& address, uint16_t port) {
   const auto endpoint = makeEndpoint(address, port);
   REQUIRE(endpoint);
   return *endpoint;
@@ -71,12 +71,12 @@ TEST_CASE("parseProcNetTcp reads IPv4 rows of /proc/net/tcp", "[socket_endpoints
       "   4: 0300010:A35E 0100010A:733C 01 00000000:00000000 00:00000000 00000000     0        0 4244\n";
   const auto sockets = parseProcNetTcp(text);
   REQUIRE(sockets.size() == 3);
-  CHECK(sockets[0].local == ep("127.0.0.1", 5000));
-  CHECK(sockets[0].remote == ep("0.0.0.0", 0));
+  CHECK(sockets[0].local == endpointAt("127.0.0.1", 5000));
+  CHECK(sockets[0].remote == endpointAt("0.0.0.0", 0));
   CHECK(sockets[0].state == 0x0A);
   CHECK(sockets[0].inode == 4242);
-  CHECK(sockets[1].local == ep("10.1.0.3", 41822));
-  CHECK(sockets[1].remote == ep("10.1.0.1", 29500));
+  CHECK(sockets[1].local == endpointAt("10.1.0.3", 41822));
+  CHECK(sockets[1].remote == endpointAt("10.1.0.1", 29500));
   CHECK(sockets[1].state == 0x01);
   CHECK(sockets[1].inode == 4243);
   CHECK(sockets[2].local.str() == "10.1.0.3:41824");
@@ -98,12 +98,12 @@ TEST_CASE("parseProcNetTcp reads IPv6 rows of /proc/net/tcp6 and folds IPv4-mapp
   REQUIRE(sockets.size() == 3);
   CHECK(sockets[0].local.str() == "[::1]:5001");
   CHECK(sockets[0].remote.str() == "[::]:0");
-  CHECK(sockets[1].local == ep("2001:db8::3", 41822));
-  CHECK(sockets[1].remote == ep("2001:db8::1", 5001));
+  CHECK(sockets[1].local == endpointAt("2001:db8::3", 41822));
+  CHECK(sockets[1].remote == endpointAt("2001:db8::1", 5001));
   CHECK(sockets[1].local.str() == "[2001:db8::3]:41822");
   // A dual-stack socket talking IPv4: the same endpoints as the IPv4 table would show.
-  CHECK(sockets[2].local == ep("10.1.0.3", 5001));
-  CHECK(sockets[2].remote == ep("10.1.0.2", 40001));
+  CHECK(sockets[2].local == endpointAt("10.1.0.3", 5001));
+  CHECK(sockets[2].remote == endpointAt("10.1.0.2", 40001));
   CHECK(sockets[2].inode == 5003);
 }
 
@@ -126,11 +126,11 @@ TEST_CASE("ownTcpSockets finds this process's listening and connected sockets in
   REQUIRE(::connect(client.fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
   Fd accepted(::accept(listener.fd, nullptr, nullptr));
   REQUIRE(accepted.fd >= 0);
-  const Endpoint server = ep("127.0.0.1", boundPort(listener.fd));
-  const Endpoint caller = ep("127.0.0.1", boundPort(client.fd));
+  const Endpoint server = endpointAt("127.0.0.1", boundPort(listener.fd));
+  const Endpoint caller = endpointAt("127.0.0.1", boundPort(client.fd));
 
   const auto own = ownTcpSockets();
-  CHECK(hasSocket(own, server, ep("0.0.0.0", 0), 0x0A));
+  CHECK(hasSocket(own, server, endpointAt("0.0.0.0", 0), 0x0A));
   CHECK(hasSocket(own, caller, server, 0x01));
   CHECK(hasSocket(own, server, caller, 0x01));
 
@@ -163,17 +163,17 @@ TEST_CASE("ownTcpSockets keeps the rows of its own inodes and survives an unread
          "00:00000000 00000000     0        0 5002 1\n";
   const auto own = ownTcpSockets(root);
   REQUIRE(own.size() == 2);  // not the listener 4242: that inode is a pipe's here, no socket of ours
-  CHECK(own[0].local == ep("10.1.0.3", 41822));
-  CHECK(own[1].local == ep("2001:db8::3", 41822));
+  CHECK(own[0].local == endpointAt("10.1.0.3", 41822));
+  CHECK(own[1].local == endpointAt("2001:db8::3", 41822));
   CHECK(ownTcpSockets(root + "/missing").empty());
   for (const char* name : {"/fd/5", "/fd/6", "/fd/7", "/net/tcp", "/net/tcp6"}) ::unlink((root + name).c_str());
   for (const char* name : {"/fd", "/net", ""}) ::rmdir((root + name).c_str());
 }
 
 TEST_CASE("endpoints are canonical and print and parse back", "[socket_endpoints]") {
-  CHECK(ep("::FFFF:10.1.0.3", 1).address == "10.1.0.3");
-  CHECK(ep("2001:0db8:0:0::3", 1).address == "2001:db8::3");
-  CHECK(ep("10.1.0.3", 41822).str() == "10.1.0.3:41822");
+  CHECK(endpointAt("::FFFF:10.1.0.3", 1).address == "10.1.0.3");
+  CHECK(endpointAt("2001:0db8:0:0::3", 1).address == "2001:db8::3");
+  CHECK(endpointAt("10.1.0.3", 41822).str() == "10.1.0.3:41822");
   CHECK_FALSE(makeEndpoint("nodeB", 1));
   CHECK_FALSE(makeEndpoint("10.1.0.300", 1));
   for (const std::string text : {"10.1.0.3:41822", "[2001:db8::3]:41822", "0.0.0.0:0", "[::]:0"}) {
@@ -193,24 +193,24 @@ TEST_CASE("findEndpoints reads the addresses Gloo writes and nothing else", "[so
     REQUIRE(found.size() == 1);
     CHECK(found[0].text == "[10.1.0.3]:41822");
     CHECK(found[0].position == message.find("[10.1.0.3]"));
-    CHECK(found[0].endpoint == ep("10.1.0.3", 41822));
+    CHECK(found[0].endpoint == endpointAt("10.1.0.3", 41822));
   }
   SECTION("Gloo of LibTorch 2.x: rank and address, then advice") {
     const auto found = findEndpoints(
         "[../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer rank 2 "
         "([10.1.0.3]:41822). This is typically caused by a remote worker crashing.");
     REQUIRE(found.size() == 1);
-    CHECK(found[0].endpoint == ep("10.1.0.3", 41822));
+    CHECK(found[0].endpoint == endpointAt("10.1.0.3", 41822));
   }
   SECTION("IPv6, IPv4-mapped and a sequence number suffix") {
     const auto found = findEndpoints(
         "Read error [2001:db8::3]:41822: Connection reset by peer; Pair is not connected "
         "([::ffff:10.1.0.1]:5000$3 <--> [10.1.0.2]:6000)");
     REQUIRE(found.size() == 3);
-    CHECK(found[0].endpoint == ep("2001:db8::3", 41822));
+    CHECK(found[0].endpoint == endpointAt("2001:db8::3", 41822));
     CHECK(found[1].text == "[::ffff:10.1.0.1]:5000");
-    CHECK(found[1].endpoint == ep("10.1.0.1", 5000));
-    CHECK(found[2].endpoint == ep("10.1.0.2", 6000));
+    CHECK(found[1].endpoint == endpointAt("10.1.0.1", 5000));
+    CHECK(found[2].endpoint == endpointAt("10.1.0.2", 6000));
   }
   SECTION("plain IPv4 address:port") {
     const auto found = findEndpoints("connect 10.1.0.3:29500: Connection refused");

@@ -61,7 +61,7 @@ std::string assumedOf(const MeasuredStep& run, const Hardware& hw, int world) {
   return text;
 }
 
-nlohmann::json hardwareJson(const std::string& interOverhead) {
+nlohmann::json limitsHardwareJson(const std::string& interOverhead) {
   return nlohmann::json::parse(R"({"ranks_per_node": 8, "intra_node": {"bandwidth_gbit_s": 800, "latency_us": 3},
       "inter_node": {"bandwidth_gbit_s": 80, "latency_us": 6)" + interOverhead + "}}");
 }
@@ -98,7 +98,7 @@ TEST_CASE("A global batch beyond the epoch is said with the steps it assumes, an
 
 TEST_CASE("A hardware file without a message overhead takes NCCL's network post overhead across nodes, and says so",
           "[predict][limits]") {
-  const Hardware absent = hardwareFromJson(hardwareJson(""), "hw.json");
+  const Hardware absent = hardwareFromJson(limitsHardwareJson(""), "hw.json");
   CHECK_FALSE(absent.interOverheadGiven);
   CHECK(absent.inter.messageOverheadS == kDefaultNetworkOverheadS);
   CHECK(absent.intra.messageOverheadS == 0);
@@ -110,14 +110,14 @@ TEST_CASE("A hardware file without a message overhead takes NCCL's network post 
   CHECK_FALSE(toJson(absent).at("inter_node").contains("message_overhead_us"));
 
   // 0 written out is the file's own 0, told apart from absent.
-  const Hardware zero = hardwareFromJson(hardwareJson(R"(, "message_overhead_us": 0)"), "hw.json");
+  const Hardware zero = hardwareFromJson(limitsHardwareJson(R"(, "message_overhead_us": 0)"), "hw.json");
   CHECK(zero.interOverheadGiven);
   CHECK(zero.inter.messageOverheadS == 0);
   CHECK_THAT(messageOverheadAssumed(zero), Contains("the hardware file's message_overhead_us of 0") &&
                                                !Contains("gives no"));
   CHECK(toJson(zero).at("inter_node").at("message_overhead_us") == 0);
   // A figure given is the file's, as before.
-  const Hardware given = hardwareFromJson(hardwareJson(R"(, "message_overhead_us": 2)"), "hw.json");
+  const Hardware given = hardwareFromJson(limitsHardwareJson(R"(, "message_overhead_us": 2)"), "hw.json");
   CHECK(given.inter.messageOverheadS == Approx(2e-6));
   CHECK_THAT(messageOverheadAssumed(given), Contains("inter-node 2 us") && Contains("inter-node the hardware file's"));
 

@@ -34,7 +34,7 @@ MeasuredStep twoParameters() {
   return run;
 }
 
-Hardware oneRankPerNode(double bandwidth) {
+Hardware oneRankPerNodeHardware(double bandwidth) {
   Hardware h;
   h.ranksPerNode = 1;
   h.inter = h.intra = {bandwidth, 0};
@@ -47,7 +47,7 @@ TEST_CASE("Two buckets overlap backward and the second all-reduce is exposed", "
   // Ring of 2 at 1e8 B/s: bucket 0 (1 MiB) = 2 steps of 0.5 MiB = 0.01048576 s, launched at 20 + 10 ms,
   // ends 0.04048576. Bucket 1 (524289 elements; chunks of 262144 and 262145) = 2 x 1048580 / 1e8 =
   // 0.0209716 s, launched at 50 ms (idle thread), ends 0.0709716; backward ends at 60 ms.
-  const StepPrediction p = predictStep(twoParameters(), oneRankPerNode(1e8), 2, {});
+  const StepPrediction p = predictStep(twoParameters(), oneRankPerNodeHardware(1e8), 2, {});
   REQUIRE(p.collectives.size() == 2);
   CHECK(p.collectives[0].launchS == Approx(0.03));
   CHECK(p.collectives[0].endS == Approx(0.04048576).epsilon(1e-12));
@@ -63,7 +63,7 @@ TEST_CASE("Two buckets overlap backward and the second all-reduce is exposed", "
 
 TEST_CASE("A slow link makes bucket 1 wait for bucket 0: the thread runs one collective at a time", "[predict][step]") {
   // At 2e7 B/s bucket 0 takes 0.0524288 s (ends 0.0824288), after bucket 1's launch at 0.05.
-  const StepPrediction p = predictStep(twoParameters(), oneRankPerNode(2e7), 2, {});
+  const StepPrediction p = predictStep(twoParameters(), oneRankPerNodeHardware(2e7), 2, {});
   CHECK(p.collectives[1].launchS == Approx(0.05));
   CHECK(p.collectives[1].startS == Approx(0.0824288).epsilon(1e-12));
   CHECK(p.collectives[1].endS == Approx(0.0824288 + 2 * 1048580 / 2e7).epsilon(1e-12));
@@ -74,20 +74,20 @@ TEST_CASE("What-ifs: no overlap, bucket size, element bytes, topology, world 1",
   WhatIf noOverlap;
   noOverlap.overlap = false;
   // One bucket of 786433 elements launched when backward ends (60 ms): 2 x 393217 x 4 / 1e8.
-  const StepPrediction fused = predictStep(run, oneRankPerNode(1e8), 2, noOverlap);
+  const StepPrediction fused = predictStep(run, oneRankPerNodeHardware(1e8), 2, noOverlap);
   REQUIRE(fused.collectives.size() == 1);
   CHECK(fused.commExposedS == Approx(2 * 1572868 / 1e8).epsilon(1e-12));
   WhatIf half;
   half.elementBytes = 2;  // bucket 0 now holds p1 (0.5 MiB) and p0 (1 MiB): one bucket, ready at 30 ms
-  const StepPrediction fp16 = predictStep(run, oneRankPerNode(1e8), 2, half);
+  const StepPrediction fp16 = predictStep(run, oneRankPerNodeHardware(1e8), 2, half);
   CHECK(fp16.gradBytes == 786433 * 2);
   REQUIRE(fp16.collectives.size() == 1);
   CHECK(fp16.collectives[0].launchS == Approx(0.05));
   WhatIf star;
   star.topology = dtbench::comm::Topology::parse("star");
   star.segmentBytes = 0;
-  CHECK(predictStep(run, oneRankPerNode(1e8), 4, star).topology.name() == "star");
-  const StepPrediction one = predictStep(run, oneRankPerNode(1e8), 1, {});
+  CHECK(predictStep(run, oneRankPerNodeHardware(1e8), 4, star).topology.name() == "star");
+  const StepPrediction one = predictStep(run, oneRankPerNodeHardware(1e8), 1, {});
   CHECK(one.collectives.empty());
   CHECK(one.stepS == Approx(0.07));
   CHECK(one.stepsPerEpoch == 100);
@@ -99,7 +99,7 @@ TEST_CASE("Horovod's fusion layout: one bucket while the sum stays within the th
   fusion.bucketLayout = dtbench::comm::BucketLayout::kFusion;
   // 1 MiB + 2 MiB within 25 MiB: one bucket of 786433 elements, launched when p0 is ready (20 + 30 ms),
   // where c10d's rule closes p1 alone in its 1 MiB first bucket.
-  const StepPrediction one = predictStep(run, oneRankPerNode(1e8), 2, fusion);
+  const StepPrediction one = predictStep(run, oneRankPerNodeHardware(1e8), 2, fusion);
   CHECK(one.bucketLayout == dtbench::comm::BucketLayout::kFusion);
   REQUIRE(one.collectives.size() == 1);
   CHECK(one.collectives[0].launchS == Approx(0.05));
@@ -107,13 +107,13 @@ TEST_CASE("Horovod's fusion layout: one bucket while the sum stays within the th
   CHECK(one.gradBytes == 786433 * 4);
   // A threshold of 2 MiB: 3 MiB do not fit, so p1 and p0 go one after the other, as c10d's buckets.
   fusion.bucketMb = 2;
-  const StepPrediction two = predictStep(run, oneRankPerNode(1e8), 2, fusion);
-  const StepPrediction ddp = predictStep(run, oneRankPerNode(1e8), 2, {});
+  const StepPrediction two = predictStep(run, oneRankPerNodeHardware(1e8), 2, fusion);
+  const StepPrediction ddp = predictStep(run, oneRankPerNodeHardware(1e8), 2, {});
   REQUIRE(two.collectives.size() == 2);
   CHECK(two.stepS == Approx(ddp.stepS).epsilon(1e-12));
   // The run's own layout applies when no what-if names one.
   run.bucketLayout = dtbench::comm::BucketLayout::kFusion;
-  CHECK(predictStep(run, oneRankPerNode(1e8), 2, {}).collectives.size() == 1);
+  CHECK(predictStep(run, oneRankPerNodeHardware(1e8), 2, {}).collectives.size() == 1);
 }
 
 TEST_CASE("NCCL's native ring pays one latency per step, Gloo's a notice and its data", "[predict][step]") {
@@ -156,14 +156,14 @@ TEST_CASE("NCCL's native ring pays one latency per step, Gloo's a notice and its
 TEST_CASE("Native is the ring's model over the backend's efficiency", "[predict][step]") {
   MeasuredStep run = twoParameters();
   run.settings.comm.topology = dtbench::comm::Topology::parse("native");
-  Hardware h = oneRankPerNode(1e8);
+  Hardware h = oneRankPerNodeHardware(1e8);
   h.nativeEfficiency["gloo"] = 0.5;
   const StepPrediction p = predictStep(run, h, 2, {});
   CHECK(p.collectives[0].seconds == Approx(2 * 0.01048576).epsilon(1e-12));
 }
 
 TEST_CASE("World sizes the hardware cannot hold are refused", "[predict][step]") {
-  Hardware h = oneRankPerNode(1e8);
+  Hardware h = oneRankPerNodeHardware(1e8);
   h.ranksPerNode = 4;
   h.nodes = 2;
   CHECK_THROWS_WITH(predictStep(twoParameters(), h, 6, {}), Catch::Contains("not a multiple"));
@@ -205,7 +205,7 @@ TEST_CASE("The segment across nodes is the one dtbench would take on the hardwar
   // sets the segment (comm::crossHostSegmentBytes: 32 KiB for a tree at 200 Mbit/s); without it, 128 KiB.
   WhatIf tree;
   tree.topology = dtbench::comm::Topology::parse("tree");
-  Hardware h = oneRankPerNode(1e8);
+  Hardware h = oneRankPerNodeHardware(1e8);
   CHECK(predictStep(twoParameters(), h, 2, tree).segmentBytes == 128 << 10);
   h.linkRateBps = 200e6;
   CHECK(predictStep(twoParameters(), h, 2, tree).segmentBytes == 32 << 10);
@@ -227,7 +227,7 @@ TEST_CASE("The segment across nodes is the one dtbench would take on the hardwar
   REQUIRE(read.linkRateBps);
   CHECK(*read.linkRateBps == 200e6);
   CHECK(*hardwareFromJson(toJson(read), "again").linkRateBps == 200e6);
-  CHECK_FALSE(hardwareFromJson(toJson(oneRankPerNode(1e8)), "again").linkRateBps);
+  CHECK_FALSE(hardwareFromJson(toJson(oneRankPerNodeHardware(1e8)), "again").linkRateBps);
   CHECK_THROWS_WITH(hardwareFromJson(nlohmann::json::parse(R"({"ranks_per_node": 1, "link_rate_bps": 0,
       "intra_node": {"bandwidth_gbit_s": 1, "latency_us": 0}, "inter_node": {"bandwidth_gbit_s": 1, "latency_us": 0}})"),
                                      "hw.json"),
@@ -240,12 +240,12 @@ TEST_CASE("Pair averaging swaps every parameter with one partner while backward 
   // 0.1572864 s and 0.1172864 s of it is exposed.
   WhatIf pairs;
   pairs.sync = dtbench::run::Sync::kPairavg;
-  const StepPrediction fast = predictStep(twoParameters(), oneRankPerNode(1e8), 2, pairs);
+  const StepPrediction fast = predictStep(twoParameters(), oneRankPerNodeHardware(1e8), 2, pairs);
   REQUIRE(fast.collectives.size() == 1);
   CHECK(fast.collectives[0].launchS == Approx(0.02));
   CHECK(fast.collectives[0].seconds == Approx(0.03145728).epsilon(1e-12));
   CHECK(fast.commExposedS == 0);
-  const StepPrediction slow = predictStep(twoParameters(), oneRankPerNode(2e7), 2, pairs);
+  const StepPrediction slow = predictStep(twoParameters(), oneRankPerNodeHardware(2e7), 2, pairs);
   CHECK(slow.commExposedS == Approx(0.1172864).epsilon(1e-9));
 }
 
@@ -259,7 +259,7 @@ TEST_CASE("Compression: fp16 halves the same buckets, PowerSGD sends its factors
   // at 1e8 B/s: bucket 0 = 2 steps of 131072 x 2 bytes.
   WhatIf fp16;
   fp16.compress = Compression::kFp16;
-  const StepPrediction half = predictStep(run, oneRankPerNode(1e8), 2, fp16);
+  const StepPrediction half = predictStep(run, oneRankPerNodeHardware(1e8), 2, fp16);
   REQUIRE(half.collectives.size() == 2);
   CHECK(half.gradBytes == (262144 + 524289) * 2);
   CHECK(half.uncompressedGradBytes == (262144 + 524289) * 4);
@@ -273,7 +273,7 @@ TEST_CASE("Compression: fp16 halves the same buckets, PowerSGD sends its factors
   run.settings.sync.compress = Compression::kPowerSgd;
   run.settings.sync.compressRank = 2;
   run.compressS = 0.004;
-  const StepPrediction psgd = predictStep(run, oneRankPerNode(1e8), 2, {});
+  const StepPrediction psgd = predictStep(run, oneRankPerNodeHardware(1e8), 2, {});
   REQUIRE(psgd.collectives.size() == 5);
   CHECK(psgd.collectives[0].name == "bucket 0 P");
   CHECK(psgd.collectives[1].name == "bucket 0 Q");
@@ -286,12 +286,12 @@ TEST_CASE("Compression: fp16 halves the same buckets, PowerSGD sends its factors
   // Another rank than the run measured: its encoding is not known.
   WhatIf rank4;
   rank4.compressRank = 4;
-  CHECK_FALSE(predictStep(run, oneRankPerNode(1e8), 2, rank4).codecMeasured);
+  CHECK_FALSE(predictStep(run, oneRankPerNodeHardware(1e8), 2, rank4).codecMeasured);
   // A gradient without its shape cannot be laid out as factors: refused, naming it.
   run.parameters[0].shape.clear();
-  CHECK_THROWS_WITH(predictStep(run, oneRankPerNode(1e8), 2, {}), Catch::Contains("p0") && Catch::Contains("shape"));
+  CHECK_THROWS_WITH(predictStep(run, oneRankPerNodeHardware(1e8), 2, {}), Catch::Contains("p0") && Catch::Contains("shape"));
   WhatIf both;
   both.compress = Compression::kFp16;
   both.elementBytes = 2;
-  CHECK_THROWS_AS(predictStep(twoParameters(), oneRankPerNode(1e8), 2, both), dtbench::common::UsageError);
+  CHECK_THROWS_AS(predictStep(twoParameters(), oneRankPerNodeHardware(1e8), 2, both), dtbench::common::UsageError);
 }

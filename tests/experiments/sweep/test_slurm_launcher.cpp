@@ -50,7 +50,7 @@ SweepSettings settingsIn(const ScriptFolder& folder, std::vector<std::string> tr
   return settings;
 }
 
-GridPoint pointOf(const std::vector<std::string>& axes, int ranksPerNode, size_t index) {
+GridPoint slurmPointOf(const std::vector<std::string>& axes, int ranksPerNode, size_t index) {
   Grid grid;
   for (const std::string& axis : axes) dtbench::sweep::addAxis(grid, parseGridAxis(axis));
   return expandGrid(grid, ranksPerNode).at(index);
@@ -63,7 +63,7 @@ using Words = std::vector<std::string>;
 TEST_CASE("a point of world N is sbatch --ntasks=N through train_cpu.sbatch", "[sweep][slurm]") {
   const ScriptFolder folder;
   const SweepSettings settings = settingsIn(folder, {"--model", "lenet"});
-  const auto submission = sbatchSubmission(pointOf({"world=1,2", "batch=8"}, 1, 1), settings);
+  const auto submission = sbatchSubmission(slurmPointOf({"world=1,2", "batch=8"}, 1, 1), settings);
   const std::string runs = (folder.root / "runs").string();
   CHECK(submission.command == Words{"sbatch", "--parsable", "--job-name=world2-batch8", "--ntasks=2",
                                     "--output=" + runs + "/world2-batch8.log", "--open-mode=append", "--export=ALL",
@@ -87,13 +87,13 @@ TEST_CASE("on one machine's emulated cluster each point waits for the one before
   CHECK_FALSE(dtbench::sweep::pointsRunOneAtATime(settings.slurm));
   if (before) setenv("DTBENCH_CLUSTER", saved.c_str(), 1); else unsetenv("DTBENCH_CLUSTER");
 
-  const auto command = sbatchSubmission(pointOf({"world=1,2"}, 1, 1), settings, "4711").command;
+  const auto command = sbatchSubmission(slurmPointOf({"world=1,2"}, 1, 1), settings, "4711").command;
   const Words tail(command.begin() + 3, command.end());
   CHECK(tail == Words{"--ntasks=2", "--output=" + (folder.root / "runs" / "world2.log").string(), "--open-mode=append",
                       "--export=ALL", "--dependency=afterany:4711", folder.script("train_cpu.sbatch"), "--model",
                       "lenet"});
   // The first point, or one submitted when the job before has ended: no dependency.
-  const auto first = sbatchSubmission(pointOf({"world=1,2"}, 1, 0), settings).command;
+  const auto first = sbatchSubmission(slurmPointOf({"world=1,2"}, 1, 0), settings).command;
   CHECK(std::none_of(first.begin(), first.end(), [](const std::string& w) { return w.rfind("--dependency", 0) == 0; }));
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("a GPU point of world N asks for one node with N GPUs through train_gp
   const ScriptFolder folder;
   SweepSettings settings = settingsIn(folder, {"--device", "cuda"});
   settings.slurm.sbatchArgs = {"--time=10", "-p", "gpu"};
-  const auto command = sbatchSubmission(pointOf({"world=4"}, 1, 0), settings).command;
+  const auto command = sbatchSubmission(slurmPointOf({"world=4"}, 1, 0), settings).command;
   CHECK(Words(command.begin() + 3, command.end()) ==
         Words{"--ntasks=4", "--output=" + (folder.root / "runs" / "world4.log").string(), "--open-mode=append",
               "--export=ALL", "--ntasks-per-node=4", "--gres=gpu:4", "--time=10", "-p", "gpu",
@@ -115,7 +115,7 @@ TEST_CASE("a point on M nodes is sbatch --nodes=M --ntasks-per-node=K through tr
   SECTION("CPU ranks (--device cpu) cancel the script's GPU request") {
     SweepSettings settings = settingsIn(folder, {"--device", "cpu"});
     settings.slurm.sbatchArgs = {"--cpus-per-task=2"};
-    const auto point = pointOf({"nodes=1,2", "topology=ring"}, 3, 1);
+    const auto point = slurmPointOf({"nodes=1,2", "topology=ring"}, 3, 1);
     REQUIRE(point.worldSize == 6);
     CHECK(sbatchSubmission(point, settings).command ==
           Words{"sbatch", "--parsable", "--job-name=nodes2-topology_ring", "--nodes=2", "--ntasks=6",
@@ -124,7 +124,7 @@ TEST_CASE("a point on M nodes is sbatch --nodes=M --ntasks-per-node=K through tr
                 "ring"});
   }
   SECTION("without --device train_multinode.sbatch runs --device cuda and gets one GPU per rank of a node") {
-    const auto command = sbatchSubmission(pointOf({"nodes=1,2", "topology=ring"}, 2, 1), settingsIn(folder, {}))
+    const auto command = sbatchSubmission(slurmPointOf({"nodes=1,2", "topology=ring"}, 2, 1), settingsIn(folder, {}))
                              .command;
     CHECK(command == Words{"sbatch", "--parsable", "--job-name=nodes2-topology_ring", "--nodes=2", "--ntasks=4",
                            "--ntasks-per-node=2", log, "--open-mode=append", "--export=ALL", "--gres=gpu:2",
@@ -133,7 +133,7 @@ TEST_CASE("a point on M nodes is sbatch --nodes=M --ntasks-per-node=K through tr
   SECTION("--slurm-script is used as given and no --gres is added") {
     SweepSettings settings = settingsIn(folder, {"--device", "cuda:0"});
     settings.slurm.script = folder.script("mine.sbatch");
-    const auto command = sbatchSubmission(pointOf({"nodes=4"}, 1, 0), settings).command;
+    const auto command = sbatchSubmission(slurmPointOf({"nodes=4"}, 1, 0), settings).command;
     CHECK(Words(command.begin() + 3, command.end()) ==
           Words{"--nodes=4", "--ntasks=4", "--ntasks-per-node=1",
                 "--output=" + (folder.root / "runs" / "nodes4.log").string(), "--open-mode=append", "--export=ALL",
@@ -145,10 +145,10 @@ TEST_CASE("a point on nodes without train_multinode.sbatch is refused before any
           "[sweep][slurm][nodes]") {
   const ScriptFolder folder;
   fs::remove(folder.root / "slurm" / "train_multinode.sbatch");
-  CHECK_THROWS_WITH(sbatchSubmission(pointOf({"nodes=2"}, 1, 0), settingsIn(folder, {"--device", "cpu"})),
+  CHECK_THROWS_WITH(sbatchSubmission(slurmPointOf({"nodes=2"}, 1, 0), settingsIn(folder, {"--device", "cpu"})),
                     Catch::Contains("train_multinode.sbatch does not exist; set DTBENCH_SLURM_DIR"));
   // A point of a plain world is not affected.
-  CHECK_NOTHROW(sbatchSubmission(pointOf({"world=2"}, 1, 0), settingsIn(folder, {"--device", "cpu"})));
+  CHECK_NOTHROW(sbatchSubmission(slurmPointOf({"world=2"}, 1, 0), settingsIn(folder, {"--device", "cpu"})));
 }
 
 TEST_CASE("a typed GPU (--gpu-type) for every GPU point, and node features (--constraint)",
@@ -157,28 +157,28 @@ TEST_CASE("a typed GPU (--gpu-type) for every GPU point, and node features (--co
   SweepSettings settings = settingsIn(folder, {"--device", "cuda"});
   settings.slurm.gpuType = "a100";
   settings.slurm.constraint = "ib";
-  const auto one = sbatchSubmission(pointOf({"world=1,4"}, 1, 0), settings).command;
-  const auto four = sbatchSubmission(pointOf({"world=1,4"}, 1, 1), settings).command;
+  const auto one = sbatchSubmission(slurmPointOf({"world=1,4"}, 1, 0), settings).command;
+  const auto four = sbatchSubmission(slurmPointOf({"world=1,4"}, 1, 1), settings).command;
   // The baseline and the 4-GPU point on the same model: the report never compares two models.
   CHECK(std::find(one.begin(), one.end(), "--gres=gpu:a100:1") != one.end());
   CHECK(std::find(four.begin(), four.end(), "--gres=gpu:a100:4") != four.end());
   CHECK(std::find(four.begin(), four.end(), "--constraint=ib") != four.end());
-  const auto nodes = sbatchSubmission(pointOf({"nodes=2"}, 2, 0), settingsIn(folder, {})).command;
+  const auto nodes = sbatchSubmission(slurmPointOf({"nodes=2"}, 2, 0), settingsIn(folder, {})).command;
   CHECK(std::find(nodes.begin(), nodes.end(), "--gres=gpu:2") != nodes.end());  // no type: any GPU
   SweepSettings typedNodes = settingsIn(folder, {});
   typedNodes.slurm.gpuType = "h100";
-  const auto typed = sbatchSubmission(pointOf({"nodes=2"}, 2, 0), typedNodes).command;
+  const auto typed = sbatchSubmission(slurmPointOf({"nodes=2"}, 2, 0), typedNodes).command;
   CHECK(std::find(typed.begin(), typed.end(), "--gres=gpu:h100:2") != typed.end());
 
   // A point the type cannot apply to is refused, saying what to do.
   SweepSettings cpu = settingsIn(folder, {"--device", "cpu"});
   cpu.slurm.gpuType = "a100";
-  CHECK_THROWS_WITH(dtbench::sweep::slurmScript(pointOf({"world=2"}, 1, 0), cpu),
+  CHECK_THROWS_WITH(dtbench::sweep::slurmScript(slurmPointOf({"world=2"}, 1, 0), cpu),
                     Catch::Contains("runs on the CPU") && Catch::Contains("--device cuda"));
   SweepSettings own = settingsIn(folder, {"--device", "cuda"});
   own.slurm.gpuType = "a100";
   own.slurm.script = folder.script("mine.sbatch");
-  CHECK_THROWS_WITH(dtbench::sweep::slurmScript(pointOf({"world=2"}, 1, 0), own),
+  CHECK_THROWS_WITH(dtbench::sweep::slurmScript(slurmPointOf({"world=2"}, 1, 0), own),
                     Catch::Contains("--slurm-script") && Catch::Contains("#SBATCH --gres"));
 }
 
@@ -186,14 +186,14 @@ TEST_CASE("a --mode dp point is one task that asks for the GPUs of its world", "
   const ScriptFolder folder;
   SweepSettings settings = settingsIn(folder, {"--device", "cuda"});
   settings.slurm.gpuType = "a100";
-  const auto command = sbatchSubmission(pointOf({"mode=ddp,dp", "world=4"}, 1, 1), settings).command;
+  const auto command = sbatchSubmission(slurmPointOf({"mode=ddp,dp", "world=4"}, 1, 1), settings).command;
   CHECK(Words(command.begin() + 2, command.end()) ==
         Words{"--job-name=mode_dp-world4", "--ntasks=1",
               "--output=" + (folder.root / "runs" / "mode_dp-world4.log").string(), "--open-mode=append",
               "--export=ALL", "--ntasks-per-node=1", "--gres=gpu:a100:4", folder.script("train_gpus.sbatch"),
               "--device", "cuda", "--mode", "dp"});
   // Its ddp sibling: four tasks, one GPU each.
-  const auto ddp = sbatchSubmission(pointOf({"mode=ddp,dp", "world=4"}, 1, 0), settings).command;
+  const auto ddp = sbatchSubmission(slurmPointOf({"mode=ddp,dp", "world=4"}, 1, 0), settings).command;
   CHECK(std::find(ddp.begin(), ddp.end(), "--ntasks=4") != ddp.end());
   CHECK(std::find(ddp.begin(), ddp.end(), "--gres=gpu:a100:4") != ddp.end());
 }
@@ -203,7 +203,7 @@ TEST_CASE("what the Slurm launcher refuses is refused before the sweep takes its
   const ScriptFolder folder;
   SweepSettings cpu = settingsIn(folder, {"--device", "cpu"});
   cpu.slurm.gpuType = "a100";
-  const std::vector<GridPoint> points = {pointOf({"world=1,2"}, 1, 0), pointOf({"world=1,2"}, 1, 1)};
+  const std::vector<GridPoint> points = {slurmPointOf({"world=1,2"}, 1, 0), slurmPointOf({"world=1,2"}, 1, 1)};
   CHECK_THROWS_WITH(dtbench::sweep::checkSubmissions(points, cpu), Catch::Contains("runs on the CPU"));
   SweepSettings missing = settingsIn(folder, {"--device", "cpu"});
   missing.slurm.script = (folder.root / "none.sbatch").string();

@@ -190,7 +190,7 @@ struct StepRun {
 };
 
 // Two epochs through TrainStep on the CPU, with --cuda-graph through RerunGraph or without it.
-StepRun trainSteps(bool cudaGraph, Trained& t, int* replays) {
+StepRun trainGraphSteps(bool cudaGraph, Trained& t, int* replays) {
   dtbench::trainer::RunConfig config;
   config.gpu.cudaGraph = cudaGraph;
   config.gpu.phaseTiming = dtbench::run::PhaseTiming::kEvents;
@@ -227,8 +227,8 @@ TEST_CASE("TrainStep with --cuda-graph: three eager steps, then replays, a small
   int replays = 0;
   Trained eager = fresh();
   Trained graphed = fresh();
-  const StepRun expected = trainSteps(false, eager, &replays);
-  const StepRun actual = trainSteps(true, graphed, &replays);
+  const StepRun expected = trainGraphSteps(false, eager, &replays);
+  const StepRun actual = trainGraphSteps(true, graphed, &replays);
   REQUIRE(actual.losses.size() == 14);
   for (size_t k = 0; k < actual.losses.size(); ++k) {
     INFO("step " << k + 1);
