@@ -381,6 +381,22 @@ std::vector<Setting> makeSettings() {
   add(field("inject_rto_ms", "--inject-rto-ms", V::kNumber, A::kPerRank, "Cost of one lost segment (a retransmission timeout)",
             [](auto& c) -> auto& { return c.impairment.rtoMs; }),
       distributed);
+  {
+    // Every rank draws from the same distribution (the draws differ by rank): a run with another one is
+    // another measurement, though not another result, so a resumed run may change it.
+    Setting s;
+    s.key = "inject_step_jitter";
+    s.flag = "--inject-step-jitter";
+    s.agreement = A::kAllRanks;
+    s.help = "Add a seeded delay to every step's compute, slept at the end of forward (counted in forward_s): none, "
+             "normal:MEAN_MS:SD_MS (negative draws taken as 0) or exp:MEAN_MS (exponential); each rank draws its own "
+             "from --seed, the rank and the step, so reruns repeat";
+    s.get = [](const RunConfig& c) { return json(c.stepJitter.text()); };
+    s.set = [](RunConfig& c, const json& value) {
+      c.stepJitter = StepJitter::parse(valueAs<std::string>(value, "--inject-step-jitter"));
+    };
+    add(std::move(s), distributed);
+  }
 
   {
     Setting s = field("out", "--out", V::kText, A::kPerRank, "Run directory to create (must not hold a run already)",

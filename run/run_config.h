@@ -21,6 +21,7 @@
 #include "comm/topology/registry.h"
 #include "run/data_defaults.h"
 #include "run/settings.h"
+#include "run/step_jitter.h"
 
 namespace dtbench::run {
 
@@ -126,6 +127,8 @@ struct RunConfig {
   GpuConfig gpu;
   comm::Impairment impairment;  // --inject-*: in dtbench's own point-to-point layer; 0 = none.
                                 // Its seed is `seed` (resolveDefaults copies it).
+  StepJitter stepJitter;        // --inject-step-jitter: a seeded delay added to every step's compute
+                                // (run/step_jitter.h), drawn from `seed` and the rank
 
   // Run directory and output.
   std::string outDir;

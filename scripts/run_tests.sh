@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-declare -A budget=([unit]=400 [train]=600 [python]=120 [mpi]=480 [slurm]=300 [cluster]=600 [readme]=300 [install]=900 [gpu]=600)
+declare -A budget=([unit]=400 [train]=600 [python]=120 [mpi]=480 [slurm]=300 [cluster]=600 [readme]=300 [install]=1260 [gpu]=600)
 # gpu runs first: where no GPU is visible all of its tests skip, and a run's last CTest summary
 # should be one that ran tests.
 order=(gpu unit train python mpi slurm cluster readme install)

@@ -35,6 +35,7 @@
 #include "common/cluster_file.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
+#include "experiments/allreduce/iteration_spread.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -51,6 +52,7 @@ struct Row {
   std::optional<double> boundBusbw;     // GB/s; none off the cluster, on one host, or for no bytes
   std::optional<double> ofBound;        // busbw / boundBusbw
   std::optional<int64_t> segmentBytes;  // the executor's pipeline segment (0: whole chunks); none for native
+  std::optional<common::SampleSpread> iterations;  // iteration_spread.h, in us; none for --timing loop
 };
 
 // The hosts' link rates as the bound needs them: one per host of `hosts`, or none off the cluster
@@ -140,13 +142,22 @@ Row measure(comm::Communicator& c, comm::TopologyAllreduce& algorithm, const All
     row.timeUs = overRanks(c, seconds / s.iters * 1e6).mean().item<double>();
   } else {
     c.barrier()->wait();
+    at::Tensor iterationUs = at::empty({s.iters}, at::kDouble);
     for (int i = 0; i < s.iters; ++i) {
       data.fill_(1);  // keeps values finite; the fill is outside the timed interval
       const auto start = std::chrono::steady_clock::now();
       payload(data);
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      seconds += took;
+      iterationUs[i] = took * 1e6;
     }
     row.timeUs = overRanks(c, seconds / s.iters * 1e6).max().item<double>();
+    if (s.iters > 0) {
+      at::Tensor all = at::empty({static_cast<int64_t>(c.size()) * s.iters}, at::kDouble);
+      c.allgather(all, iterationUs)->wait();
+      const double* first = all.data_ptr<double>();
+      row.iterations = iterationSpread(std::vector<double>(first, first + all.numel()), c.size(), s.iters);
+    }
   }
   row.algbw = row.timeUs > 0 ? static_cast<double>(row.bytes) / (row.timeUs * 1e-6) / 1e9 : 0;
   row.busbw = comm::ringBusBandwidth(row.algbw, c.size());
@@ -166,9 +177,30 @@ void printRow(const Row& r) {
   char bound[32] = "-", ofBound[32] = "-";
   if (r.boundBusbw) std::snprintf(bound, sizeof bound, "%.3f", *r.boundBusbw);
   if (r.ofBound) std::snprintf(ofBound, sizeof ofBound, "%.3f", *r.ofBound);
-  std::printf("%12lld %12lld %9s %12.1f %9.3f %9.3f %9s %8s %7s\n", static_cast<long long>(r.bytes),
-              static_cast<long long>(r.count), r.dtype.c_str(), r.timeUs, r.algbw, r.busbw, bound, ofBound, wrong);
+  char minUs[32] = "-", maxUs[32] = "-", p99Us[32] = "-", cv[32] = "-";
+  std::string noisy = "-";
+  if (r.iterations) {
+    std::snprintf(minUs, sizeof minUs, "%.1f", r.iterations->min);
+    std::snprintf(maxUs, sizeof maxUs, "%.1f", r.iterations->max);
+    std::snprintf(p99Us, sizeof p99Us, "%.1f", r.iterations->p99);
+    if (r.iterations->cvPct) std::snprintf(cv, sizeof cv, "%.2f", *r.iterations->cvPct);
+    noisy = r.iterations->noisy() ? "noisy" : "";
+  }
+  std::printf("%12lld %12lld %9s %12.1f %9.3f %9.3f %9s %8s %7s %10s %10s %10s %7s %s\n", static_cast<long long>(r.bytes),
+              static_cast<long long>(r.count), r.dtype.c_str(), r.timeUs, r.algbw, r.busbw, bound, ofBound, wrong, minUs,
+              maxUs, p99Us, cv, noisy.c_str());
   std::fflush(stdout);
+}
+
+// The CSV's last five cells: iter_min_us, iter_max_us, iter_p99_us, iter_cv_pct, noisy ("no" or the
+// reasons); all empty under --timing loop, the CV empty for a single iteration.
+std::string iterationCells(const std::optional<common::SampleSpread>& spread) {
+  if (!spread) return ",,,,";
+  std::ostringstream out;
+  out << spread->min << ',' << spread->max << ',' << spread->p99 << ',';
+  if (spread->cvPct) out << *spread->cvPct;
+  out << ',' << spread->noisyText();
+  return out.str();
 }
 
 // `nodes`: distinct real host names of the ranks.
@@ -179,7 +211,7 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
   if (!s.csvPath.empty()) {
     std::ofstream csv(s.csvPath);
     csv << "backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,"
-           "bound_busbw_gbps,of_bound,nodes,segment_bytes,timing\n";
+           "bound_busbw_gbps,of_bound,nodes,segment_bytes,timing,iter_min_us,iter_max_us,iter_p99_us,iter_cv_pct,noisy\n";
     const auto cell = [](std::optional<double> value) {
       std::ostringstream out;
       if (value) out << *value;
@@ -189,8 +221,8 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
       csv << backend << ',' << r.topology << ',' << world << ',' << r.bytes << ',' << r.count << ',' << r.dtype << ','
           << r.timeUs << ',' << r.algbw << ',' << r.busbw << ',' << (r.wrong >= 0 ? std::to_string(r.wrong) : "") << ','
           << (linkRate ? rate.dump() : "") << ',' << cell(r.boundBusbw) << ',' << cell(r.ofBound) << ',' << nodes << ','
-          << (r.segmentBytes ? std::to_string(*r.segmentBytes) : "") << ',' << (s.loopTiming ? "loop" : "each")
-          << '\n';
+          << (r.segmentBytes ? std::to_string(*r.segmentBytes) : "") << ',' << (s.loopTiming ? "loop" : "each") << ','
+          << iterationCells(r.iterations) << '\n';
     if (!csv) throw std::runtime_error("cannot write --csv " + s.csvPath);
   }
   if (!s.jsonPath.empty()) {
@@ -211,7 +243,12 @@ void writeOutputs(const AllreduceSettings& s, const std::vector<Row>& rows, int 
                      {"of_bound", optional(r.ofBound)},
                      {"nodes", nodes},
                      {"segment_bytes", r.segmentBytes ? nlohmann::json(*r.segmentBytes) : nlohmann::json()},
-                     {"timing", s.loopTiming ? "loop" : "each"}});
+                     {"timing", s.loopTiming ? "loop" : "each"},
+                     {"iter_min_us", r.iterations ? nlohmann::json(r.iterations->min) : nlohmann::json()},
+                     {"iter_max_us", r.iterations ? nlohmann::json(r.iterations->max) : nlohmann::json()},
+                     {"iter_p99_us", r.iterations ? nlohmann::json(r.iterations->p99) : nlohmann::json()},
+                     {"iter_cv_pct", r.iterations ? optional(r.iterations->cvPct) : nlohmann::json()},
+                     {"noisy", r.iterations ? nlohmann::json(r.iterations->noisyText()) : nlohmann::json()}});
     std::ofstream json(s.jsonPath);
     json << out.dump(2) << '\n';
     if (!json) throw std::runtime_error("cannot write --json " + s.jsonPath);
@@ -343,10 +380,10 @@ int64_t runAllreduceBenchmark(comm::Communicator& c, int ranksPerHost, const All
                       dtype.c_str(), static_cast<long long>(algorithm.segmentBytes()));
         else
           std::printf("# topology %s, %s\n", topology.name().c_str(), dtype.c_str());
-        std::printf("%12s %12s %9s %12s %9s %9s %9s %8s %7s\n", "size", "count", "type", "time_us", "algbw", "busbw",
-                    "bound", "of_bound", "#wrong");
-        std::printf("%12s %12s %9s %12s %9s %9s %9s %8s %7s\n", "(B)", "(elements)", "", "(us)", "(GB/s)", "(GB/s)",
-                    "(GB/s)", "", "");
+        std::printf("%12s %12s %9s %12s %9s %9s %9s %8s %7s %10s %10s %10s %7s\n", "size", "count", "type", "time_us",
+                    "algbw", "busbw", "bound", "of_bound", "#wrong", "min", "max", "p99", "cv");
+        std::printf("%12s %12s %9s %12s %9s %9s %9s %8s %7s %10s %10s %10s %7s\n", "(B)", "(elements)", "", "(us)",
+                    "(GB/s)", "(GB/s)", "(GB/s)", "", "", "(us)", "(us)", "(us)", "(%)");
         std::fflush(stdout);
       }
       for (int64_t count : sweepCounts(s, comm::bytesPerElement(elementType))) {

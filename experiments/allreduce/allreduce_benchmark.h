@@ -14,7 +14,10 @@
 // Columns (defined once, here and in --help): size = bytes per rank (count x element size),
 // time_us = the time of one all-reduce as --timing says; algbw = size / time (GB/s, GB = 10^9
 // bytes); busbw = algbw x 2(N-1)/N (comm/topology/ring.h: the ring's bytes per rank, comparable
-// across world sizes); #wrong = elements that differ from the exact sum (N/A without --check).
+// across world sizes); #wrong = elements that differ from the exact sum (N/A without --check);
+// min, max, p99 (us), cv (%) and noisy: the iterations' times under --timing each
+// (iteration_spread.h), "-" under loop; in the CSV and JSON iter_min_us, iter_max_us, iter_p99_us,
+// iter_cv_pct and noisy, last.
 // On the emulated cluster (DTBENCH_CLUSTER names its cluster.json, common/cluster_file.h, and every
 // rank's real host is a node of it): bound = the busbw that the hosts' shaped links allow for the
 // row's topology and size (comm/topology/link_bound.h; GB/s), of_bound = busbw / bound; "-" (empty

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <utility>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -175,6 +177,14 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     }
   }
   run.rows = static_cast<int64_t>(rows.size());
+  // The spread: every rank's own compute in the steps kept (a rank that waited for another has the wait
+  // in its comm_exposed_s, so its compute is its own).
+  std::set<std::pair<int64_t, int64_t>> keptSteps;
+  for (const run::StepRecord& r : rows) keptSteps.insert({r.epoch, r.step});
+  std::vector<double> perRankCompute;
+  for (const run::StepRecord& r : data.batches)
+    if (keptSteps.count({r.epoch, r.step})) perRankCompute.push_back(r.stepS - r.dataS - r.commExposedS);
+  run.spread = makeComputeSpread(std::move(perRankCompute), run.worldSize);
   const double n = static_cast<double>(rows.size());
   run.rank0WaitS = rank0Wait / n;
   for (const run::StepRecord& r : rows) {

@@ -9,7 +9,8 @@
 // PowerSGD's first --compress-start steps do not); of each step, the row of the rank that ended backward
 // last (the least comm_exposed_s; rank 0's on one rank). compute = step_s − data_s −
 // comm_exposed_s, as the report defines it (docs/report.md, Table 2); a run of several ranks therefore
-// brings its own communication's interference with compute (and a run of one rank none).
+// brings its own communication's interference with compute (and a run of one rank none). The same steps'
+// rows of every rank give the spread of the per-rank compute (ComputeSpread).
 
 #include <cstdint>
 #include <optional>
@@ -18,6 +19,7 @@
 
 #include "comm/bucket_layout.h"
 #include "experiments/predict/compute_device.h"
+#include "experiments/predict/compute_spread.h"
 #include "run/run_config.h"
 #include "run/speed_of_light.h"
 
@@ -70,6 +72,10 @@ struct MeasuredStep {
   // compressed; a description's "compress_s"), for the settings' own --compress and --compress-rank;
   // absent without compression or where nothing measured it.
   std::optional<double> compressS;
+  // Every rank's compute (step_s − data_s − comm_exposed_s) in every step kept, not only the critical
+  // rank's: how the ranks' compute spreads, which a step of N ranks pays the slowest of (compute_spread.h).
+  // A description's "compute_spread"; unknown (no samples) where it has none.
+  ComputeSpread spread;
 
   int64_t gradientElements() const;
 };

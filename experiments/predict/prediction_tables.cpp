@@ -91,6 +91,14 @@ Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::strin
                        " schedule, modelled message by message (native efficiency not used)");
   }
   add("message overhead", messageOverheadAssumed(hw));
+  add("straggler term", run.spread.known()
+                            ? "each step waits for the slowest of N ranks, whose compute is drawn independently from "
+                              "the input's per-rank compute samples (exact order statistic up to " +
+                                  std::to_string(run.spread.samplesS.size()) +
+                                  " ranks, an exponential tail fitted above; docs/predict.md, \"The spread of the "
+                                  "ranks' compute\")"
+                            : std::string("not modelled: ") +
+                                  (run.described ? "the description has no compute_spread" : "fewer than 2 compute samples"));
   if (baseline.compress != run::Compression::kNone) {
     std::string what = run::compressionNames().name(baseline.compress);
     if (baseline.compress == run::Compression::kPowerSgd)
@@ -142,7 +150,7 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   Table steps;
   steps.name = "step_breakdown";
   steps.title = "Per-step breakdown (predicted, seconds from the start of the step's compute)";
-  steps.columns = {"N", "nodes", "what", "bytes", "launch_s", "start_s", "end_s", "duration_s"};
+  steps.columns = {"N", "nodes", "what", "bytes", "launch_s", "start_s", "end_s", "duration_s", "straggler_s"};
 
   const double t1Base = baseline.epochS;
   for (const StepPrediction& p : predictions) {
@@ -187,13 +195,15 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
     for (const PredictedCollective& c : p.collectives)
       steps.rows.push_back({Cell::integral(p.world), Cell::integral(p.nodes), Cell::of(c.name), Cell::integral(c.bytes),
                             Cell::seconds(c.launchS), Cell::seconds(c.startS), Cell::seconds(c.endS),
-                            Cell::seconds(c.seconds)});
-    const double backwardStart = p.h2dS + p.forwardS;
+                            Cell::seconds(c.seconds), Cell::empty()});
+    const double backwardStart = p.backwardStartS();
     steps.rows.push_back({Cell::integral(p.world), Cell::integral(p.nodes), Cell::of("backward"), Cell::empty(),
                           Cell::seconds(backwardStart), Cell::seconds(backwardStart),
-                          Cell::seconds(backwardStart + p.backwardS), Cell::seconds(p.backwardS)});
+                          Cell::seconds(backwardStart + p.backwardS), Cell::seconds(p.backwardS), Cell::empty()});
+    // The straggler term: what the spread of the ranks' compute costs this step (in the step's span).
     steps.rows.push_back({Cell::integral(p.world), Cell::integral(p.nodes), Cell::of("step"), Cell::empty(),
-                          Cell::seconds(0), Cell::seconds(0), Cell::seconds(p.stepS), Cell::seconds(p.stepS)});
+                          Cell::seconds(0), Cell::seconds(0), Cell::seconds(p.stepS), Cell::seconds(p.stepS),
+                          Cell::seconds(p.stragglerS)});
   }
   t1.notes = {std::string("- Every row is a prediction (`basis` = predicted) from the ") +
                   (run.described ? "step described" : "measured run") + " below; `T_s` = steps × the "
@@ -211,7 +221,8 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
                        "measured against (on the CPU: the probe's matrix products do not represent the model's "
                        "kernels); shown as computed, never clipped.");
   }
-  t2.notes = {"- `exposed_share` = comm_exposed / step."};
+  t2.notes = {"- `exposed_share` = comm_exposed / step; `compute_s` includes the straggler term (the step breakdown's "
+              "`straggler_s`: the slowest of N ranks' compute less the input's)."};
   t3.notes = {"- `model_bytes`: the busiest rank's bytes per epoch as the Schedule moves them (native: the ring's); "
               "`link_bound_busbw_GBps`: Σ over the step's all-reduces of the busiest node link's bytes / inter-node "
               "bandwidth, as the report's link bound (empty on one node)."};
@@ -252,6 +263,7 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
     add("gradient ready times", run.readyMeasured ? "step_profile.json (measured per parameter)"
                                                   : "not recorded: spread over backward by bytes (config.json buckets)");
   }
+  add("compute spread", run.spread.describe());
   add("buffer broadcast", run.bufferElementsKnown ? std::to_string(run.bufferElements) + " elements"
                                                   : "not recorded: not modelled");
   add("hardware", hardwarePath + (hw.description.empty() ? "" : " (" + hw.description + ")"));

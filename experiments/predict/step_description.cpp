@@ -144,6 +144,23 @@ void readSpeedOfLight(const nlohmann::json& json, const JsonFields& f, MeasuredS
   }
 }
 
+// "compute_spread": {"samples_s": [...], "world": N0}: every per-rank compute measured, in seconds, on a
+// run of N0 ranks (compute_spread.h).
+void readComputeSpread(const nlohmann::json& spread, const JsonFields& f, MeasuredStep& step) {
+  if (!spread.is_object()) f.fail("compute_spread must be an object {samples_s, world}");
+  f.onlyKeys(spread, {"samples_s", "world"}, "compute_spread.");
+  if (!spread.contains("samples_s") || !spread.at("samples_s").is_array() || spread.at("samples_s").size() < 2)
+    f.fail("compute_spread.samples_s must be a list of at least 2 per-rank compute times in seconds");
+  std::vector<double> samples;
+  const nlohmann::json& list = spread.at("samples_s");
+  for (size_t i = 0; i < list.size(); ++i)
+    samples.push_back(f.number(nlohmann::json{{"sample", list[i]}}, "sample", "compute_spread.samples_s[" +
+                                                                                std::to_string(i) + "].", true,
+                               kMostPhaseSeconds));
+  const int64_t world = spread.contains("world") ? f.whole(spread, "world", "compute_spread.", 1, 65536) : 1;
+  step.spread = makeComputeSpread(std::move(samples), static_cast<int>(world));
+}
+
 }  // namespace
 
 MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& source) {
@@ -151,7 +168,7 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
   if (!json.is_object()) f.fail("the file must hold one JSON object");
   f.onlyKeys(json,
              {"format", "description", "model", "dataset", "batch_size", "train_samples", "drop_last", "compute_s",
-              "settings", "buffer_elements", "parameters", "gpu", "flops_per_image", "precision", "compress_s"},
+              "settings", "buffer_elements", "parameters", "gpu", "flops_per_image", "precision", "compress_s", "compute_spread"},
              "");
   if (f.text(json, "format", "") != kStepDescriptionFormat)
     f.fail(std::string("format must be \"") + kStepDescriptionFormat + "\"");
@@ -204,6 +221,7 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
       f.fail("compress_s is the encoding and decoding of settings.compress, which is none here");
     step.compressS = f.number(json, "compress_s", "", true);
   }
+  if (json.contains("compute_spread")) readComputeSpread(json.at("compute_spread"), f, step);
   return step;
 }
 
@@ -257,6 +275,8 @@ nlohmann::json describeStep(const MeasuredStep& step, const std::string& descrip
                          {"parameters", parameters}};
   if (step.bufferElementsKnown) json["buffer_elements"] = step.bufferElements;
   if (step.compressS) json["compress_s"] = *step.compressS;
+  if (step.spread.known())
+    json["compute_spread"] = {{"samples_s", step.spread.samplesS}, {"world", step.spread.inputWorld}};
   if (!step.device.gpuField().empty()) json["gpu"] = step.device.gpuField();
   if (step.flops)
     json["flops_per_image"] = {{"forward", step.flops->forward},

@@ -234,7 +234,9 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.forwardS = run.forwardS * scale;
   p.backwardS = run.backwardS * scale;
   p.optimizerS = run.optimizerS * scale;
-  p.computeS = run.computeS * scale;
+  p.stragglerS = run.spread.stragglerS(world) * scale;
+  p.stragglerFitted = run.spread.known() && run.spread.fitted(world);
+  p.computeS = run.computeS * scale + p.stragglerS;
   p.stepsPerEpoch = stepsPerEpoch(run, world);
   if (p.stepsPerEpoch == 0) refuseEmptyEpoch(run, world);
 
@@ -264,7 +266,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
     const Network network = networkFor(hw, world, rpn, p.backend, p.topology.native());
     const Network ownCollective = networkFor(hw, world, rpn, p.backend, true);
     const Network pointToPoint = networkFor(hw, world, rpn, p.backend, false);
-    const double backwardStart = p.h2dS + p.forwardS;
+    const double backwardStart = p.backwardStartS();
     const double backwardEnd = backwardStart + p.backwardS;
     double free = backwardStart;  // when the communication thread is next idle
     const double efficiency = hw.efficiencyOf(comm::name(p.backend));

@@ -4,7 +4,9 @@
 // training step"):
 //
 //   compute C = the measured compute × compute_scale, of which h2d + forward come first, then
-//   backward B; gradient p is ready at h2d + forward + ready(p) × scale. Buckets are those of
+//   backward B; the slowest of N ranks takes longer than the mean by the straggler term
+//   E[max over N] − E[max over the input's ranks] of the per-rank compute (compute_spread.h), added to
+//   its forward, so C and backward's start move by it; gradient p is ready at h2d + forward + ready(p) × scale. Buckets are those of
 //   comm::assignBucketsBySize over the parameters (--bucket-mb, first bucket 1 MiB), or with
 //   --bucket-layout fusion those of comm::assignBucketsByFusion (Horovod's rule, --bucket-mb its
 //   threshold); bucket k is
@@ -73,6 +75,11 @@ struct StepPrediction {
   bool overlap = true;
   int64_t segmentBytes = 0;
   double h2dS = 0, forwardS = 0, backwardS = 0, optimizerS = 0, computeS = 0;
+  // What the spread of the ranks' compute adds to the step at this N: E[max over N ranks] less what the
+  // input's compute held already (compute_spread.h), × compute_scale; the slowest rank's forward ends that
+  // much later, so backward and every bucket start later too. Part of computeS.
+  double stragglerS = 0;
+  bool stragglerFitted = false;  // N beyond the samples: from the fitted tail
   double commTotalS = 0, commExposedS = 0, stepS = 0;
   int64_t stepsPerEpoch = 0;
   double epochS = 0, imagesPerS = 0;
@@ -90,6 +97,9 @@ struct StepPrediction {
   int64_t busiestLinkBytes = 0;           // per step, the busiest node link and direction
   double linkBoundS = 0;                  // Σ over all-reduces: busiest link's bytes / its bandwidth
   std::vector<PredictedCollective> collectives;
+
+  // From the start of the step's compute: the slowest rank's h2d + forward, then its backward.
+  double backwardStartS() const { return h2dS + forwardS + stragglerS; }
 };
 
 // Throws common::UsageError for a world that the hardware's ranks per node does not divide, one

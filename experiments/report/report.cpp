@@ -10,6 +10,7 @@
 #include "experiments/report/runs/run_tables.h"
 #include "experiments/report/jobs/sacct_file.h"
 #include "experiments/report/runs/slurm_join.h"
+#include "experiments/report/runs/stragglers_table.h"
 #include "experiments/report/jobs/job_tables.h"
 #include "experiments/report/runs/traffic_tables.h"
 #include "experiments/report/wire/wire_section.h"
@@ -52,6 +53,7 @@ std::unique_ptr<Report> buildReport(const ReportSettings& settings) {
   for (Table& matrix : trafficMatrixTables(report->runs)) t.push_back(std::move(matrix));
   for (Table& wire : wireTables(report->runs)) t.push_back(std::move(wire));
   t.push_back(batchTimesTable(report->runs, report->selection, settings.epoch));
+  t.push_back(stragglersTable(report->selection));
   t.push_back(costTable(report->scaling, settings.gpuHourPrice));
   if (!settings.sacctFiles.empty()) addTimeToResult(t.back(), report->scaling, report->traces);
   t.push_back(bestConfigurationTable(report->scaling, settings.gpuHourPrice));

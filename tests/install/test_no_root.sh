@@ -103,7 +103,7 @@ env_vars=(HOME=/home/dtuser USER=dtuser LANG=C.UTF-8 PATH=/usr/local/bin:/usr/bi
           FETCHCONTENT_SOURCE_DIR_CXXOPTS="$cxxopts" FETCHCONTENT_SOURCE_DIR_CATCH2="$catch2"
           FETCHCONTENT_SOURCE_DIR_GLOO="$gloo")
 ids=$(chroot "$root" id -u dtuser):$(chroot "$root" id -g dtuser)  # numeric: the host knows no dtuser
-timeout --kill-after=10 840 chroot --userspec="$ids" "$root" env -i "${env_vars[@]}" \
+timeout --kill-after=10 1020 chroot --userspec="$ids" "$root" env -i "${env_vars[@]}" \
   bash -c 'cd ~/dtbench && scripts/bootstrap.sh' >"$work/bootstrap.log" 2>&1
 rc=$?
 step "scripts/bootstrap.sh as dtuser: exit $rc"

@@ -128,3 +128,32 @@ TEST_CASE("the agreed settings are the rows the ranks and --resume compare", "[r
   CHECK_FALSE(agreed.contains("timeout_s"));
   CHECK_FALSE(agreed.contains("out"));
 }
+
+TEST_CASE("The step jitter setting is recorded in config.json and range-checked when read back", "[run][schema][jitter]") {
+  run::RunConfig c = valid();
+  c.stepJitter = run::StepJitter::parse("normal:30:10");
+  const nlohmann::json written = run::settingsJson(c);
+  CHECK(written.at("inject_step_jitter") == "normal:30:10");
+  CHECK(run::settingsJson(run::RunConfig{}).at("inject_step_jitter") == "none");
+  std::vector<std::string> problems;
+  const run::RunConfig read = run::readSettings(written, problems);
+  CHECK(problems.empty());
+  CHECK(read.stepJitter.kind == run::StepJitter::Kind::kNormal);
+  CHECK(read.stepJitter.sdMs == 10);
+  // Out of range, mistyped: named, and the default (none) kept.
+  for (const nlohmann::json& bad : {nlohmann::json("normal:-3:1"), nlohmann::json("exp:0"), nlohmann::json("exp:1e9"),
+                                    nlohmann::json(30)}) {
+    problems.clear();
+    nlohmann::json config = written;
+    config["inject_step_jitter"] = bad;
+    const run::RunConfig kept = run::readSettings(config, problems);
+    INFO(bad.dump());
+    REQUIRE(problems.size() == 1);
+    CHECK_THAT(problems[0], Catch::Contains("config.json: inject_step_jitter: --inject-step-jitter"));
+    CHECK_FALSE(kept.stepJitter.active());
+  }
+  const run::Setting* row = run::findSettingByFlag("--inject-step-jitter");
+  REQUIRE(row);
+  CHECK(row->defaultText() == "none");
+  CHECK(row->agreement == run::Agreement::kAllRanks);
+}

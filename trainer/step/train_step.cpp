@@ -14,6 +14,7 @@
 #include "compat/torch_compat.h"
 #include "data/loader.h"
 #include "trainer/step/precision.h"
+#include "trainer/step/step_jitter_sleep.h"
 #include "trainer/sync/comm_worker.h"
 
 namespace dtbench::trainer {
@@ -58,6 +59,7 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
   const Batch batch = copyToDevice(host);
   timer.end("h2d", &run::StepRecord::h2dS);
   const Forward out = forward(batch);
+  sleepStepJitter(p_.config, r.rank, globalStep);  // --inject-step-jitter: part of forward_s, before any gradient
   timer.end("forward", &run::StepRecord::forwardS);
   const bool stopRequested = p_.stopSignal.requested();
   backward(out, globalStep, stopRequested);

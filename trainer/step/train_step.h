@@ -3,7 +3,8 @@
 //
 //   data         wait for the loader's next batch                          data_s
 //   copy         host-to-device copy of images and labels                   h2d_s
-//   forward      forward and loss (under autocast with --amp)               forward_s
+//   forward      forward and loss (under autocast with --amp), then         forward_s
+//                --inject-step-jitter's delay (trainer/step/step_jitter_sleep.h)
 //   backward     backward; ssgd's buckets start all-reducing from hooks     backward_s
 //   synchronize  wait for the step's collectives (GradientSync)             comm_total_s, comm_exposed_s
 //   update       optimizer step (loss-scaled with --amp fp16), zero grads   optimizer_s

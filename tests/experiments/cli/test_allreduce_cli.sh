@@ -60,11 +60,12 @@ expect 0 "launch +start N local ranks" --help
 rows=$(($(wc -l <"$tmp/rows.csv") - 1))
 # 7 topologies x 4 counts for each of float32, float16 and bfloat16.
 [[ $rows -eq 84 ]] || { echo "FAIL: $rows CSV rows, want 84" >&2; failures=$((failures + 1)); }
-header='backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,bound_busbw_gbps,of_bound,nodes,segment_bytes,timing'
+header='backend,topology,world_size,size,count,type,time_us,algbw_gbps,busbw_gbps,wrong,link_rate_bps,bound_busbw_gbps,of_bound,nodes,segment_bytes,timing,iter_min_us,iter_max_us,iter_p99_us,iter_cv_pct,noisy'
 [[ $(head -n 1 "$tmp/rows.csv") == "$header" ]] || { echo "FAIL: CSV header" >&2; failures=$((failures + 1)); }
 # Off the cluster the link rate and bound cells are empty, the JSON's keys null; then one node and
 # the segment: each topology's default (ring and clique whole chunks, 0), empty / null for native.
-[[ $(tail -n +2 "$tmp/rows.csv" | grep -Evc ',,,1,[0-9]*,each$') -eq 0 ]] ||
+# One iteration (--iters 1): its min, max and p99 are its time, no CV, not noisy.
+[[ $(tail -n +2 "$tmp/rows.csv" | grep -Evc ',,,1,[0-9]*,each,([0-9.e+-]+),\1,\1,,no$') -eq 0 ]] ||
   { echo "FAIL: off the cluster, a CSV row has a link rate or bound, or not 1 node" >&2; failures=$((failures + 1)); }
 /usr/bin/python3 -c "
 import json, sys
@@ -72,6 +73,8 @@ rows = json.load(open(sys.argv[1]))
 assert len(rows) == 84 and all(r['wrong'] == 0 for r in rows)
 assert all(r['link_rate_bps'] is None and r['bound_busbw_gbps'] is None and r['of_bound'] is None for r in rows)
 assert all(r['nodes'] == 1 for r in rows)
+assert all(r['iter_min_us'] == r['iter_max_us'] == r['iter_p99_us'] >= 0 and r['iter_cv_pct'] is None
+           and r['noisy'] == 'no' for r in rows), rows
 default = {'native': None, 'ring': 0, 'clique': 0}
 assert all(r['segment_bytes'] == default.get(r['topology'], 1 << 20) for r in rows), rows" \
   "$tmp/rows.json" || { echo "FAIL: JSON rows" >&2; failures=$((failures + 1)); }
@@ -83,8 +86,21 @@ expect 0 "segments of 4096 bytes" allreduce --topology native,tree --counts 5000
 # --timing loop: nccl-tests' timing, named in the CSV; --timing loop --check still checks every element.
 expect 0 "check: 0 wrong" allreduce --topology native,ring --counts 1000 --iters 3 --warmup-iters 1 --timing loop \
   --check --csv "$tmp/loop.csv"
-[[ $(tail -n +2 "$tmp/loop.csv" | cut -d, -f2,16 | tr '\n' ' ') == "native,loop ring,loop " ]] ||
+# loop times no single iteration: its per-iteration cells are empty.
+[[ $(tail -n +2 "$tmp/loop.csv" | cut -d, -f2,16- | tr '\n' ' ') == "native,loop,,,,, ring,loop,,,,, " ]] ||
   { echo "FAIL: --timing loop: $(cat "$tmp/loop.csv")" >&2; failures=$((failures + 1)); }
+# each over 5 iterations: min <= p99 <= max, a CV, and the noisy cell says no or why.
+expect 0 "# topology ring" allreduce --topology ring --counts 1000 --iters 5 --warmup-iters 1 --csv "$tmp/each.csv"
+/usr/bin/python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1, rows
+r = rows[0]
+lo, hi, p99, cv = (float(r[k]) for k in ('iter_min_us', 'iter_max_us', 'iter_p99_us', 'iter_cv_pct'))
+assert 0 < lo <= p99 <= hi and cv >= 0, r
+assert r['noisy'] == 'no' or r['noisy'].startswith(('CV ', 'max ')), r
+assert (cv > 5) == r['noisy'].startswith('CV '), r" \
+  "$tmp/each.csv" || { echo "FAIL: per-iteration columns: $(cat "$tmp/each.csv")" >&2; failures=$((failures + 1)); }
 expect 2 "--timing is each or loop, got 'nccl'" allreduce --timing nccl
 # A buffer beyond the machine's memory is refused by name, before anything is allocated.
 expect 2 "--counts: the largest all-reduce takes 400 GiB per rank, more than this machine's" allreduce --counts 1,100G
@@ -107,13 +123,13 @@ one=(allreduce --topology ring --counts 1200 --iters 1 --warmup-iters 0)
 on_cluster() { launcher=(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT DTBENCH_CLUSTER="$1" timeout 60); }
 on_cluster "$tmp/cluster.json"
 expect 0 "# cluster $tmp/cluster.json: links $(hostname) 1 Gbit/s; every rank on one host" "${one[@]}" --csv "$tmp/one.csv"
-[[ $(tail -n 1 "$tmp/one.csv") == *,1000000000,,,1,0,each ]] ||
+[[ $(tail -n 1 "$tmp/one.csv") == *,1000000000,,,1,0,each,*,no ]] ||
   { echo "FAIL: one host on the cluster: $(tail -n 1 "$tmp/one.csv")" >&2; failures=$((failures + 1)); }
 echo '{"nodes": [{"name": "other-node", "link_rate_bps": 1e9}]}' >"$tmp/elsewhere.json"
 on_cluster "$tmp/elsewhere.json"
 expect 0 "^dtbench: warning: host '$(hostname)' is not a node of DTBENCH_CLUSTER=$tmp/elsewhere.json; running off" \
   "${one[@]}" --csv "$tmp/off.csv"
-[[ $(tail -n 1 "$tmp/off.csv") == *,,,,1,0,each ]] ||
+[[ $(tail -n 1 "$tmp/off.csv") == *,,,,1,0,each,*,no ]] ||
   { echo "FAIL: a host that is no node: $(tail -n 1 "$tmp/off.csv")" >&2; failures=$((failures + 1)); }
 echo '{"nodes": [{"name": "x", "link_rate_bps": "fast"}]}' >"$tmp/bad.json"
 on_cluster "$tmp/bad.json"
