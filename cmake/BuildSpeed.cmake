@@ -4,8 +4,9 @@
 #   of DTBENCH_UNITY_BATCH sources each (CMake's UNITY_BUILD). A dtbench source costs mostly what it
 #   instantiates and generates of LibTorch's, nlohmann/json's and cxxopts' templates, again in every
 #   translation unit that uses them; a unity unit does it once for its batch. Measured on 2 cores
-#   (docs/benchmarks.md, "Build time"): the dtbench target 900.6 -> 264.8 compiler-seconds, the whole test
-#   build 1,436 -> 510. A source edited alone recompiles its batch (about 10-20 s instead of 3-10 s); turn it
+#   (docs/benchmarks.md, "Build time"): the dtbench target 900.6 -> 264.8 compiler-seconds at 16 sources a
+#   unit, the whole test build 1,436 -> 510; 32 a unit took the dtbench target a further 325.6 -> 280.0
+#   (wall 165 -> 145 s). A source edited alone recompiles its batch (tens of seconds, not 3-10); turn it
 #   off (-DDTBENCH_UNITY=OFF) to compile file by file. So that a batch compiles as one file, names local to
 #   a source (its anonymous namespace, its static functions) are unique within its folder's library;
 #   scripts/check_unity_names.py (run by the unit label) names local functions two sources of a target
@@ -17,7 +18,7 @@
 #   headers (ccache's manual, "Precompiled headers"); CCACHE_BASEDIR makes paths below the source tree's
 #   parent relative, so two clones side by side share entries.
 option(DTBENCH_UNITY "Compile each target as unity translation units (faster builds)" ON)
-set(DTBENCH_UNITY_BATCH 16 CACHE STRING "Sources per unity translation unit")
+set(DTBENCH_UNITY_BATCH 32 CACHE STRING "Sources per unity translation unit")
 option(DTBENCH_CCACHE "Compile under ccache when it is installed" ON)
 
 if(DTBENCH_UNITY)
