@@ -17,13 +17,6 @@ void checkSamples(const std::vector<double>& values, const std::string& what) {
                                   std::to_string(values[i]) + "; times must be finite and non-negative");
 }
 
-double quantileOfSorted(const std::vector<double>& sorted, double q) {
-  const double h = static_cast<double>(sorted.size() - 1) * q;
-  const auto lo = static_cast<size_t>(std::floor(h));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 std::string fixed(double value, const char* format) {
   char text[64];
   std::snprintf(text, sizeof text, format, value);
@@ -31,6 +24,13 @@ std::string fixed(double value, const char* format) {
 }
 
 }  // namespace
+
+double quantileOfSorted(const std::vector<double>& sorted, double q) {
+  const double h = static_cast<double>(sorted.size() - 1) * q;
+  const auto lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
 
 std::string SampleSpread::noisyText() const {
   std::string text;

@@ -40,6 +40,11 @@ struct SampleSpread {
   std::string noisyText() const;
 };
 
+// The q-quantile of values already sorted ascending, by linear interpolation (as above), unchecked: the
+// caller has checked that `sorted` is not empty and 0 <= q <= 1 (sampleQuantile below checks for it;
+// the report's batch times call this after their own checks).
+double quantileOfSorted(const std::vector<double>& sorted, double q);
+
 // The q-quantile (0 <= q <= 1) of `values` by linear interpolation (as above). Throws
 // std::invalid_argument naming `what` on an empty input, q outside [0, 1], or a value that is NaN,
 // infinite or negative (naming its index).

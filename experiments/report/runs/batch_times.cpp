@@ -8,6 +8,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "common/sample_spread.h"
+
 namespace dtbench::report {
 namespace {
 
@@ -33,16 +35,9 @@ void checkValues(const std::vector<double>& values, const char* what) {
 }
 
 // quantile() on values already sorted ascending and checked.
-double sortedQuantile(const std::vector<double>& sorted, double q) {
-  const double h = static_cast<double>(sorted.size() - 1) * q;
-  const auto lo = static_cast<size_t>(std::floor(h));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
-  return sortedQuantile(values, 0.5);
+  return common::quantileOfSorted(values, 0.5);
 }
 
 double sum(const std::vector<double>& values) { return std::accumulate(values.begin(), values.end(), 0.0); }
@@ -96,7 +91,7 @@ double quantile(std::vector<double> values, double q) {
     throw std::invalid_argument("quantile: q = " + std::to_string(q) + " is outside [0, 1]; pass a fraction");
   }
   std::sort(values.begin(), values.end());
-  return sortedQuantile(values, q);
+  return common::quantileOfSorted(values, q);
 }
 
 Quantiles quantiles(const std::vector<double>& values) {
@@ -104,9 +99,9 @@ Quantiles quantiles(const std::vector<double>& values) {
   std::vector<double> sorted = values;
   std::sort(sorted.begin(), sorted.end());
   Quantiles result;
-  result.p50 = sortedQuantile(sorted, 0.5);
-  result.p90 = sortedQuantile(sorted, 0.9);
-  result.p99 = sortedQuantile(sorted, 0.99);
+  result.p50 = common::quantileOfSorted(sorted, 0.5);
+  result.p90 = common::quantileOfSorted(sorted, 0.9);
+  result.p99 = common::quantileOfSorted(sorted, 0.99);
   result.max = sorted.back();
   return result;
 }
