@@ -24,8 +24,8 @@ ReportOptions parseReportOptions(const std::vector<std::string>& args) {
   cxxopts::Options options("dtbench report",
                            "Reads run directories (any mix; a sweep's parent directory works too) and prints\n"
                            "Table 1 (time and speedup), Table 2 (compute vs communication), Table 3 (bandwidth\n"
-                           "utilization), traffic, batch times, cost, accuracy, the job table and the runs left\n"
-                           "out. With --sacct or --trace also the job traces' tables (duration and queueing-delay\n"
+                           "utilization), traffic, batch times, stragglers, cost, accuracy, the job table and the\n"
+                           "runs left out. With --sacct or --trace also the job traces' tables (duration and queueing-delay\n"
                            "CDFs, final states and GPU time by job size); DIR may then be left out. Every column is\n"
                            "defined under its table and in docs/report.md.\n\n"
                            "Synopsis: dtbench report [OPTIONS] DIR...\n"
@@ -35,7 +35,7 @@ ReportOptions parseReportOptions(const std::vector<std::string>& args) {
   options.add_options()
     ("format", "md, csv (every table, each after a '# title' line) or json", cxxopts::value<std::string>()->default_value("md"))
     ("table", "Print only these tables, comma-separated (time_speedup, compute_comm, bandwidth, traffic, batch_times, "
-              "cost, best, accuracy, jobs, excluded; with job traces trace_jobs, job_duration_cdf, queue_delay_cdf, "
+              "stragglers, cost, best, accuracy, jobs, excluded; with job traces trace_jobs, job_duration_cdf, queue_delay_cdf, "
               "final_states, gpu_time_by_size, trace_skipped); one table with --format csv is plain CSV",
      cxxopts::value<std::string>())
     ("epoch", "The epoch of every run to report (default: each run's last)", cxxopts::value<int>())
