@@ -76,6 +76,7 @@ need_value() {
 }
 
 NAME=dtbc
+WORKER=0  # 1 in the worker of an up or a down (run_worker)
 ROOT=${DTBENCH_CLUSTER_ROOT:-/run/dtbench-cluster}
 
 # ---------------------------------------------------------------------------------------------- names
@@ -375,6 +376,7 @@ cluster_lock() {
           down:up)
             if [[ $killed != "$pid" ]]; then
               note "down: stopping the up of $NAME still running (pid $pid)"
+              # Its worker (run_stoppable) dies with it; what they started, down removes.
               kill -KILL "$pid" 2>/dev/null || true
               killed=$pid
             fi ;;
@@ -389,6 +391,41 @@ cluster_lock() {
     exec {LOCK_FD}>&-
   done
   echo "$op $$" >"$(lock_file)"
+}
+
+# run_stoppable VAR COMMAND...: runs COMMAND (a program, not a function) as a child that dies with
+# this shell (setpriv --pdeathsig: also when this shell is killed with SIGKILL), waits for it and sets
+# VAR to its status; SIGINT or SIGTERM kills the child (SIGKILL) and sets VAR to 130 or 143. Why a
+# child: bash 5.2 can fail to run a trap whose signal arrives while it parses a command substitution (it
+# prints "trap: line 2: unexpected EOF while looking for matching `)'" and carries on as if no signal had
+# come, or exits 2), and up and down run many of those; a shell waiting in `wait` parses nothing, so
+# its traps always run. The child finds this shell's pid in DTBENCH_CLUSTER_PARENT (cluster.sh's
+# worker checks it: a parent gone before the child started is a stop). Its own names start with _rs_, so
+# VAR may be any other. It returns 0 and must be called as a plain command: on the left of || or && its
+# traps' shell would run under ignored set -e.
+run_stoppable() {
+  local _rs_var=$1 _rs_signal="" _rs_child="" _rs_rc
+  shift
+  trap '_rs_signal=130' INT
+  trap '_rs_signal=143' TERM
+  DTBENCH_CLUSTER_PARENT=$$ setpriv --pdeathsig KILL -- "$@" &
+  _rs_child=$!
+  wait "$_rs_child" && _rs_rc=0 || _rs_rc=$?
+  if [[ -n $_rs_signal ]]; then
+    kill -KILL "$_rs_child" 2>/dev/null || true
+    wait "$_rs_child" 2>/dev/null || true
+    _rs_rc=$_rs_signal
+  fi
+  trap - INT TERM
+  printf -v "$_rs_var" %s "$_rs_rc"
+}
+
+# run_worker VAR COMMAND ARGS...: this script's COMMAND (up or down) with ARGS, on this instance (its
+# name and subnet as this process has them), as run_stoppable's worker, without the lock's descriptor.
+run_worker() {
+  local var=$1
+  shift
+  run_stoppable "$var" "$BASH" "$here/$prog" --name "$NAME" --subnet "$NW_SUBNET" "$@" {LOCK_FD}>&-
 }
 
 # At the end of an up or down that holds the lock: the lock file goes when no instance remains.
@@ -512,6 +549,7 @@ setup_node() {
 }
 
 cluster_up() {
+  local given=("$@")
   local k=4 rate=1gbit cpus=2 gpus=2 timeout=10 accounting=0 cc=cubic
   while (($#)); do
     case $1 in
@@ -543,19 +581,32 @@ cluster_up() {
       command -v "$cmd" >/dev/null || die "up --accounting: $cmd not found: install Debian's slurmdbd and mariadb-server (scripts/install_deps.sh)"
     done
   fi
-  # From here on Ctrl-C or SIGTERM ends up through its EXIT trap (which removes what it made, below).
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  if ((WORKER)); then
+    up_make "$k" "$rate" "$bps" "$cpus" "$gpus" "$timeout" "$accounting" "$cc"
+    return
+  fi
+  # Until the making starts, Ctrl-C or SIGTERM ends up at once: nothing is made yet, and the lock goes
+  # with the process (a lock file naming a dead process is no holder).
   trap 'cluster_unlock' EXIT
   cluster_lock up
-  # The rest runs with the lock's descriptor closed (bash keeps it open, close-on-exec, in this process
-  # only): nothing up starts holds the lock, or a daemon would hold it for as long as it lives.
-  up_locked "$k" "$rate" "$bps" "$cpus" "$gpus" "$timeout" "$accounting" "$cc" {LOCK_FD}>&-
+  up_check_free
+  # The making runs in a worker (run_worker), without the lock's descriptor (bash keeps it open,
+  # close-on-exec, in this process only): nothing up starts holds the lock, or a daemon would hold it
+  # for as long as it lives. This process keeps the lock, and removes what was made when the making
+  # fails or a signal stops it, ignoring further signals until that is done.
+  local rc
+  run_worker rc up "${given[@]+"${given[@]}"}"
+  if ((rc != 0)); then
+    trap '' INT TERM
+    note "up failed: removing what it made"
+    cluster_down >/dev/null 2>&1 || true
+  fi
+  exit "$rc"  # through the EXIT trap: the lock file goes when no instance remains
 }
 
-# The part of `up` that runs under the instance's lock (cluster_up's checked options as arguments).
-up_locked() {
-  local k=$1 rate=$2 bps=$3 cpus=$4 gpus=$5 timeout=$6 accounting=$7 cc=$8
+# Under the instance's lock, before anything is made: the remains of an earlier instance are cleared,
+# and an instance that is up, or a subnet in use, is refused.
+up_check_free() {
   local dir
   dir=$(dir_of)
   if [[ -e $dir || -n $(nw_leftovers) ]]; then
@@ -570,11 +621,17 @@ up_locked() {
   if ip -o -4 addr show 2>/dev/null | grep -q " inet $NW_SUBNET\."; then
     die "up: subnet $NW_SUBNET.0/24 is already in use on this machine; choose another with --subnet A.B.C"
   fi
+}
+
+# The making of an instance (cluster_up's checked options as arguments), in up's worker: a failure
+# exits it, and the up that started the worker removes everything made so far.
+up_make() {
+  local k=$1 rate=$2 bps=$3 cpus=$4 gpus=$5 timeout=$6 accounting=$7 cc=$8
+  local dir
+  dir=$(dir_of)
   local t0=$EPOCHREALTIME
-  # From here on a failure removes everything made so far.
-  trap 'rc=$?; if ((rc != 0)); then note "up failed: removing what it made"; cluster_down >/dev/null 2>&1 || true; fi; cluster_unlock' EXIT
   mkdir -p "$ROOT"
-  echo "$$" >"$(up_pid_file)"
+  echo "$BASHPID" >"$(up_pid_file)"
   # Every daemon up starts has this instance's slurm.conf in its environment, never one its caller had
   # (a shell that ran another instance's env): down finds slurmdbd by it.
   export SLURM_CONF=$dir/etc/slurm.conf
@@ -708,7 +765,6 @@ EOF
     die "the nodes did not all become idle within 30 s"
   fi
   write_cluster_json
-  trap - EXIT INT TERM
   rm -f -- "$(up_pid_file)"
   local took
   took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
@@ -951,6 +1007,12 @@ main() {
   # tbf still counts every segment's headers (the kernel's per-segment packet length), so shaping and
   # the bound stay exact (docs/cluster.md).
   NW_GSO_MAX_SEGS=65535
+  # As the worker of an up or a down (run_worker): gone at once if its parent went before it started.
+  if [[ -n ${DTBENCH_CLUSTER_PARENT:-} ]]; then
+    [[ $PPID == "$DTBENCH_CLUSTER_PARENT" ]] || exit 143
+    WORKER=1
+    unset DTBENCH_CLUSTER_PARENT
+  fi
   set -- "${args[@]+"${args[@]}"}"
   local command=${1:-}
   (($#)) && shift
@@ -958,11 +1020,15 @@ main() {
     up) cluster_up "$@" ;;
     down)
       require
-      trap 'exit 130' INT
-      trap 'exit 143' TERM
+      if ((WORKER)); then
+        cluster_down
+        return
+      fi
       trap 'cluster_unlock' EXIT
       cluster_lock down
-      cluster_down
+      local rc
+      run_worker rc down
+      exit "$rc"  # through the EXIT trap
       ;;
     env) cluster_env ;;
     status) cluster_status ;;
