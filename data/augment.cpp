@@ -5,7 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "data/counter_hash.h"
+#include "common/counter_hash.h"
+#include "data/random_streams.h"
 
 namespace dtbench::data {
 
@@ -60,9 +61,9 @@ SampleAugment sampleAugment(uint64_t seed, int64_t epoch, int64_t index, int64_t
   const auto i = static_cast<uint64_t>(index);
   const auto range = static_cast<uint64_t>(2 * padding + 1);
   SampleAugment a{};
-  a.dy = static_cast<int32_t>(hashBelow(counterHash(seed, e, i, kStreamCropY), range));
-  a.dx = static_cast<int32_t>(hashBelow(counterHash(seed, e, i, kStreamCropX), range));
-  a.flip = flip && (counterHash(seed, e, i, kStreamFlip) >> 63) != 0;
+  a.dy = static_cast<int32_t>(common::hashBelow(common::counterHash(seed, e, i, kStreamCropY), range));
+  a.dx = static_cast<int32_t>(common::hashBelow(common::counterHash(seed, e, i, kStreamCropX), range));
+  a.flip = flip && (common::counterHash(seed, e, i, kStreamFlip) >> 63) != 0;
   return a;
 }
 

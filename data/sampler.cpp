@@ -6,8 +6,9 @@
 #include <numeric>
 #include <utility>
 
-#include "data/counter_hash.h"
-#include "data/split_mix64.h"
+#include "common/counter_hash.h"
+#include "common/split_mix64.h"
+#include "data/random_streams.h"
 
 namespace dtbench::data {
 
@@ -20,7 +21,8 @@ std::vector<int64_t> epochPermutation(uint64_t seed, int64_t epoch, int64_t n) {
     throw std::invalid_argument("epochPermutation: the epoch must be >= 0, got " +
                                 std::to_string(epoch));
   }
-  return shuffledRange<int64_t>(n, SplitMix64(counterHash(seed, static_cast<uint64_t>(epoch), 0, kStreamShuffle)));
+  const uint64_t start = common::counterHash(seed, static_cast<uint64_t>(epoch), 0, kStreamShuffle);
+  return common::shuffledRange<int64_t>(n, common::SplitMix64(start));
 }
 
 DistributedSampler::DistributedSampler(int64_t datasetSize, int64_t rank, int64_t worldSize,

@@ -9,8 +9,9 @@
 
 #include <ATen/Parallel.h>
 
-#include "data/counter_hash.h"
-#include "data/split_mix64.h"
+#include "common/counter_hash.h"
+#include "common/split_mix64.h"
+#include "data/random_streams.h"
 
 namespace dtbench::data {
 
@@ -45,7 +46,7 @@ class ByteStream {
   }
 
  private:
-  SplitMix64 rng_;
+  common::SplitMix64 rng_;
   uint64_t word_ = 0;
   int left_ = 0;
 };
@@ -73,7 +74,7 @@ std::vector<uint8_t> makePrototypes(const SyntheticOptions& o) {
   std::vector<uint8_t> prototypes(static_cast<size_t>(o.numClasses * o.channels * plane));
   std::vector<int> cells(static_cast<size_t>(cellsY * cellsX));
   for (int64_t k = 0; k < o.numClasses; ++k) {
-    ByteStream bytes(counterHash(o.seed, 0, static_cast<uint64_t>(k), kStreamSyntheticPrototype));
+    ByteStream bytes(common::counterHash(o.seed, 0, static_cast<uint64_t>(k), kStreamSyntheticPrototype));
     for (int64_t c = 0; c < o.channels; ++c) {
       for (auto& cell : cells) {
         cell = kCellBase + scaledByte(bytes.next(), kCellSpan);
@@ -105,13 +106,13 @@ Dataset makeSplit(const SyntheticOptions& o, const std::vector<uint8_t>& prototy
   at::parallel_for(0, size, kSamplesPerTask, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const auto index = static_cast<uint64_t>(i);
-      const auto label = static_cast<int64_t>(hashBelow(
-          counterHash(o.seed, split, index, kStreamSyntheticLabel),
+      const auto label = static_cast<int64_t>(common::hashBelow(
+          common::counterHash(o.seed, split, index, kStreamSyntheticLabel),
           static_cast<uint64_t>(o.numClasses)));
       labels[i] = label;
       const uint8_t* prototype = prototypes.data() + label * imageBytes;
       uint8_t* out = images + i * imageBytes;
-      SplitMix64 rng(counterHash(o.seed, split, index, kStreamSyntheticNoise));
+      common::SplitMix64 rng(common::counterHash(o.seed, split, index, kStreamSyntheticNoise));
       int64_t p = 0;
       for (; p + 8 <= imageBytes; p += 8) {
         uint64_t word = rng.next();

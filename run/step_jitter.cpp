@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/split_mix64.h"
 #include "common/usage_error.h"
 
 namespace dtbench::run {
@@ -13,14 +14,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// SplitMix64's output function: a bijection of 64 bits whose outputs for neighbouring inputs look
-// independent, so (seed, rank, step) mixed through it give each draw a stream of its own.
-uint64_t mixBits(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// The first word of a SplitMix64 sequence started at x: (seed, rank, step) mixed through it give each
+// draw a stream of its own.
+uint64_t mixBits(uint64_t x) { return common::SplitMix64(x).next(); }
 
 // A uniform draw in (0, 1) from 53 bits of `bits`: never 0 nor 1, so its logarithm is finite.
 double openUnit(uint64_t bits) { return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53; }

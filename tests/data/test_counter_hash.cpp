@@ -7,16 +7,17 @@
 
 #include "catch_torch.h"
 
-#include "data/counter_hash.h"
-#include "data/split_mix64.h"
+#include "common/counter_hash.h"
+#include "common/split_mix64.h"
+#include "data/random_streams.h"
 
-using dtbench::data::counterHash;
-using dtbench::data::hashBelow;
+using dtbench::common::counterHash;
+using dtbench::common::hashBelow;
 using dtbench::data::kStreamCropX;
 using dtbench::data::kStreamCropY;
 using dtbench::data::kStreamFlip;
 using dtbench::data::kStreamShuffle;
-using dtbench::data::SplitMix64;
+using dtbench::common::SplitMix64;
 
 namespace {
 
@@ -105,7 +106,7 @@ TEST_CASE("SplitMix64 is deterministic and below() respects its bound", "[counte
     CHECK(a.next() == b.next());
   }
   SplitMix64 c(0);
-  CHECK(c.next() == dtbench::data::mix64(SplitMix64::kGamma));
+  CHECK(c.next() == dtbench::common::mix64(SplitMix64::kGamma));
   SplitMix64 d(9);
   for (uint64_t bound : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{1000}, ~uint64_t{0}}) {
     for (int i = 0; i < 200; ++i) {

@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "data/counter_hash.h"
-#include "data/split_mix64.h"
+#include "common/counter_hash.h"
+#include "common/split_mix64.h"
 
 namespace dtbench::trainer {
 
@@ -18,8 +18,8 @@ std::vector<int> pairPartners(int worldSize, uint64_t seed, int64_t step) {
     throw std::invalid_argument("pairPartners: the step must be >= 0, got " + std::to_string(step));
   }
   const auto n = static_cast<size_t>(worldSize);
-  const std::vector<int> order = data::shuffledRange<int>(
-      worldSize, data::SplitMix64(data::counterHash(seed, static_cast<uint64_t>(step), 0, kStreamPairMatching)));
+  const std::vector<int> order = common::shuffledRange<int>(
+      worldSize, common::SplitMix64(common::counterHash(seed, static_cast<uint64_t>(step), 0, kStreamPairMatching)));
   std::vector<int> partner(n, -1);
   for (size_t k = 0; k + 1 < n; k += 2) {
     partner[static_cast<size_t>(order[k])] = order[k + 1];

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "data/counter_hash.h"
+#include "common/counter_hash.h"
 
-namespace dtbench::data {
+namespace dtbench::common {
 
 class SplitMix64 {
  public:
@@ -56,4 +56,4 @@ std::vector<Index> shuffledRange(Index n, SplitMix64 rng) {
   return order;
 }
 
-}  // namespace dtbench::data
+}  // namespace dtbench::common

@@ -1,11 +1,13 @@
 #pragma once
-// counterHash: the one source of randomness in data/ (docs/design.md, "Randomness contract").
+// counterHash: the one source of randomness of dtbench's data order and augmentation, and of every other
+// draw that must come out the same on every rank (docs/design.md, "Randomness contract").
 //
 // Contract: counterHash(seed, epoch, index, stream) is a pure function of its four words that
 // returns 64 well-mixed bits. Nothing is stateful, so a value can be recomputed anywhere (any
 // rank, worker thread, LibTorch version or platform) and always comes out the same. `stream`
 // separates the uses of one (seed, epoch, index) triple: the shuffle, a sample's crop offsets and
-// its flip draw from different streams and so are independent of each other.
+// its flip draw from different streams and so are independent of each other (data/random_streams.h
+// lists data/'s streams).
 //
 // Note [counterHash mixing]
 // Each word is absorbed in turn into a 64-bit state that is then remixed with SplitMix64's
@@ -21,17 +23,7 @@
 
 #include <cstdint>
 
-namespace dtbench::data {
-
-// The streams of counterHash, one per use. Never reuse a number for a new purpose.
-inline constexpr uint64_t kStreamShuffle = 1;
-inline constexpr uint64_t kStreamCropY = 2;
-inline constexpr uint64_t kStreamCropX = 3;
-inline constexpr uint64_t kStreamFlip = 4;
-inline constexpr uint64_t kStreamSyntheticLabel = 5;
-inline constexpr uint64_t kStreamSyntheticPrototype = 6;
-inline constexpr uint64_t kStreamSyntheticNoise = 7;
-// Taken outside data/: 0x0070616972617667 ("pairavg"), trainer/sync/pair_matching.h's kStreamPairMatching.
+namespace dtbench::common {
 
 // SplitMix64's output function: a bijection on 64-bit words with full avalanche.
 constexpr uint64_t mix64(uint64_t z) {
@@ -51,4 +43,4 @@ constexpr uint64_t counterHash(uint64_t seed, uint64_t epoch, uint64_t index, ui
 // at most range / 2^32, far below anything a training run can notice). range must be in [1, 2^32].
 constexpr uint64_t hashBelow(uint64_t hash, uint64_t range) { return ((hash >> 32) * range) >> 32; }
 
-}  // namespace dtbench::data
+}  // namespace dtbench::common
