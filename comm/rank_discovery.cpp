@@ -1,4 +1,5 @@
 #include "comm/rank_discovery.h"
+#include "common/whole_number.h"
 
 #include <unistd.h>  // environ (a GNU extension; g++ defines _GNU_SOURCE)
 
@@ -24,16 +25,9 @@ std::optional<std::string> lookup(const Environment& env, const std::string& key
 }
 
 long long parseInteger(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty())
-    throw std::invalid_argument(what + " must be an integer, got '" + text + "'");
-  return value;
+  const std::optional<long long> value = common::wholeNumber(text);
+  if (!value) throw std::invalid_argument(what + " must be an integer, got '" + text + "'");
+  return *value;
 }
 
 std::optional<int> intVar(const Environment& env, const std::string& key) {

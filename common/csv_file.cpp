@@ -1,3 +1,4 @@
+#include "common/whole_number.h"
 #include "common/csv_file.h"
 
 #include <cmath>
@@ -96,15 +97,9 @@ double CsvFile::number(size_t row, size_t column) const {
 
 int64_t CsvFile::integer(size_t row, size_t column) const {
   const std::string& field = rows_.at(row).at(column);
-  size_t used = 0;
-  int64_t value = 0;
-  try {
-    value = std::stoll(field, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (field.empty() || used != field.size()) fail(row, column, "'" + field + "' is not an integer");
-  return value;
+  const std::optional<long long> value = wholeNumber(field);
+  if (!value) fail(row, column, "'" + field + "' is not an integer");
+  return *value;
 }
 
 void CsvFile::fail(size_t row, size_t column, const std::string& what) const {

@@ -8,6 +8,7 @@
 #include "experiments/cli/command_line.h"
 #include "experiments/cli/commands.h"
 #include "experiments/launch/launch_supervisor.h"
+#include "common/whole_number.h"
 
 namespace dtbench::experiments {
 namespace {
@@ -28,14 +29,8 @@ const char* kLaunchHelp =
 
 // A whole number from 1 to `most`, else a usage error naming the flag and the range.
 int parsePositive(const std::string& flag, const std::string& value, int most = std::numeric_limits<int>::max()) {
-  size_t used = 0;
-  long long parsed = 0;
-  try {
-    parsed = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || parsed < 1 || parsed > most)
+  const long long parsed = common::wholeNumber(value).value_or(0);
+  if (parsed < 1 || parsed > most)
     throwUsage("launch", flag + " needs a whole number from 1 to " + std::to_string(most) + ", got '" + value + "'");
   return static_cast<int>(parsed);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "common/whole_number.h"
 #include "common/usage_error.h"
 #include "experiments/cli/setting_options.h"
 #include "run/config_schema.h"
@@ -62,14 +63,8 @@ RankOptions readRankOptions(const cxxopts::ParseResult& parsed, const comm::Envi
   } else if (auto it = env.find("DTBENCH_RANKS_PER_HOST"); it != env.end()) {
     // The launcher's variable, named as itself: no flag was given.
     const std::string& text = it->second;
-    size_t used = 0;
-    long long value = -1;
-    try {
-      value = std::stoll(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (text.empty() || used != text.size() || value < 0 || value > std::numeric_limits<int>::max())
+    const long long value = common::wholeNumber(text).value_or(-1);
+    if (value < 0 || value > std::numeric_limits<int>::max())
       throw UsageError("DTBENCH_RANKS_PER_HOST must be a whole number >= 0 (ranks per emulated host; 0 = real host "
                        "names), got '" + text + "': dtbench launch --ranks-per-host K sets it; unset it or fix it");
     given.comm.ranksPerHost = static_cast<int>(value);

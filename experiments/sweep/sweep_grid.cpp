@@ -14,6 +14,7 @@
 #include <system_error>
 #include <type_traits>
 
+#include "common/whole_number.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "run/settings.h"
@@ -77,14 +78,8 @@ void checkMode(const std::string& value, const std::string& where) {
 }
 
 int positiveInteger(const std::string& value, const std::string& key, const std::string& where) {
-  size_t used = 0;
-  long long parsed = 0;
-  try {
-    parsed = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != value.size() || parsed < 1 || parsed > kMostRanks)
+  const long long parsed = common::wholeNumber(value).value_or(0);
+  if (parsed < 1 || parsed > kMostRanks)
     throw UsageError(where + ": " + key + " needs positive integers, got '" + value + "'" +
                      (key == "world"   ? " (world is the number of ranks, at least 1)"
                       : key == "nodes" ? " (nodes is the number of nodes the ranks are placed on, at least 1)"
