@@ -7,7 +7,6 @@
 #include <utility>
 
 #include <c10/core/ScalarType.h>
-#include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
 #include "comm/element_type.h"
@@ -39,19 +38,7 @@ GradientReadyProbe::GradientReadyProbe(torch::nn::Module& model) {
   }
   readyS_.assign(parameters_.size(), std::numeric_limits<double>::quiet_NaN());
   bufferElements_ = totalElements(floatingBuffers(model));
-  for (size_t i = 0; i < trainable.size(); ++i) {
-    compat::GradAccumulatorPtr accumulator = torch::autograd::impl::grad_accumulator(trainable[i]);
-    hookKeys_.push_back(accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
-        [this, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
-          gradientReady(i);
-          return outputs;
-        })));
-    accumulators_.push_back(std::move(accumulator));
-  }
-}
-
-GradientReadyProbe::~GradientReadyProbe() {
-  for (size_t i = 0; i < accumulators_.size(); ++i) accumulators_[i]->del_post_hook(hookKeys_[i]);
+  hooks_.emplace(trainable, [this](size_t i) { gradientReady(i); });
 }
 
 void GradientReadyProbe::arm() {

@@ -17,12 +17,13 @@
 // device's autograd thread on a GPU); each writes only its own parameter's slot, and backward()
 // returning orders those writes before disarm() and readyS(). On a GPU the time is when the
 // accumulator ran on the host, i.e. when its kernels were queued.
-// The destructor removes the hooks (the probe holds the accumulators, so the model may go first).
+// Destroying the probe removes the hooks (compat::AccumulatorHooks; the model may go first).
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <torch/csrc/autograd/function.h>
@@ -36,7 +37,6 @@ namespace dtbench::trainer {
 class GradientReadyProbe {
  public:
   explicit GradientReadyProbe(torch::nn::Module& model);
-  ~GradientReadyProbe();
   GradientReadyProbe(const GradientReadyProbe&) = delete;
   GradientReadyProbe& operator=(const GradientReadyProbe&) = delete;
 
@@ -56,12 +56,11 @@ class GradientReadyProbe {
   void gradientReady(size_t parameter);
 
   std::vector<run::ProfiledParameter> parameters_;
-  std::vector<compat::GradAccumulatorPtr> accumulators_;
-  std::vector<uintptr_t> hookKeys_;
   std::vector<double> readyS_;
   int64_t bufferElements_ = 0;
   std::chrono::steady_clock::time_point start_;
   bool armed_ = false;
+  std::optional<compat::AccumulatorHooks> hooks_;  // last: removed first, before what they write
 };
 
 }  // namespace dtbench::trainer

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include <torch/csrc/autograd/function.h>
-#include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
 #include "comm/element_type.h"
@@ -87,17 +86,7 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
   compression_ = makeBucketCompression(options.compression, communicator, allreduce, std::move(layouts), [this] {
     if (side_) side_->synchronize();
   });
-  if (options.overlap) {
-    for (size_t i = 0; i < parameters_.size(); ++i) {
-      compat::GradAccumulatorPtr accumulator = torch::autograd::impl::grad_accumulator(parameters_[i]);
-      hookKeys_.push_back(accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
-          [this, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
-            gradientReady(i);
-            return outputs;
-          })));
-      accumulators_.push_back(std::move(accumulator));
-    }
-  }
+  if (options.overlap) hooks_.emplace(parameters_, [this](size_t i) { gradientReady(i); });
 }
 
 std::vector<int64_t> BucketedAllreduce::bucketElements() const {
@@ -124,9 +113,7 @@ void BucketedAllreduce::loadState(const std::string& bytes, const std::string& s
   compression_->loadState(bytes, source);
 }
 
-BucketedAllreduce::~BucketedAllreduce() {
-  for (size_t i = 0; i < accumulators_.size(); ++i) accumulators_[i]->del_post_hook(hookKeys_[i]);
-}
+BucketedAllreduce::~BucketedAllreduce() = default;
 
 void BucketedAllreduce::beforeBackward(int64_t globalStep, bool stopRequested) {
   globalStep_ = globalStep;

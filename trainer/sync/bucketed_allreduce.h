@@ -118,8 +118,6 @@ class BucketedAllreduce final : public GradientSync {
   std::vector<Bucket> state_;
   std::vector<size_t> bucketOf_;
   std::vector<char> ready_;  // per parameter: its gradient arrived in this backward
-  std::vector<compat::GradAccumulatorPtr> accumulators_;
-  std::vector<uintptr_t> hookKeys_;
   size_t nextLaunch_ = 0;
   int64_t globalStep_ = 0;
   bool armed_ = false;
@@ -127,6 +125,7 @@ class BucketedAllreduce final : public GradientSync {
   bool stopAgreed_ = false;
   std::optional<SideStream> side_;  // gradients on a GPU: the worker's stream (trainer/step/side_stream.h)
   std::unique_ptr<BucketCompression> compression_;
+  std::optional<compat::AccumulatorHooks> hooks_;  // with overlap; last: removed before what they call
 };
 
 }  // namespace dtbench::trainer
