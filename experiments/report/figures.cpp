@@ -113,13 +113,15 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
   std::set<const RunData*> throughputRuns;
   for (const ScalingRow& row : rows) {
     const Configuration& c = row.configuration;
-    if (row.baselineS && row.epochTimeS > 0) {
+    if (const std::optional<double> speedup = row.speedup()) {
       const std::string setup = c.setup.empty() ? "single rank" : c.setup;
       nlohmann::json& s = series[{seriesModel(c), setup, c.batch}];
       if (s.is_null()) s = {{"model", seriesModel(c)}, {"setup", setup}, {"batch", c.batch},
                             {"points", nlohmann::json::array()}};
-      s["points"].push_back({{"N", c.world}, {"speedup", *row.baselineS / row.epochTimeS},
-                             {"extrapolated", row.extrapolated()}});
+      nlohmann::json point = {{"N", c.world}, {"speedup", *speedup}, {"extrapolated", row.extrapolated()}};
+      // Table 1's speedup_pm: drawn as an error bar; a point without one is drawn as before.
+      if (const std::optional<double> half = row.speedupHalfWidth()) point["speedup_pm"] = *half;
+      s["points"].push_back(point);
     }
     if (c.world > 1 && row.first().run->worldSize() > 1) {  // --mode dp runs have no collectives of dtbench's
       nlohmann::json bar = {{"label", describe(c)},
@@ -127,6 +129,7 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
                             {"comm_exposed_s", row.commExposedS},
                             {"overlap_s", row.commTotalS - row.commExposedS},
                             {"T_s", row.epochTimeS}};
+      if (row.epochTimeHalfWidthS) bar["T_pm_s"] = *row.epochTimeHalfWidthS;  // Table 1's, an error bar on T
       if (row.baselineS) bar["est_compute_s"] = *row.baselineS / c.world;
       data["compute_comm"].push_back(bar);
     }

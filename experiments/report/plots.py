@@ -13,6 +13,8 @@ from the packet captures (`wire`, one entry per run with wire data): `wire_heatm
 `wire_batch_size_effect`. From job traces (`traces`, one entry per sacct file or cluster trace, all
 drawn on the same axes, one colour each): `trace_duration_cdf`, `trace_queue_delay_cdf`,
 `trace_final_states` and `trace_gpu_time_by_size`.
+A speedup point with `speedup_pm` and a compute_comm bar with `T_pm_s` (Table 1's 95 % intervals)
+get an error bar of ± that; points and bars without one are drawn without.
 A figure whose list is absent or empty is skipped silently, as is a traffic entry with an
 empty matrix. An optional key given as null counts as absent; the curves' series may hold
 nulls, which are left out. Exit status 0 on success; on unusable input (missing file, bad JSON, wrong
@@ -55,9 +57,9 @@ _SERIES = [NUM_OR_NULL]
 SCHEMA = {
     "title_suffix?": STR,
     "speedup?": [{"setup": STR, "model": STR, "batch": NUM,
-                  "points": [{"N": NUM, "speedup": NUM, "extrapolated?": BOOL}]}],
+                  "points": [{"N": NUM, "speedup": NUM, "extrapolated?": BOOL, "speedup_pm?": NUM}]}],
     "compute_comm?": [{"label": STR, "compute_s": NUM, "comm_exposed_s": NUM,
-                       "overlap_s?": NUM, "T_s?": NUM, "est_compute_s?": NUM}],
+                       "overlap_s?": NUM, "T_s?": NUM, "T_pm_s?": NUM, "est_compute_s?": NUM}],
     "traffic?": [{"id": STR, "kind?": STR, "matrix": [[NUM]]}],
     "batch_times?": [{"id": STR, "step_s": [NUM]}],
     "curves?": [{"id": STR,
@@ -114,6 +116,13 @@ def check(value, spec, path):
 
 
 def check_shapes(data):
+    for i, e in enumerate(data.get("speedup", [])):
+        for j, p in enumerate(e["points"]):
+            if p.get("speedup_pm", 0) < 0:
+                raise InputError(f"speedup[{i}].points[{j}].speedup_pm is negative (a half-width)")
+    for i, e in enumerate(data.get("compute_comm", [])):
+        if e.get("T_pm_s", 0) < 0:
+            raise InputError(f"compute_comm[{i}].T_pm_s is negative (a half-width)")
     for i, t in enumerate(data.get("traffic", [])):
         if len({len(row) for row in t["matrix"]}) > 1:
             raise InputError(f"traffic[{i}].matrix rows differ in length")
@@ -184,7 +193,7 @@ def save(fig, out_dir, name):
 def fig_speedup(entries, out_dir):
     fig, ax = plt.subplots(figsize=(7, 5))
     series = sorted(entries, key=lambda e: (e["model"], e["setup"], e["batch"]))
-    all_n, hollow = set(), False
+    all_n, hollow, bars = set(), False, False
     for e, color in zip(series, palette(len(series))):
         pts = sorted(e["points"], key=lambda p: p["N"])
         n = np.array([p["N"] for p in pts], float)
@@ -195,6 +204,11 @@ def fig_speedup(entries, out_dir):
         ax.plot(n, s, "-", color=color, label=f"{e['model']} {e['setup']} B={e['batch']:g}")
         ax.plot(n[~ext], s[~ext], "o", color=color)
         ax.plot(n[ext], s[ext], "o", color=color, markerfacecolor="white", markeredgewidth=1.5)
+        pm = [(p["N"], p["speedup"], p["speedup_pm"]) for p in pts if "speedup_pm" in p]
+        if pm:
+            bars = True
+            px, py, pe = np.array(pm, float).T
+            ax.errorbar(px, py, yerr=pe, fmt="none", ecolor=color, elinewidth=1, capsize=4, zorder=1)
     if not all_n:
         plt.close(fig)
         return
@@ -202,8 +216,15 @@ def fig_speedup(entries, out_dir):
     lo, hi = min(ticks[0], 1.0), ticks[-1]
     ax.plot([lo, hi], [lo, hi], "--", color="grey", label="ideal (speedup = N)")
     if lo > 0 and hi / lo >= 16:  # wide range: log-log, base 2, the ideal stays a line
+        # An error bar reaching 0 or below has no end on a log axis: the axis ends at half the lowest point
+        # and such a bar runs out of it.
+        points = [p for e in series for p in e["points"]]
+        unbounded = any(p["speedup"] - p.get("speedup_pm", 0) <= 0 for p in points)
+        low = min((p["speedup"] for p in points if p["speedup"] > 0), default=lo)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
+        if unbounded:
+            ax.set_ylim(bottom=min(low, lo) / 2)
         ax.yaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.yaxis.set_minor_formatter(NullFormatter())
@@ -217,6 +238,9 @@ def fig_speedup(entries, out_dir):
     if hollow:
         handles.append(Line2D([], [], ls="", marker="o", color="black", markerfacecolor="white",
                               label="hollow: extrapolated"))
+    if bars:
+        handles.append(Line2D([], [], ls="", marker="|", markersize=12, color="black",
+                              label="bar: 95 % interval (speedup_pm)"))
     legend(ax, handles)
     ax.set(title=titled("Speedup T(1)/T(N) vs world size"), xlabel="world size N (ranks)",
            ylabel="speedup T(1)/T(N)")
@@ -232,8 +256,10 @@ def compute_comm_segments(entries):
     never adds to the bar: `hidden` is the top min(overlap_s, compute_s) of `compute` (a negative
     overlap or compute counts as 0 there; `clipped` marks an overlap larger than compute). `T_s` is
     an entry's T_s where it differs from compute_s + comm_exposed_s by more than rounding (1 ms or
-    0.1 %; else None): the bar stays compute + exposed, the given T_s is only marked."""
-    seg = {"compute": [], "exposed": [], "hidden": [], "clipped": [], "T_s": []}
+    0.1 %; else None): the bar stays compute + exposed, the given T_s is only marked. `T` is the epoch
+    time an entry stands for, its T_s where given, else compute + exposed: where its error bar
+    (T_pm_s) is centred."""
+    seg = {"compute": [], "exposed": [], "hidden": [], "clipped": [], "T_s": [], "T": []}
     for e in entries:
         comp, expo = float(e["compute_s"]), float(e["comm_exposed_s"])
         over = max(float(e.get("overlap_s", 0.0)), 0.0)
@@ -246,6 +272,7 @@ def compute_comm_segments(entries):
         seg["hidden"].append((room - hidden, hidden))
         seg["clipped"].append(over > room)
         seg["T_s"].append(float(t) if off else None)
+        seg["T"].append(float(t) if t is not None else comp + expo)
     return seg
 
 
@@ -275,6 +302,11 @@ def fig_compute_comm(entries, out_dir):
         xs, ys = np.array(off).T
         ax.hlines(ys, xs - 0.4, xs + 0.4, colors="black", linewidth=1.5, linestyles="dotted",
                   zorder=3)
+    pm = [(i, t, e["T_pm_s"]) for i, (e, t) in enumerate(zip(entries, seg["T"])) if "T_pm_s" in e]
+    if pm:
+        xs, ys, es = np.array(pm, float).T
+        ax.errorbar(xs, ys, yerr=es, fmt="none", ecolor="black", elinewidth=1, capsize=5, zorder=4)
+        ax.set_ylim(bottom=0)  # a bar reaching below 0 runs out of the axes
     x_labels(ax, [e["label"] for e in entries])
     ax.set(title=titled("Compute vs communication per epoch (critical rank)"),
            ylabel="seconds per epoch (s)", xlim=(-0.6, n - 0.4))
@@ -285,6 +317,9 @@ def fig_compute_comm(entries, out_dir):
     if off:
         handles.append(Line2D([], [], color="black", linewidth=1.5, linestyle="dotted",
                               label="T_s (differs from compute + exposed)"))
+    if pm:
+        handles.append(Line2D([], [], ls="", marker="|", markersize=12, color="black",
+                              label="bar: T's 95 % interval (T_pm_s)"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     save(fig, out_dir, "compute_comm")
 

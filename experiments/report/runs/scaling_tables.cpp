@@ -44,15 +44,22 @@ std::optional<int64_t> largestPeak(const std::vector<const UsableRun*>& repeats,
   return largest;
 }
 
+// An extrapolated T's 95 % interval over repeats: the widest of theirs; nullopt where none has one.
+std::optional<double> widestHalfWidth(const std::vector<const UsableRun*>& repeats) {
+  std::optional<double> widest;
+  for (const UsableRun* r : repeats)
+    if (const std::optional<double> half = r->epoch.extrapolationHalfWidthS())
+      widest = std::max(widest.value_or(0.0), *half);
+  return widest;
+}
+
 ScalingRow reduce(const Configuration& configuration, const std::vector<const UsableRun*>& repeats) {
   ScalingRow row;
   row.configuration = configuration;
   row.repeats = repeats;
   row.epochTimeS = medianOver(repeats, [](const UsableRun& r) { return r.epoch.epochTimeS(); });
   row.imagesPerS = medianOver(repeats, [](const UsableRun& r) { return r.epoch.imagesPerS(); });
-  for (const UsableRun* r : repeats)
-    if (const std::optional<double> half = r->epoch.extrapolationHalfWidthS())
-      row.epochTimeHalfWidthS = std::max(row.epochTimeHalfWidthS.value_or(0.0), *half);
+  row.epochTimeHalfWidthS = widestHalfWidth(repeats);
   auto critical = [](const UsableRun& r) -> const RankSums& { return r.epoch.ranks[r.epoch.critical]; };
   row.computeS = medianOver(repeats, [&](const UsableRun& r) {
     return (critical(r).trainS - critical(r).commExposedS) * r.epoch.scale;
@@ -85,15 +92,38 @@ std::string basis(const ScalingRow& row) {
 // (one process: DataParallel sums the gradients inside its backward) has none of dtbench's collectives.
 bool communicates(const ScalingRow& row) { return row.configuration.world > 1 && row.first().run->worldSize() > 1; }
 
-// The decimals an extrapolated row's seconds are printed to (Markdown): two significant digits of T's interval.
-// nullopt for a measured epoch, or one without an interval.
-std::optional<int> epochTimeDecimals(const ScalingRow& row) {
-  const std::optional<double>& half = row.epochTimeHalfWidthS;
+// The decimals a value with an interval is printed to (Markdown): the interval's second significant digit.
+// nullopt without an interval, or for one of 0.
+std::optional<int> intervalDecimals(const std::optional<double>& half) {
   if (!half || *half <= 0) return std::nullopt;
   return 1 - static_cast<int>(std::floor(std::log10(*half)));
 }
 
+// The decimals an extrapolated row's seconds are printed to (Markdown): two significant digits of T's interval.
+// nullopt for a measured epoch, or one without an interval.
+std::optional<int> epochTimeDecimals(const ScalingRow& row) { return intervalDecimals(row.epochTimeHalfWidthS); }
+
+// A value and its interval's half-width as Table 1 prints them (T_s and T_pm_s, speedup and speedup_pm, ...):
+// in Markdown both to the interval's second significant digit; without an interval the value as its kind
+// prints and the half-width empty; without a value both empty.
+std::pair<Cell, Cell> withInterval(const std::optional<double>& value, const std::optional<double>& half,
+                                   Cell (*kind)(double)) {
+  if (!value) return {Cell::empty(), Cell::empty()};
+  if (const std::optional<int> decimals = intervalDecimals(half))
+    return {kind(*value).roundedTo(*decimals), kind(*half).roundedTo(*decimals)};
+  return {kind(*value), half ? kind(0) : Cell::empty()};
+}
+
 Cell maybe(const std::optional<double>& value) { return value ? Cell::ratio(*value) : Cell::empty(); }
+
+// An interval's half-width as a share of its value to two significant digits, "± 290 %", "± 0.53 %"; "no
+// interval" without one.
+std::string relativeInterval(const std::optional<double>& half, double value) {
+  if (!half || value == 0) return "no interval";
+  const double percent = 100 * *half / std::abs(value);
+  return "± " + formatCell(Cell::ratio(percent).roundedTo(intervalDecimals(percent).value_or(0)), Precision::kShort) +
+         " %";
+}
 
 // When a run held the machine: from its start to its last write (summary.json), Unix seconds.
 std::optional<std::pair<double, double>> heldInterval(const RunData& run) {
@@ -182,6 +212,22 @@ std::map<const RunData*, std::vector<const RunData*>> overlappingRuns(const std:
 
 }  // namespace
 
+std::optional<double> ratioHalfWidth(double a, std::optional<double> aHalf, double b, std::optional<double> bHalf) {
+  if (!aHalf && !bHalf) return std::nullopt;
+  // |a/b| · √((δa/a)² + (δb/b)²) written without dividing by a, which may be 0.
+  return std::hypot(aHalf.value_or(0) / b, a * bHalf.value_or(0) / (b * b));
+}
+
+std::optional<double> ScalingRow::speedup() const {
+  if (!baselineS || epochTimeS <= 0) return std::nullopt;
+  return *baselineS / epochTimeS;
+}
+
+std::optional<double> ScalingRow::speedupHalfWidth() const {
+  if (!speedup() || isBaseline) return std::nullopt;
+  return ratioHalfWidth(*baselineS, baselineHalfWidthS, epochTimeS, epochTimeHalfWidthS);
+}
+
 std::vector<std::string> configurationColumns() { return {"model", "dataset", "setup", "batch", "N", "nodes"}; }
 
 std::vector<Cell> configurationCells(const ScalingRow& row) {
@@ -225,8 +271,10 @@ std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
     }
     for (ScalingRow& row : members) {
       auto baseline = baselines.find(baselineOf(row.configuration));
-      if (baseline != baselines.end())
-        row.baselineS = medianOver(*baseline->second, [](const UsableRun& r) { return r.epoch.epochTimeS(); });
+      if (baseline == baselines.end()) continue;
+      row.baselineS = medianOver(*baseline->second, [](const UsableRun& r) { return r.epoch.epochTimeS(); });
+      row.baselineHalfWidthS = widestHalfWidth(*baseline->second);
+      row.isBaseline = row.repeats == *baseline->second;
     }
     std::sort(members.begin(), members.end(), [](const ScalingRow& a, const ScalingRow& b) {
       return std::tie(a.configuration.batch, a.configuration.world, a.configuration.nodes) <
@@ -242,9 +290,9 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
   table.name = "time_speedup";
   table.title = "Table 1 — time and speedup";
   table.columns = configurationColumns();
-  for (const char* c : {"runs", "epoch", "steps", "T_s", "T_pm_s", "basis", "speedup", "efficiency", "N_T1_over_TN",
-                        "images_per_s", "GFLOP_s_per_rank", "MFU", "of_gemm_probe", "peak_host_GB", "peak_gpu_GB",
-                        "check"})
+  for (const char* c : {"runs", "epoch", "steps", "T_s", "T_pm_s", "basis", "speedup", "speedup_pm", "efficiency",
+                        "efficiency_pm", "N_T1_over_TN", "images_per_s", "GFLOP_s_per_rank", "MFU", "of_gemm_probe",
+                        "peak_host_GB", "peak_gpu_GB", "check"})
     table.columns.push_back(c);
   // What may have disturbed the measurement: runs that held one machine at once, ranks' threads above
   // its cores, an efficiency above 1.
@@ -260,10 +308,11 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
   std::map<std::string, std::string> peaks;  // series label -> its peak
   std::vector<std::string> aboveOne;
   std::set<std::string> missing;
+  std::vector<std::string> widerThanValue;  // "interval > value": the rows and what is wider, as printed
   for (const ScalingRow& row : rows) {
     const int n = row.configuration.world;
-    std::optional<double> speedup;
-    if (row.baselineS && row.epochTimeS > 0) speedup = *row.baselineS / row.epochTimeS;
+    const std::optional<double> speedup = row.speedup();
+    const std::optional<double> speedupHalf = row.speedupHalfWidth();
     if (!row.baselineS)
       missing.insert(row.configuration.model + " " + row.configuration.dataset + " B=" +
                      std::to_string(row.configuration.batch));
@@ -271,17 +320,27 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
     cells.push_back(Cell::integral(static_cast<int64_t>(row.repeats.size())));
     cells.push_back(Cell::integral(row.first().epoch.epoch));
     cells.push_back(Cell::integral(row.first().epoch.steps));
-    if (const std::optional<int> decimals = epochTimeDecimals(row)) {
-      cells.push_back(Cell::seconds(row.epochTimeS).roundedTo(*decimals));
-      cells.push_back(Cell::seconds(*row.epochTimeHalfWidthS).roundedTo(*decimals));
-    } else {
-      cells.push_back(Cell::seconds(row.epochTimeS));
-      cells.push_back(row.epochTimeHalfWidthS ? Cell::seconds(0) : Cell::empty());
-    }
-    cells.push_back(Cell::of(basis(row)));
-    cells.push_back(maybe(speedup));
-    cells.push_back(maybe(speedup ? std::optional<double>(*speedup / n) : std::nullopt));
+    const auto [epochTime, epochTimeHalf] = withInterval(row.epochTimeS, row.epochTimeHalfWidthS, Cell::seconds);
+    const auto [speedupCell, speedupHalfCell] = withInterval(speedup, speedupHalf, Cell::ratio);
+    const auto [efficiency, efficiencyHalf] =
+        withInterval(speedup ? std::optional<double>(*speedup / n) : std::nullopt,
+                     speedupHalf ? std::optional<double>(*speedupHalf / n) : std::nullopt, Cell::ratio);
+    cells.insert(cells.end(), {epochTime, epochTimeHalf, Cell::of(basis(row)), speedupCell, speedupHalfCell, efficiency,
+                               efficiencyHalf});
     cells.push_back(maybe(speedup ? std::optional<double>(*speedup * n) : std::nullopt));
+    // An interval wider than its value reaches below 0: the extrapolation says next to nothing about the epoch.
+    // The efficiency's is the speedup's / N, so wider exactly when the speedup's is.
+    std::string wider;
+    const auto shown = [](const Cell& cell) { return formatCell(cell, Precision::kShort); };
+    if (row.epochTimeHalfWidthS && *row.epochTimeHalfWidthS > row.epochTimeS)
+      wider = "T_s " + shown(epochTime) + " ± " + shown(epochTimeHalf) + " s";
+    if (speedup && speedupHalf && *speedupHalf > *speedup)
+      wider += (wider.empty() ? "" : ", ") + std::string("speedup ") + shown(speedupCell) + " ± " +
+               shown(speedupHalfCell) + " (T(1) " + relativeInterval(row.baselineHalfWidthS, *row.baselineS) +
+               ", T(N) " + relativeInterval(row.epochTimeHalfWidthS, row.epochTimeS) + ")";
+    if (!wider.empty())
+      widerThanValue.push_back(row.configuration.model + " B=" + std::to_string(row.configuration.batch) +
+                               " N=" + std::to_string(n) + ": " + wider);
     cells.push_back(Cell::ratio(row.imagesPerS));
     std::optional<double> fraction;
     if (row.achievedFlopsPerS) {
@@ -325,6 +384,7 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
           evaluatedInSteps.push_back(r->run);
       }
     }
+    if (!wider.empty()) checks.push_back("interval > value");
     if (speedup && n > 1 && *speedup / n > 1) {
       checks.push_back("efficiency > 1");
       char text[48];
@@ -352,7 +412,12 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
       "steps (n of them, `basis`): full steps × t(n − 1) × s/√n × √(1 − n/full), the widest of the repeats'; as if "
       "the steps were independent, so warm-up and drift are not in it. T and it are printed to its second "
       "significant digit (CSV and JSON keep every digit); empty for a whole epoch, which is measured, and for one "
-      "step, whose spread is unknown."};
+      "step, whose spread is unknown.",
+      "- `speedup_pm`, `efficiency_pm`: their 95 % intervals are speedup ± speedup_pm and efficiency ± efficiency_pm, "
+      "carried from T(1)'s and T(N)'s (`T_pm_s`; a T without one counts as exact) to first order, their relative "
+      "half-widths added in quadrature: speedup_pm = speedup × √((T_pm(1)/T(1))² + (T_pm(N)/T(N))²), "
+      "efficiency_pm = speedup_pm/N (N_T1_over_TN's would be N × speedup_pm). Printed like T; empty where neither T "
+      "has an interval, and on the baseline's own row, whose T(1)/T(1) = 1 exactly."};
   table.notes.push_back(
       "- `GFLOP_s_per_rank` = the model's training FLOPs per image (forward and backward of its convolutions and "
       "linear layers, 2 per multiply-add, counted from its layers; docs/report.md, \"FLOPs and the speed of "
@@ -369,7 +434,8 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
   table.notes.push_back(
       "- `check`: what may have disturbed a row's measurement, each explained below where it occurs: `overlap` (its "
       "run shared a machine with another run at the same time), `oversubscribed` (its ranks' threads outnumbered "
-      "the machine's cores), `efficiency > 1`, `eval in T` (rank 0's evaluation is in the other ranks' steps). "
+      "the machine's cores), `efficiency > 1`, `eval in T` (rank 0's evaluation is in the other ranks' steps), "
+      "`interval > value` (a 95 % interval wider than the value it bounds). "
       "Empty: none found (runs written before devices were recorded cannot be checked for the first two).");
   for (const auto& [label, peak] : peaks) table.notes.push_back("- Peak, " + label + ": " + peak + ".");
   for (const std::string& row : aboveOne)
@@ -405,6 +471,14 @@ Table timeSpeedupTable(const std::vector<ScalingRow>& rows) {
     table.notes.push_back("- `efficiency > 1`: " + row + ": more than N times one rank's speed on N ranks. On one "
                           "machine the usual cause is a slowed baseline (runs at the same time, oversubscribed "
                           "cores) or caches; check the row's other flags and the baseline before publishing it.");
+  if (!widerThanValue.empty()) {
+    std::string list;
+    for (const std::string& row : widerThanValue) list += (list.empty() ? "" : "; ") + row;
+    table.notes.push_back("- `interval > value`: " + list + ". An interval wider than its value reaches below zero: "
+                          "the measured steps are too few, or too uneven, for the extrapolation to the whole epoch "
+                          "to say what it takes (and the first-order speedup interval is then a rough guide only). "
+                          "Measure more steps (a larger --max-steps) or a whole epoch before reading these rows.");
+  }
   if (warmUp)
     table.notes.push_back("- Epoch 1 includes warm-up (allocation and first-step costs): run 2 epochs and report "
                           "the second, or pass --epoch.");

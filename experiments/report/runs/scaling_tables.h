@@ -27,6 +27,10 @@ struct ScalingRow {
   std::optional<double> epochTimeHalfWidthS;
   double imagesPerS = 0;
   std::optional<double> baselineS;  // T(1) of the same model, dataset, device, mode and batch
+  // T(1)'s 95 % interval, ± this (the baseline's epochTimeHalfWidthS); nullopt where T(1) has none.
+  std::optional<double> baselineHalfWidthS;
+  // The row is the baseline itself (world 1, the very runs T(1) comes from): its speedup is 1 exactly.
+  bool isBaseline = false;
   // The critical rank's sums × k, medians over repeats (Table 2).
   double computeS = 0, commTotalS = 0, commExposedS = 0;
   double wallS = 0;  // max_r Σ step_s × k (cost)
@@ -41,7 +45,21 @@ struct ScalingRow {
 
   const UsableRun& first() const { return *repeats.front(); }
   bool extrapolated() const { return first().epoch.extrapolated; }
+  // S(N) = T(1)/T(N); nullopt without a baseline (or a T(N) of 0).
+  std::optional<double> speedup() const;
+  // S(N)'s 95 % interval, ± this: ratioHalfWidth of T(1) and T(N) (docs/report.md, "Intervals of the speedup
+  // and efficiency"). nullopt without a speedup, when neither T has an interval, and for the baseline's own
+  // row, whose T(1)/T(1) is exact. The efficiency S/N has this / N.
+  std::optional<double> speedupHalfWidth() const;
 };
+
+// The 95 % half-width of a ratio a/b of two independent estimates, from their half-widths (nullopt: the term
+// is exact): to first order, their relative half-widths add in quadrature, |a/b| · √((δa/a)² + (δb/b)²).
+// nullopt when neither term has one; b must not be 0. Symmetric and defined whatever the widths (an endpoint interval
+// (a − δa)/(b + δb) … (a + δa)/(b − δb) is not once δb ≥ b), but only a good approximation while the relative
+// widths are small: past about 1/3, a ratio's interval is lopsided, which is why Table 1 flags one wider than
+// its value.
+std::optional<double> ratioHalfWidth(double a, std::optional<double> aHalf, double b, std::optional<double> bHalf);
 
 std::vector<ScalingRow> scalingRows(const RunSelection& selection);
 

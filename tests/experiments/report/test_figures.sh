@@ -32,6 +32,12 @@ width=$(/usr/bin/python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24
 [[ $width -ge 600 ]] || { echo "FAIL: speedup.png is $width pixels wide" >&2; status=1; }
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["speedup"]) == 2 and len(d["traffic"]) == 5 and len(d["link_throughput"]) == 5, d.keys()' \
   "$tmp/fig/figures.json" || { echo "FAIL: figures.json does not hold the fixture's series" >&2; status=1; }
+# Table 1's speedup interval (EXPECTED.md): the B = 64 series' N = 2 point, from its extrapolated baseline,
+# 1.870968 ± 0.193215, drawn as an error bar; no other point has one.
+/usr/bin/python3 -c 'import json, sys
+pm = {(s["batch"], p["N"]): p.get("speedup_pm") for s in json.load(open(sys.argv[1]))["speedup"] for p in s["points"]}
+assert abs(pm.pop((64, 2)) - 0.193215) < 1e-5 and set(pm.values()) == {None}, pm' "$tmp/fig/figures.json" ||
+  { echo "FAIL: figures.json's speedup points do not carry Table 1's speedup_pm" >&2; status=1; }
 
 mkdir "$tmp/again"
 /usr/bin/python3 "$tmp/fig/plots.py" "$tmp/fig/figures.json" "$tmp/again" > "$tmp/again.list"
