@@ -409,6 +409,12 @@ std::vector<Setting> makeSettings() {
              "Write timeline.json, a Chrome trace of every phase and bucket of every rank",
              [](auto& c) -> auto& { return c.timeline; }),
       output);
+  // Every rank's rows reach rank 0 at the epoch's end; a resumed run keeps it, so that the ledger has no gap
+  // that `dtbench audit` would report as missing samples.
+  add(toggle("sample_ledger", "--sample-ledger", true, A::kResumed,
+             "Write sample_ledger.rank<R>.csv: the dataset indices of every step of every rank, for dtbench audit",
+             [](auto& c) -> auto& { return c.sampleLedger; }),
+      output);
   add(withRule(field("checkpoint_every", "--checkpoint-every", V::kInteger, A::kAllRanks,
                      "Write a checkpoint every K steps and at every epoch end (0: only when preempted by SIGTERM)",
                      [](auto& c) -> auto& { return c.checkpointEvery; }),

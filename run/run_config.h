@@ -133,6 +133,7 @@ struct RunConfig {
   // Run directory and output.
   std::string outDir;
   bool timeline = false;        // write timeline.json (Chrome trace of every phase and bucket)
+  bool sampleLedger = false;    // write sample_ledger.rank<R>.csv: each step's dataset indices (run/sample_ledger.h)
   int64_t checkpointEvery = 0;  // steps between checkpoints (0: only on preemption)
   bool resume = false;          // continue the run in outDir from its checkpoint
   bool quiet = false;

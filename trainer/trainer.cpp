@@ -225,6 +225,9 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   } else if (root()) {
     recorder->open(run::RunDirectory(config.outDir));
   }
+  recorder->startSampleLedger(data.train.size(), std::min(config.maxSteps > 0 ? config.maxSteps : INT64_MAX,
+                                                          trainLoader->batchesPerEpoch()),
+                              position.globalStep);
   if (world) {
     // Every rank starts from rank 0's model, except a resumed pairavg run, whose ranks each got
     // their own back from the checkpoint.
@@ -345,6 +348,7 @@ bool Trainer::State::trainEpochs() {
       StepOutcome outcome = step->run(epoch, s, position.globalStep + 1, recorder->trace());
       const run::StepRecord& r = outcome.record;
       ++position.globalStep;
+      recorder->addSamples(epoch, s, position.globalStep, std::move(outcome.sampleIndices));  // --sample-ledger
       position.stepsDone = s;
       position.elapsedS += r.stepS;
       // A replayed step (--cuda-graph) ran no hook: no ready times.

@@ -22,6 +22,7 @@ const std::vector<Subcommand>& subcommands() {
        runPredictCommand},
       {"capture", "capture a run's packets with libpcap (record) and turn them into wire tables (analyze)",
        runCaptureCommand},
+      {"audit", "check a run's sample ledger (train --sample-ledger): every sample once per epoch", runAuditCommand},
   };
   return table;
 }

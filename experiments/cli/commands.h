@@ -16,6 +16,7 @@ int runReportCommand(const std::vector<std::string>& args);
 int runSweepCommand(const std::vector<std::string>& args);
 int runPredictCommand(const std::vector<std::string>& args);
 int runCaptureCommand(const std::vector<std::string>& args);
+int runAuditCommand(const std::vector<std::string>& args);
 
 struct Subcommand {
   const char* name;

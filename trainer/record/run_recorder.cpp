@@ -43,6 +43,31 @@ void RunRecorder::begin(const nlohmann::json& configJson) {
   writeSummary(run::RunOutcome::kRunning);
 }
 
+void RunRecorder::startSampleLedger(int64_t datasetSize, int64_t epochSteps, int64_t resumedAtStep) {
+  if (!config_.sampleLedger) return;
+  run::LedgerRow facts;
+  facts.segment = 0;  // one world size per run: --resume requires the run's own
+  facts.worldSize = world_ ? world_->size() : 1;
+  facts.rank = world_ ? world_->rank() : 0;
+  facts.datasetSize = datasetSize;
+  facts.batchSize = config_.data.batchSize;
+  facts.epochSteps = epochSteps;
+  facts.dropLast = config_.data.dropLast;
+  facts.seed = config_.seed;  // the training loader's (trainer.cpp)
+  ledgerFacts_ = facts;
+  if (dir_) ledger_.emplace(dir_->path(), facts.worldSize, config_.resume, resumedAtStep);
+}
+
+void RunRecorder::addSamples(int64_t epoch, int64_t step, int64_t globalStep, std::vector<int64_t> indices) {
+  if (!ledgerFacts_) return;
+  run::LedgerRow row = *ledgerFacts_;
+  row.epoch = epoch;
+  row.step = step;
+  row.globalStep = globalStep;
+  row.indices = std::move(indices);
+  ledgerRows_ += run::toCsvRow(row) + '\n';
+}
+
 void RunRecorder::addStep(const run::StepRecord& r, int64_t globalStep, const std::vector<double>* readyS) {
   epochRecords_.push_back(r);
   // No ready times given (a step replayed from a CUDA graph): nothing for the profile.
@@ -66,16 +91,19 @@ run::EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
                          {"correct", stats.trainAccuracy * static_cast<double>(stats.samples)},
                          {"samples", stats.samples},
                          {"steps", stats.steps},
-                         {"trace", encodeTraceEvents(trace_)}};
+                         {"trace", encodeTraceEvents(trace_)},
+                         {"ledger", ledgerRows_}};
   trace_.clear();
+  ledgerRows_.clear();
   std::vector<std::string> all{mine.dump()};
   if (world_) all = comm::allgatherBytes(*world_->communicator, all.front());
   if (!dir_) return stats;
   double lossSum = 0, correct = 0;
   int64_t samples = 0, steps = 0;
   std::vector<int64_t> peakHost, peakGpu;
-  for (const std::string& text : all) {
-    const nlohmann::json part = nlohmann::json::parse(text);
+  for (size_t rank = 0; rank < all.size(); ++rank) {
+    const nlohmann::json part = nlohmann::json::parse(all[rank]);
+    if (ledger_) ledger_->append(static_cast<int64_t>(rank), part["ledger"].get<std::string>());
     peakHost.push_back(part["peak_host_bytes"].get<int64_t>());
     if (!part["peak_gpu_bytes"].is_null()) peakGpu.push_back(part["peak_gpu_bytes"].get<int64_t>());
     dir_->appendBatchRows(part["rows"].get<std::string>());
@@ -99,6 +127,7 @@ run::EpochStats RunRecorder::gatherEpoch(int64_t epoch, int64_t fullSteps) {
   stats.meanLoss = steps ? lossSum / static_cast<double>(steps) : 0.0;
   stats.trainAccuracy = samples ? correct / static_cast<double>(samples) : 0.0;
   dir_->flush();
+  if (ledger_) ledger_->flush();
   return stats;
 }
 
@@ -148,6 +177,11 @@ void RunRecorder::recordFailure(const std::string& error) {
       for (size_t k = rowsWritten_; k < epochRecords_.size(); ++k)
         dir_->appendBatch(epochRecords_[k]);  // rank 0's own rows at least
       dir_->flush();
+    }
+    if (ledger_) {
+      ledger_->append(0, ledgerRows_);
+      ledgerRows_.clear();
+      ledger_->flush();
     }
   } catch (const std::exception&) {}
   try {

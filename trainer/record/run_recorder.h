@@ -10,7 +10,9 @@
 //   - finish (collective; when the run ends, completed or interrupted): traffic.csv and
 //     traffic_timeline.csv, every rank's parameter checksum, step_profile.json (the steps this
 //     process trained: since the resume after --resume), and with --timeline timeline.json;
-//   - writeSummary: summary.json (run/run_summary.h) with the run's outcome (run/run_outcome.h).
+//   - writeSummary: summary.json (run/run_summary.h) with the run's outcome (run/run_outcome.h);
+//   - with --sample-ledger, every step's dataset indices (addSamples) travel with the rows of
+//     gatherEpoch, and rank 0 writes them to each rank's sample_ledger.rank<R>.csv (run/sample_ledger.h).
 // Other ranks only collect and send. A checkpoint keeps what the recorder holds (rankState,
 // runState) so that --resume continues the same files (restoreRank, restoreRun).
 
@@ -30,6 +32,7 @@
 #include "trainer/step/grad_scaler.h"
 #include "trainer/step/gradient_ready.h"
 #include "run/run_directory.h"
+#include "run/sample_ledger.h"
 #include "run/step_profile.h"
 #include "run/step_record.h"
 #include "trainer/world.h"
@@ -60,6 +63,13 @@ class RunRecorder {
   // Rank 0, once the run is set up: a new run writes config.json (`configJson`) and starts
   // summary.json; a resumed one notes when it resumed. Both then say "running".
   void begin(const nlohmann::json& configJson);
+
+  // --sample-ledger, on every rank once the run's position is known (0 for a new run, the checkpoint's
+  // global step for --resume): the facts every ledger row carries. Rank 0 opens the ledger files, a
+  // resumed run's cut back to the checkpoint's steps. Nothing without --sample-ledger.
+  void startSampleLedger(int64_t datasetSize, int64_t epochSteps, int64_t resumedAtStep);
+  // The dataset indices of this rank's step, sent with the step's batches.csv row at the next gatherEpoch.
+  void addSamples(int64_t epoch, int64_t step, int64_t globalStep, std::vector<int64_t> indices);
 
   // `readyS`: the step's gradient-ready times, when the step was taken before this call (its phase
   // columns came later: trainer/step/pending_steps.h); null: the probe's latest, this step's; empty: the
@@ -97,6 +107,9 @@ class RunRecorder {
   run::RunSummary summary_;                  // rank 0's; its epochs are the finished ones
   std::vector<run::StepRecord> epochRecords_;  // this rank's steps of the epoch in progress
   size_t rowsWritten_ = 0;                // of epochRecords_, those already sent to batches.csv
+  std::optional<run::LedgerRow> ledgerFacts_;       // --sample-ledger: what every row repeats
+  std::string ledgerRows_;                         // this rank's ledger rows not yet gathered
+  std::optional<run::SampleLedgerWriter> ledger_;  // rank 0, --sample-ledger
   std::vector<TraceEvent> trace_;         // this rank's events not yet gathered
   std::vector<TraceEvent> allTrace_;      // rank 0: every rank's events
 };

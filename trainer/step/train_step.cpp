@@ -44,8 +44,9 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
   const int64_t sentBefore = p_.world ? p_.world->recorder->bytesSent() : 0;
   const int64_t receivedBefore = p_.world ? p_.world->recorder->bytesReceived() : 0;
 
-  const Batch host = nextBatch(epoch, step);
+  Batch host = nextBatch(epoch, step);
   timer.end("data", &run::StepRecord::dataS);
+  outcome.sampleIndices = std::move(host.indices);
   if (captured_ && eagerSteps_ >= GraphStep::kWarmupSteps && captured_->accepts(host.images, host.labels)) {
     runCaptured(host, outcome, timer);
     timer.finish();
@@ -101,12 +102,12 @@ void TrainStep::runCaptured(const Batch& host, StepOutcome& outcome, StepTimer& 
 TrainStep::Batch TrainStep::nextBatch(int64_t epoch, int64_t step) {
   std::optional<data::Batch> batch = p_.loader.next();
   TORCH_CHECK(batch.has_value(), "the loader ran out of batches at step ", step, " of epoch ", epoch);
-  return {batch->images, batch->labels};
+  return {batch->images, batch->labels, std::move(batch->indices)};
 }
 
 TrainStep::Batch TrainStep::copyToDevice(const Batch& batch) const {
   return {inMemoryFormat(batch.images.to(p_.device, /*non_blocking=*/true), p_.config.precision.channelsLast),
-          batch.labels.to(p_.device, /*non_blocking=*/true)};
+          batch.labels.to(p_.device, /*non_blocking=*/true), {}};
 }
 
 // --mode dp: LibTorch's DataParallel replicates the model onto every visible GPU on each call,

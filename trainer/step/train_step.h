@@ -85,6 +85,8 @@ struct StepOutcome {
   // --cuda-graph: the step was a replay of the captured step (trainer/graph/graph_step.h): its
   // forward, backward and optimizer columns are empty and no gradient-ready times were taken.
   bool replayed = false;
+  // The dataset indices the loader put into the step's batch, in batch order (--sample-ledger).
+  std::vector<int64_t> sampleIndices;
 };
 
 class TrainStep {
@@ -100,6 +102,7 @@ class TrainStep {
   struct Batch {
     at::Tensor images;
     at::Tensor labels;
+    std::vector<int64_t> indices;  // the host batch's dataset indices; empty on the device's copy
   };
   struct Forward {
     at::Tensor logits;

@@ -1,0 +1,50 @@
+#include "experiments/cli/audit_options.h"
+
+#include <cxxopts.hpp>
+
+#include "experiments/cli/command_line.h"
+
+namespace dtbench::experiments {
+
+AuditOptions parseAuditOptions(const std::vector<std::string>& args) {
+  AuditOptions o;
+  cxxopts::Options options(
+      "dtbench audit",
+      "Checks the sample ledger of a run trained with dtbench train --sample-ledger (sample_ledger.rank<R>.csv,\n"
+      "every rank's dataset indices of every step): in every epoch, over every rank and segment, each sample of\n"
+      "the training set trained exactly once, apart from what the data order leaves out by design (drop-last,\n"
+      "--max-steps: the last ones of the epoch's permutation) or repeats by design (the padding without\n"
+      "drop-last). The run's last epoch, when unfinished, is checked for duplicates only. Prints one row per\n"
+      "epoch (expected, seen, duplicates, missing, dropped, padded, ranks, segments) and names the first\n"
+      "duplicate indices with the rank and step of each occurrence, and the first missing ones; docs/audit.md.\n"
+      "Exit 0: clean; 1: duplicates or missing samples, a rank's ledger missing or unreadable; 2: usage error\n"
+      "(no RUNDIR, no ledger in it).\n\n"
+      "Synopsis: dtbench audit [--show N] RUNDIR");
+  options.set_width(100);
+  // clang-format off
+  options.add_options()
+    ("show", "How many duplicate and missing indices to name", cxxopts::value<int64_t>()->default_value("10"))
+    ("directory", "The run directory", cxxopts::value<std::vector<std::string>>())
+    ("h,help", "Show this help");
+  // clang-format on
+  options.parse_positional({"directory"});
+  options.positional_help("RUNDIR");
+  const ParsedOptions result = parseOptions(options, "audit", args);
+  if (result.help) {
+    o.help = true;
+    o.helpText = result.helpText;
+    return o;
+  }
+  const cxxopts::ParseResult& parsed = result.result;
+  if (!parsed.count("directory"))
+    throwUsage("audit", "name the run directory to audit, e.g. dtbench audit runs/r18");
+  const auto directories = parsed["directory"].as<std::vector<std::string>>();
+  if (directories.size() != 1)
+    throwUsage("audit", "audit one run directory at a time, got " + std::to_string(directories.size()));
+  o.directory = directories.front();
+  o.show = parsed["show"].as<int64_t>();
+  if (o.show < 0) throwUsage("audit", "--show must be >= 0, got " + std::to_string(o.show));
+  return o;
+}
+
+}  // namespace dtbench::experiments
