@@ -19,6 +19,7 @@
 #include "experiments/predict/calibration_tables.h"
 #include "experiments/predict/compute_device.h"
 #include "experiments/predict/hardware.h"
+#include "experiments/predict/limits_figure.h"
 #include "experiments/predict/measured_step.h"
 #include "experiments/predict/prediction_figures.h"
 #include "experiments/predict/prediction_tables.h"
@@ -149,8 +150,9 @@ int runPredictCommand(const std::vector<std::string>& args) {
         run, std::filesystem::path(o.hardwarePath).stem().string(), predictions, baseline, o.measured, leftOut);
     for (const std::string& line : leftOut) std::fprintf(stderr, "predict: --measured: not drawn: %s\n", line.c_str());
     const std::vector<std::string> files = report::drawFigures(data, o.plotsDir, DTBENCH_PLOT_PYTHON);
-    std::fprintf(stderr, "predict: %zu figure files in %s (data: figures.json, redraw: plots.py)\n", files.size(),
-                 o.plotsDir.c_str());
+    const std::vector<std::string> limits = predict::drawLimitsFigure(o.plotsDir, DTBENCH_PLOT_PYTHON, files);
+    std::fprintf(stderr, "predict: %zu figure files in %s (data: figures.json, redraw: plots.py, limits_plot.py)\n",
+                 files.size() + limits.size(), o.plotsDir.c_str());
   }
   return 0;
 }

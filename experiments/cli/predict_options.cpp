@@ -143,10 +143,11 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
      cxxopts::value<std::string>())
     ("compress-rank", "powersgd: the rank of its factors (default: the run's)", cxxopts::value<int64_t>())
     ("format", "md, csv (every table, each after a '# title' line) or json", cxxopts::value<std::string>()->default_value("md"))
-    ("table", "Print only these tables, comma-separated (time_speedup, compute_comm, bandwidth, step_breakdown, "
-              "prediction_inputs); one table with --format csv is plain CSV", cxxopts::value<std::string>())
-    ("plots", "Draw predicted speedup and compute vs exposed communication against world size into DIR "
-              "(PNG and PDF, python3-matplotlib)", cxxopts::value<std::string>())
+    ("table", "Print only these tables, comma-separated (assumed, time_speedup, compute_comm, bandwidth, "
+              "step_breakdown, limits, prediction_inputs); one table with --format csv is plain CSV",
+     cxxopts::value<std::string>())
+    ("plots", "Draw predicted speedup, compute vs exposed communication and the step's terms (limits) against "
+              "world size into DIR (PNG and PDF, python3-matplotlib)", cxxopts::value<std::string>())
     ("measured", "With --plots: run directories of the same configuration, drawn beside the prediction "
                  "(comma-separated)", cxxopts::value<std::string>())
     ("accept-other-device", "Take the step's compute as the hardware's ranks' although it ran on another device "

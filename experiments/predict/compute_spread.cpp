@@ -90,7 +90,8 @@ double ComputeSpread::expectedMaxS(int64_t n) const {
 }
 
 double ComputeSpread::stragglerS(int64_t n) const {
-  if (!known()) return 0;
+  // At the input's own world there is nothing to add, exactly (E[max of 1] and the mean differ in rounding).
+  if (!known() || n == inputWorld) return 0;
   return expectedMaxS(n) - (inputWorld > 1 ? expectedMaxS(inputWorld) : meanS());
 }
 

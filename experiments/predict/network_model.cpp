@@ -183,6 +183,8 @@ class Simulation {
       updateRates();
     }
     result_.seconds = end_;
+    result_.bandwidthS = std::min(moving_, end_);
+    result_.latencyS = end_ - result_.bandwidthS;
     // A slice stands for every period of the world: the same bytes per rank and per node.
     const auto repeat = [](const std::vector<int64_t>& one, int times) {
       std::vector<int64_t> all;
@@ -405,6 +407,7 @@ class Simulation {
 
   void progress(double to) {
     const double dt = to - now_;
+    if (!active_.empty()) moving_ += dt;
     for (size_t id : active_) messages_[id].remaining -= messages_[id].rate * dt;
     now_ = to;
   }
@@ -462,6 +465,7 @@ class Simulation {
   Events starts_;   // data that starts moving
   Events notices_;  // notices that arrive
   double now_ = 0, end_ = 0;
+  double moving_ = 0;  // the time in which some message's bytes moved: the bandwidth part
   SimulatedCollective result_;
 };
 

@@ -31,6 +31,13 @@
 // bandwidth divided by the messages on it (equal shares, not max-min fair shares; docs/predict.md). Reductions cost nothing (memory is taken to be far faster than
 // the links). The result is the time from the first post to the last item's completion on any
 // rank: every rank starts together, as the trainer's buckets do.
+//
+// That time splits into two parts that add up to it (docs/predict.md, "What limits scaling"): the
+// bandwidth part, while some message's bytes move on some link, and the latency part, while none
+// does and every rank waits on a latency (α: a notice's, or data's from its post to its first byte)
+// or on issuing its messages (o). A latency that runs while other bytes move is hidden behind them
+// and counts as bandwidth: a ring's step of one segment costs α + bytes/β, one α and one bytes/β; a
+// pipelined ring pays its α in the steps that fill the pipeline.
 
 #include <cstdint>
 #include <string>
@@ -63,6 +70,8 @@ struct Network {
 
 struct SimulatedCollective {
   double seconds = 0;
+  // seconds = bandwidthS + latencyS: while some bytes move, and while none moves (see above).
+  double bandwidthS = 0, latencyS = 0;
   std::vector<int64_t> bytesSent;           // per rank: payload its messages carried
   std::vector<int64_t> nodeUp, nodeDown;    // per node: bytes over its link out of / into the node
   int64_t messages = 0;

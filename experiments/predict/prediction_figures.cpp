@@ -4,6 +4,7 @@
 
 #include "comm/backends/backend.h"
 #include "common/usage_error.h"
+#include "experiments/predict/scaling_limits.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report.h"
 #include "run/settings.h"
@@ -31,6 +32,7 @@ nlohmann::json predictionFigureData(const MeasuredStep& run, const std::string& 
                                     {"T_s", p.epochS}});
   }
   data["speedup"].push_back({{"setup", setup}, {"model", run.settings.model}, {"batch", run.batchSize}, {"points", points}});
+  data["limits"] = limitsFigureEntries(predictions);
   if (measured.empty()) return data;
   report::ReportSettings settings;
   settings.directories = measured;

@@ -1,9 +1,10 @@
 #pragma once
 // The figures of `dtbench predict --plots DIR` (docs/predict.md, "Output"), as data for the report's
 // plots.py (experiments/report/figures.h): the predicted speedup against world size, and per world
-// size the predicted compute and exposed communication per epoch; with measured runs of the same
-// configuration (--measured), their speedup series and bars beside the predicted ones, from the
-// report's own figure data. Legends name the hardware file the prediction is for.
+// size the predicted compute and exposed communication per epoch and the terms of the predicted step
+// (`limits`, drawn by limits_figure.h); with measured runs of the same configuration (--measured),
+// their speedup series and bars beside the predicted ones, from the report's own figure data. Legends
+// name the hardware file the prediction is for.
 
 #include <string>
 #include <vector>

@@ -5,6 +5,7 @@
 #include "comm/backends/backend.h"
 #include "comm/bucket_layout.h"
 #include "experiments/predict/prediction_peak.h"
+#include "experiments/predict/scaling_limits.h"
 #include "experiments/report/runs/scaling_tables.h"
 #include "run/settings.h"
 
@@ -285,7 +286,7 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   for (const StepPrediction& p : predictions)
     if (const std::optional<std::string> note = globalBatchNote(run, p.world))
       assumed.rows.push_back({Cell::of("epoch"), Cell::of(*note)});
-  return {assumed, t1, t2, t3, steps, inputs};
+  return {assumed, t1, t2, t3, steps, limitsTable(predictions, baseline), inputs};
 }
 
 }  // namespace dtbench::predict

@@ -2,7 +2,8 @@
 // The predicted tables of `dtbench predict` (docs/predict.md, "Output"): what the prediction assumed
 // (the compute's origin and device, the hardware's, the backend's efficiency), Tables 1–3 in the report's
 // columns (docs/report.md), one row per world size, every row's `basis` = `predicted`, plus the
-// per-step breakdown (one row per world size and collective) and the inputs the prediction used.
+// per-step breakdown (one row per world size and collective), what limits scaling (scaling_limits.h) and
+// the inputs the prediction used.
 // Rendered by the report's renderers (Markdown, CSV, JSON).
 
 #include <vector>

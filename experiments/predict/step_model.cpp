@@ -97,7 +97,11 @@ class AllreduceModel {
     if (it == memo_.end()) {
       SimulatedCollective c = simulateSchedule(schedule_, network_, elements, elementBytes,
                                                topology_.native() ? 0 : segmentBytes_);
-      if (topology_.native()) c.seconds /= efficiency_;
+      if (topology_.native()) {
+        c.seconds /= efficiency_;
+        c.bandwidthS /= efficiency_;
+        c.latencyS /= efficiency_;
+      }
       it = memo_.emplace(key, std::move(c)).first;
     }
     return it->second;
@@ -271,10 +275,16 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
     double free = backwardStart;  // when the communication thread is next idle
     const double efficiency = hw.efficiencyOf(comm::name(p.backend));
     std::vector<int64_t> rankBytes(world, 0), up(p.nodes, 0), down(p.nodes, 0);
+    // A collective on the communication thread: the network's time for `c` / `efficiencyOf` (a native
+    // collective's efficiency, else 1), then `codec` seconds.
     const auto add = [&](const std::string& name, int64_t bytes, double launch, const SimulatedCollective& c,
-                         double seconds) {
-      PredictedCollective pc{name, bytes, launch, std::max(launch, free), 0, seconds};
-      pc.endS = pc.startS + seconds;
+                         double efficiencyOf, double codec) {
+      PredictedCollective pc{name, bytes, launch, std::max(launch, free), 0, 0};
+      pc.bandwidthS = c.bandwidthS / efficiencyOf;
+      pc.latencyS = c.latencyS / efficiencyOf;
+      pc.codecS = codec;
+      pc.seconds = c.seconds / efficiencyOf + codec;
+      pc.endS = pc.startS + pc.seconds;
       free = pc.endS;
       p.collectives.push_back(pc);
       for (int r = 0; r < world; ++r) rankBytes[r] += c.bytesSent[r];
@@ -286,7 +296,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
     if (p.sync == run::Sync::kSsgd) {
       if (run.bufferElementsKnown && run.bufferElements > 0) {
         const SimulatedCollective c = simulateSchedule(binomialBroadcastSchedule(world), ownCollective, run.bufferElements, 4, 0);
-        add("buffers", run.bufferElements * 4, backwardStart, c, c.seconds / efficiency);
+        add("buffers", run.bufferElements * 4, backwardStart, c, efficiency, 0);
       }
       AllreduceModel allreduce(topology, p.backend, network, efficiency, p.segmentBytes);
       double launch = backwardStart;
@@ -300,7 +310,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
         for (size_t j = 0; j < parts[k].size(); ++j) {
           const BucketPart& part = parts[k][j];
           const SimulatedCollective& c = allreduce.run(part.elements, part.elementBytes);
-          add(part.name, part.elements * part.elementBytes, launch, c, c.seconds + (j + 1 == parts[k].size() ? codec : 0));
+          add(part.name, part.elements * part.elementBytes, launch, c, 1, j + 1 == parts[k].size() ? codec : 0);
           // The bound of Table 3 (comm/topology/link_bound.h): the busiest node link's bytes over its
           // bandwidth. The simulation counted the bytes over each node's link as hostLinkBytes does (the
           // Schedule's transfers between nodes; native: its backend's model).
@@ -313,8 +323,7 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
       // Pair averaging: parameters and buffers, both ways, with one partner; the mean of seeded matchings.
       const int64_t elements = run.gradientElements() + run.bufferElements;
       std::mt19937_64 random(20261126);
-      double seconds = 0;
-      SimulatedCollective sum;
+      SimulatedCollective mean;
       for (int m = 0; m < kPairMatchings; ++m) {
         std::vector<int> order(world);
         std::iota(order.begin(), order.end(), 0);
@@ -325,14 +334,26 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
           partner[order[i + 1]] = order[i];
         }
         const SimulatedCollective c = simulateSchedule(pairExchangeSchedule(partner), pointToPoint, elements, 4, 0);
-        seconds += c.seconds / kPairMatchings;
-        if (m == 0) sum = c;
+        if (m == 0) {
+          mean = c;  // its bytes: the first matching's
+          mean.seconds = mean.bandwidthS = mean.latencyS = 0;
+        }
+        mean.seconds += c.seconds / kPairMatchings;
+        mean.bandwidthS += c.bandwidthS / kPairMatchings;
+        mean.latencyS += c.latencyS / kPairMatchings;
       }
-      add("pair exchange", elements * 4, backwardStart, sum, seconds);
+      add("pair exchange", elements * 4, backwardStart, mean, 1, 0);
     }
     double last = backwardEnd;
     for (const PredictedCollective& c : p.collectives) last = std::max(last, c.endS);
     p.commExposedS = last - backwardEnd;
+    for (const PredictedCollective& c : p.collectives) {
+      const double exposed = std::max(0.0, c.endS - std::max(c.startS, backwardEnd));
+      if (exposed <= 0 || c.seconds <= 0) continue;
+      p.exposedBandwidthS += exposed * (c.bandwidthS / c.seconds);
+      p.exposedLatencyS += exposed * (c.latencyS / c.seconds);
+      p.exposedCodecS += exposed * (c.codecS / c.seconds);
+    }
     p.commTotalS = unionSeconds(p.collectives);
     p.busiestRankBytes = busiest(rankBytes);
     p.busiestLinkBytes = std::max(busiest(up), busiest(down));

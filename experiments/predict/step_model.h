@@ -20,7 +20,9 @@
 //   queued when backward starts (the mean over 8 seeded random matchings).
 //   comm_exposed = max(0, end of the last collective − end of backward); comm_total = the union of
 //   the collectives' intervals from launch to end; step = C + comm_exposed (data loading excluded,
-//   as in the report's T).
+//   as in the report's T). Every collective launches by backward's end, so from there to the last end
+//   the thread runs collectives without a gap: comm_exposed is the sum of their parts after
+//   backward's end, each split into bandwidth, latency and codec as the collective's own time is.
 //
 // World 1 has no collective: step = C.
 //
@@ -63,6 +65,9 @@ struct PredictedCollective {
   int64_t bytes = 0;
   double launchS = 0, startS = 0, endS = 0;  // from the start of the step's compute
   double seconds = 0;                        // its own duration on the network
+  // seconds = bandwidthS + latencyS + codecS: the network model's two parts (network_model.h; native:
+  // each / its efficiency) and, under --compress, its share of the encoding and decoding.
+  double bandwidthS = 0, latencyS = 0, codecS = 0;
 };
 
 struct StepPrediction {
@@ -81,6 +86,10 @@ struct StepPrediction {
   double stragglerS = 0;
   bool stragglerFitted = false;  // N beyond the samples: from the fitted tail
   double commTotalS = 0, commExposedS = 0, stepS = 0;
+  // comm_exposed split as its collectives are: the part of each collective after backward's end, split
+  // in proportion to its own bandwidth, latency and codec parts (docs/predict.md, "What limits
+  // scaling"). They add up to commExposedS.
+  double exposedBandwidthS = 0, exposedLatencyS = 0, exposedCodecS = 0;
   int64_t stepsPerEpoch = 0;
   double epochS = 0, imagesPerS = 0;
   // --compress (a compressed step, as PowerSGD's after its --compress-start steps): what each bucket

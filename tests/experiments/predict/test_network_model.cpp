@@ -41,6 +41,40 @@ TEST_CASE("A ring of 4 on equal links takes 2(N-1) steps of one chunk, each noti
   for (int r = 0; r < 4; ++r) CHECK(c.bytesSent[r] == 6 * 4194304);
 }
 
+TEST_CASE("A collective's time splits into the time bytes move and the time only latencies run",
+          "[predict][network]") {
+  // The ring of 4 above: each step's notice and data latency (2 alpha) with nothing moving, then the
+  // chunk alone: latency 6 x 2 alpha, bandwidth 6 x 4 MiB / beta.
+  const auto ring4 = dtbench::comm::makeSchedule("ring", dtbench::comm::hostsFromRanksPerHost(4, 1));
+  const auto c = simulateSchedule(ring4, oneRankPerNode(4, 1e8, 1e-4), 4 << 20, 4, 0);
+  CHECK(c.latencyS == Approx(6 * 2e-4).epsilon(1e-9));
+  CHECK(c.bandwidthS == Approx(6 * 4194304 / 1e8).epsilon(1e-9));
+  CHECK(c.latencyS + c.bandwidthS == Approx(c.seconds).epsilon(1e-12));
+  // Two ranks with eager messages: one alpha a step, then S/2 bytes.
+  Network eager = oneRankPerNode(2, 1e9, 5e-5);
+  eager.inter.eagerBytes = 2000;
+  const auto ring2 = dtbench::comm::makeSchedule("ring", dtbench::comm::hostsFromRanksPerHost(2, 1));
+  const auto e = simulateSchedule(ring2, eager, 1000, 4, 0);
+  CHECK(e.latencyS == Approx(2 * 5e-5).epsilon(1e-9));
+  CHECK(e.bandwidthS == Approx(2 * 2000 / 1e9).epsilon(1e-9));
+  // No latency: all of it is bandwidth. A clique on links far faster than its message overhead: all
+  // of it (but the bytes' femtoseconds) is latency.
+  const auto free = simulateSchedule(ring4, oneRankPerNode(4, 1e8, 0), 4 << 20, 4, 0);
+  CHECK(free.latencyS == Approx(0).margin(1e-12));
+  CHECK(free.bandwidthS == Approx(free.seconds).epsilon(1e-12));
+  Network overhead = oneRankPerNode(4, 1e15, 0);
+  overhead.inter.messageOverheadS = 1e-3;
+  const auto clique = dtbench::comm::makeSchedule("clique", dtbench::comm::hostsFromRanksPerHost(4, 1));
+  const auto q = simulateSchedule(clique, overhead, 1 << 12, 4, 0);
+  CHECK(q.bandwidthS < 1e-9);
+  CHECK(q.latencyS > 10e-3);
+  // A pipelined ring over segments: its latency is hidden behind the segments moving, but for the fill.
+  const auto piped = simulateSchedule(ring4, oneRankPerNode(4, 1e8, 1e-4), 4 << 20, 4, 1 << 18);
+  CHECK(piped.latencyS + piped.bandwidthS == Approx(piped.seconds).epsilon(1e-12));
+  CHECK(piped.latencyS < c.latencyS / 2);
+  CHECK(piped.bandwidthS >= 6 * 4194304 / 1e8 * (1 - 1e-9));
+}
+
 TEST_CASE("A tree whose root link is slow: its children share it, then the broadcast shares it again",
           "[predict][network]") {
   // tree over 4 ranks, one per node: parent(1) = parent(2) = 0, parent(3) = 1. Whole chunks, no
@@ -180,6 +214,7 @@ TEST_CASE("A node's slice of a Schedule that repeats along the ranks simulates a
     const auto a = simulateSchedule(whole, net, numel, 4, k.segmentBytes);
     const auto b = simulateSchedule(slice, net, numel, 4, k.segmentBytes);
     CHECK(b.seconds == Approx(a.seconds).epsilon(1e-9));
+    CHECK(b.latencyS == Approx(a.latencyS).epsilon(1e-9).margin(1e-12));
     CHECK(b.bytesSent == a.bytesSent);
     CHECK(b.nodeUp == a.nodeUp);
     CHECK(b.nodeDown == a.nodeDown);

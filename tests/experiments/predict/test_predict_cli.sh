@@ -85,12 +85,52 @@ if problems:
     sys.exit(1)
 PY
 
+# What limits scaling: --table limits prints it alone in Markdown and in CSV; its terms add up to the
+# step, the step is Table 1's T over its steps, and the JSON of every table has it.
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 1,2,4,8 --table limits >"$work/limits.md"
+grep -q "^## What limits scaling" "$work/limits.md" || fail "--table limits printed no limits table: $(cat "$work/limits.md")"
+! grep -q "^## Table 1" "$work/limits.md" || fail "--table limits printed more than the limits table"
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 1,2,4,8 --format csv --table limits,time_speedup \
+  >"$work/limits.csv"
+/usr/bin/python3 - "$work" <<'PY'
+import csv, io, json, sys
+work = sys.argv[1]
+parts = open(f"{work}/limits.csv").read().split("\n# ")
+limits = list(csv.DictReader(io.StringIO(parts[0].split("\n", 1)[1])))
+t1 = {int(r["N"]): r for r in csv.DictReader(io.StringIO(parts[1].split("\n", 1)[1]))}
+terms = ["compute", "straggler", "bandwidth", "latency", "codec", "control"]
+want = ["N", "nodes", "step_s"] + [t + "_s" for t in terms] + [t + "_pct" for t in terms] + ["limit", "efficiency"]
+if list(limits[0].keys()) != want:
+    sys.exit(f"limits columns {list(limits[0].keys())}, want {want}")
+if [int(r["N"]) for r in limits] != [1, 2, 4, 8]:
+    sys.exit(f"limits worlds {[r['N'] for r in limits]}")
+for r in limits:
+    n, step = int(r["N"]), float(r["step_s"])
+    if abs(sum(float(r[t + "_s"]) for t in terms) - step) > 4e-6:
+        sys.exit(f"N = {n}: the terms do not add up to step_s {step}: {r}")
+    if abs(sum(float(r[t + "_pct"]) for t in terms) - 100) > 1e-2:
+        sys.exit(f"N = {n}: the shares do not add up to 100: {r}")
+    if abs(step * int(t1[n]["steps"]) - float(t1[n]["T_s"])) > 1e-5 * float(t1[n]["T_s"]) + 1e-5:
+        sys.exit(f"N = {n}: step_s {step} x {t1[n]['steps']} steps is not Table 1's T {t1[n]['T_s']}")
+    if float(r["control_s"]) != 0 or float(r["straggler_s"]) < 0:
+        sys.exit(f"N = {n}: control or straggler term {r}")
+    if (r["limit"] == "none") != (n == 1) or r["limit"] not in ["none"] + terms[1:]:
+        sys.exit(f"N = {n}: limit {r['limit']!r}")
+if abs(float(limits[-1]["efficiency"]) - float(t1[8]["efficiency"])) > 1e-4:
+    sys.exit("the limits table's efficiency is not Table 1's")
+names = [t["name"] for t in json.load(open(f"{work}/all.json"))]
+if "limits" not in names:
+    sys.exit(f"--format json has no limits table: {names}")
+PY
+
 # Figures: the predicted speedup and compute vs communication, the measured run beside them.
 "$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 1,2,4 --plots "$work/figures" --measured "$work/run" \
   --format csv --table time_speedup >/dev/null 2>"$work/plots.err" || { cat "$work/plots.err" >&2; fail "--plots failed"; }
-for f in speedup.png speedup.pdf compute_comm.png figures.json plots.py; do
+for f in speedup.png speedup.pdf compute_comm.png limits.png limits.pdf figures.json plots.py limits_plot.py; do
   [[ -s $work/figures/$f ]] || fail "--plots wrote no $f"
 done
+grep -q '"limits.png"' "$work/figures/.dtbench-outputs.json" ||
+  fail "the limits figure is not in the directory's output set: $(cat "$work/figures/.dtbench-outputs.json")"
 /usr/bin/python3 - "$work/figures/figures.json" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))
@@ -102,6 +142,13 @@ if data.get("title_suffix") != "predicted on hw":
 labels = [c["label"] for c in data["compute_comm"]]
 if labels[:3] != ["N=1 predicted on hw", "N=2 predicted on hw", "N=4 predicted on hw"]:
     sys.exit(f"figures.json's compute_comm bars: {labels}")
+limits = data.get("limits", [])
+if [e["N"] for e in limits] != [1, 2, 4]:
+    sys.exit(f"figures.json's limits entries: {limits}")
+for e in limits:
+    terms = sum(e[k + "_s"] for k in ("compute", "straggler", "bandwidth", "latency", "codec", "control"))
+    if abs(terms - e["step_s"]) > 1e-12 * max(1.0, e["step_s"]):
+        sys.exit(f"figures.json's limits entry does not add up: {e}")
 PY
 
 # Calibration: ring over 2, 3 and 4 nodes (one rank each), alpha = 50 us, beta = 1e8 B/s (0.8 Gbit/s).
