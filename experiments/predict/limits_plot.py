@@ -12,7 +12,6 @@ absent or empty. It uses plots.py, which predict writes beside it, for its input
 saving, and prints each written path on its own line; on unusable input one line starting with
 `plots: ` goes to stderr and the status is 1.
 """
-import json
 import os
 import sys
 
@@ -66,20 +65,7 @@ def fig_limits(entries, out_dir):
 
 
 def main(argv):
-    if len(argv) != 3:
-        raise InputError("usage: limits_plot.py FIGURES_JSON OUT_DIR")
-    src, out_dir = argv[1], argv[2]
-    if not os.path.isdir(out_dir):
-        raise InputError(f"output directory {out_dir} does not exist")
-    try:
-        with open(src, "rb") as f:
-            data = json.loads(f.read().decode("utf-8"))
-    except OSError as e:
-        raise InputError(f"cannot read {src}: {e.strerror or e}")
-    except ValueError as e:
-        raise InputError(f"{src} is not valid JSON: {e}")
-    if not isinstance(data, dict):
-        raise InputError(f"{src}: the top level must be an object, got {plots.json_type(data)}")
+    data, out_dir = plots.load_figures(argv, "limits_plot.py")
     plots.check(data, SCHEMA, "")
     plots.TITLE_SUFFIX = data.get("title_suffix", "")
     if data.get("limits"):

@@ -39,12 +39,6 @@ std::string seriesModel(const Configuration& c) {
   return text;
 }
 
-std::string shellQuote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 nlohmann::json curvesOf(const RunData& run) {
   // Cumulative bytes of every rank after each (epoch, step), in training order.
   std::map<std::pair<int, int64_t>, int64_t> perStep;
@@ -159,6 +153,32 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
   return data;
 }
 
+std::vector<std::string> runFigureScript(const std::string& python, const std::string& script,
+                                         const std::string& directory, const std::string& hint) {
+  const auto quoted = [](const std::string& text) {
+    std::string q = "'";
+    for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  const std::string figuresJson = (fs::path(directory) / "figures.json").string();
+  const std::string command = quoted(python) + " " + quoted(script) + " " + quoted(figuresJson) + " " + quoted(directory);
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("--plots: cannot run " + python);
+  std::vector<std::string> files;
+  char line[4096];
+  while (std::fgets(line, sizeof line, pipe)) {
+    std::string path = line;
+    while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+    if (!path.empty()) files.push_back(path);
+  }
+  const int status = pclose(pipe);
+  if (status != 0)
+    throw std::runtime_error("--plots: " + python + " " + fs::path(script).filename().string() + " failed (exit " +
+                             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "; its message is above). " +
+                             hint + "The data is in " + figuresJson);
+  return files;
+}
+
 std::vector<std::string> drawFigures(const nlohmann::json& data, const std::string& directory,
                                      const std::string& python) {
   std::error_code error;
@@ -175,23 +195,8 @@ std::vector<std::string> drawFigures(const nlohmann::json& data, const std::stri
   if (python.empty() || !fs::exists(python))
     throw std::runtime_error("--plots needs Debian's python3 with matplotlib (apt-get install python3-matplotlib); "
                              "the figures' data is in " + (dir / "figures.json").string());
-  const std::string command = shellQuote(python) + " " + shellQuote((dir / "plots.py").string()) + " " +
-                              shellQuote((dir / "figures.json").string()) + " " + shellQuote(directory);
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("--plots: cannot run " + python);
-  std::vector<std::string> files;
-  char line[4096];
-  while (std::fgets(line, sizeof line, pipe)) {
-    std::string path = line;
-    while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
-    if (!path.empty()) files.push_back(path);
-  }
-  const int status = pclose(pipe);
-  if (status != 0)
-    throw std::runtime_error("--plots: " + python + " plots.py failed (exit " +
-                             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                             "; its message is above). Is python3-matplotlib installed? The data is in " +
-                             (dir / "figures.json").string());
+  const std::vector<std::string> files =
+      runFigureScript(python, (dir / "plots.py").string(), directory, "Is python3-matplotlib installed? ");
   OutputSet written(directory);
   for (const std::string& file : files) written.add(file);
   for (const char* name : {"figures.json", "plots.py"}) written.add(name);

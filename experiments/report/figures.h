@@ -27,6 +27,12 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
 std::vector<std::string> drawFigures(const nlohmann::json& data, const std::string& directory,
                                      const std::string& python);
 
+// Runs a figure script (`python SCRIPT DIR/figures.json DIR`), which prints each file it draws on a line
+// of its own; returns those files. Throws std::runtime_error naming the script and its exit status, then
+// `hint` (what to check), when it fails.
+std::vector<std::string> runFigureScript(const std::string& python, const std::string& script,
+                                         const std::string& directory, const std::string& hint = "");
+
 // plots.py as built into dtbench.
 const char* plotsScript();
 

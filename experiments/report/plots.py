@@ -795,9 +795,11 @@ def fig_traces(entries, out_dir):
     fig_trace_gpu_time_by_size(entries, out_dir)
 
 
-def main(argv):
+def load_figures(argv, script):
+    """FIGURES_JSON's object and OUT_DIR from `script FIGURES_JSON OUT_DIR` (this file's and every other
+    figure script's command line), or InputError saying what is wrong."""
     if len(argv) != 3:
-        raise InputError("usage: plots.py FIGURES_JSON OUT_DIR")
+        raise InputError(f"usage: {script} FIGURES_JSON OUT_DIR")
     src, out_dir = argv[1], argv[2]
     if not os.path.isdir(out_dir):
         raise InputError(f"output directory {out_dir} does not exist")
@@ -810,6 +812,11 @@ def main(argv):
         raise InputError(f"{src} is not valid JSON: {e}")
     if not isinstance(data, dict):
         raise InputError(f"{src}: the top level must be an object, got {json_type(data)}")
+    return data, out_dir
+
+
+def main(argv):
+    data, out_dir = load_figures(argv, "plots.py")
     check(data, SCHEMA, "")
     check_shapes(data)
     global TITLE_SUFFIX
