@@ -8,6 +8,7 @@
 
 #include "experiments/predict/hardware.h"
 #include "experiments/predict/measured_step.h"
+#include "hand_step.h"
 #include "experiments/predict/step_description.h"
 #include "experiments/predict/step_model.h"
 #include "experiments/predict/compute_spread.h"
@@ -19,19 +20,7 @@ namespace {
 // One parameter of 1 MiB ready at the end of a 40 ms backward; forward 20 ms; compute 70 ms, whose
 // per-rank samples are 60 and 80 ms.
 MeasuredStep spreadOneBucketStep() {
-  MeasuredStep run;
-  run.settings.model = "hand";
-  run.settings.comm.connection.backend = dtbench::comm::Backend::kGloo;
-  run.settings.comm.topology = dtbench::comm::Topology::parse("ring");
-  run.worldSize = 1;
-  run.batchSize = 10;
-  run.trainSamples = 1000;
-  run.forwardS = 0.02;
-  run.backwardS = 0.04;
-  run.optimizerS = 0.01;
-  run.computeS = 0.07;
-  run.segmentBytes = 0;
-  run.parameters = {{"p0", 262144, 4, 0.04}};
+  MeasuredStep run = handMeasuredStep({{"p0", 262144, 4, 0.04}});
   run.spread = makeComputeSpread({0.08, 0.06}, 1);
   return run;
 }

@@ -6,6 +6,7 @@
 #include "experiments/predict/compute_spread.h"
 #include "experiments/predict/hardware.h"
 #include "experiments/predict/measured_step.h"
+#include "hand_step.h"
 #include "experiments/predict/scaling_limits.h"
 #include "experiments/predict/step_model.h"
 
@@ -20,21 +21,8 @@ namespace {
 
 // Two parameters (2 MiB and 1 MiB of float32) ready at 30 and 10 ms of a 40 ms backward; compute 70 ms.
 MeasuredStep limitsTwoParameters() {
-  MeasuredStep run;
-  run.settings.model = "hand";
-  run.settings.comm.connection.backend = dtbench::comm::Backend::kGloo;
-  run.settings.comm.topology = dtbench::comm::Topology::parse("ring");
-  run.settings.sync.kind = dtbench::run::Sync::kSsgd;
-  run.worldSize = 1;
-  run.batchSize = 10;
-  run.trainSamples = 256000;  // whole batches at every world up to 256
-  run.forwardS = 0.02;
-  run.backwardS = 0.04;
-  run.optimizerS = 0.01;
-  run.computeS = 0.07;
-  run.segmentBytes = 0;
-  run.parameters = {{"p0", 524288, 4, 0.03, {}}, {"p1", 262144, 4, 0.01, {}}};
-  return run;
+  // 256,000 samples: whole batches at every world up to 256.
+  return handMeasuredStep({{"p0", 524288, 4, 0.03, {}}, {"p1", 262144, 4, 0.01, {}}}, 256000);
 }
 
 // A model of 1,000 float32 elements, ready only at backward's end: its one all-reduce is all exposed.

@@ -2,6 +2,8 @@
 // the step it was written from; backward order, ready fractions, defaults, and what is refused.
 #include <catch2/catch.hpp>
 
+#include "hand_step.h"
+
 #include <string>
 
 #include "common/usage_error.h"
@@ -15,18 +17,10 @@ namespace {
 
 // p0 = 2 MiB, p1 = 1 MiB in model order; backward 40 ms, p1 ready at 10 ms, p0 at 30 ms.
 MeasuredStep handStep() {
-  MeasuredStep run;
-  run.settings.model = "hand";
-  run.settings.comm.connection.backend = dtbench::comm::Backend::kGloo;
-  run.settings.comm.topology = dtbench::comm::Topology::parse("ring");
+  MeasuredStep run = handMeasuredStep({{"p0", 524288, 4, 0.03}, {"p1", 262144, 4, 0.01}});
   run.datasetLabel = "synthetic";
-  run.batchSize = 10;
-  run.trainSamples = 1000;
-  run.forwardS = 0.02;
-  run.backwardS = 0.04;
-  run.optimizerS = 0.01;
+  run.segmentBytes.reset();  // unknown, as a description without the key reads
   run.computeS = 0.075;
-  run.parameters = {{"p0", 524288, 4, 0.03}, {"p1", 262144, 4, 0.01}};
   run.bufferElements = 100;
   run.bufferElementsKnown = true;
   return run;

@@ -4,6 +4,7 @@
 
 #include "experiments/predict/hardware.h"
 #include "experiments/predict/measured_step.h"
+#include "hand_step.h"
 #include "experiments/predict/step_model.h"
 #include "common/usage_error.h"
 
@@ -16,23 +17,7 @@ namespace {
 // Two parameters in model order: p0 = 2 MiB, p1 = 1 MiB (float32). Visited in reverse, p1 fills the
 // 1 MiB first bucket alone (bucket 0); p0 stays open (bucket 1, with the stop flag: 524289
 // elements). Backward 40 ms: p1 ready at 10 ms, p0 at 30 ms. h2d 0, forward 20 ms, compute 70 ms.
-MeasuredStep twoParameters() {
-  MeasuredStep run;
-  run.settings.model = "hand";
-  run.settings.comm.connection.backend = dtbench::comm::Backend::kGloo;
-  run.settings.comm.topology = dtbench::comm::Topology::parse("ring");
-  run.settings.sync.kind = dtbench::run::Sync::kSsgd;
-  run.worldSize = 1;
-  run.batchSize = 10;
-  run.trainSamples = 1000;
-  run.forwardS = 0.02;
-  run.backwardS = 0.04;
-  run.optimizerS = 0.01;
-  run.computeS = 0.07;
-  run.segmentBytes = 0;
-  run.parameters = {{"p0", 524288, 4, 0.03}, {"p1", 262144, 4, 0.01}};
-  return run;
-}
+MeasuredStep twoParameters() { return handMeasuredStep({{"p0", 524288, 4, 0.03}, {"p1", 262144, 4, 0.01}}); }
 
 Hardware oneRankPerNodeHardware(double bandwidth) {
   Hardware h;
