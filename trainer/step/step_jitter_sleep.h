@@ -9,8 +9,7 @@
 
 namespace dtbench::trainer {
 
-// Sleeps config.stepJitter's delay of `rank` in `globalStep`; returns at once without a jitter. Returns
-// the seconds slept (the delay drawn).
-double sleepStepJitter(const run::RunConfig& config, int64_t rank, int64_t globalStep);
+// Sleeps config.stepJitter's delay of `rank` in `globalStep`; returns at once without a jitter.
+void sleepStepJitter(const run::RunConfig& config, int64_t rank, int64_t globalStep);
 
 }  // namespace dtbench::trainer
