@@ -13,12 +13,16 @@ Every input is fixed before the comparison, none fitted:
   2017: 415.584 ms per step, split forward:backward 1:2), its buckets laid out by Horovod's Tensor
   Fusion (settings.bucket_layout "fusion", threshold 64 MiB: docs/predict.md, "Bucket layouts");
 - the machine: experiments/predict/systems/horovod-2017-pascal-25gbe.json (its description cites
-  every figure).
+  every figure), with its collective library (NCCL 2.1: the ring only) and its framework (Horovod
+  before v0.21: a 5 ms cycle, each launch waiting half of it, and a 64 MB fusion buffer, which lays the
+  buckets out; rank 0's negotiation not charged, no per-rank cost being published: docs/predict.md,
+  "The collective library and the framework").
 Scaling efficiency as Horovod reports it: images/s at N / (N x images/s on one GPU) = step(1) / step(N).
 Then each input moves by -20 % and +20 %, one at a time, to show what the answer depends on, and the
 choices the sources leave open change one at a time: c10d's bucket layout instead of Horovod's, each
 layer's weight asked for before its bias (TensorFlow does not fix that order), and the latency of a
-ring step as later NCCL releases' cost models give it (the benchmark's NCCL 2.0-2.1 has none).
+ring step as later NCCL releases' cost models give it (the benchmark's NCCL 2.0-2.1 has none), and
+the file's framework and collective library rows, each left out or changed.
 
 Usage: scripts/predict_published_check.py [build-dir]   (prints Markdown)
 """
@@ -37,13 +41,13 @@ HARDWARE = os.path.join(ROOT, "experiments/predict/systems/horovod-2017-pascal-2
 PUBLISHED = {128: 0.79, 512: 0.68}
 
 
-def efficiencies(dtbench, step, hardware, work):
+def efficiencies(dtbench, step, hardware, work, args=()):
     step_path, hw_path = os.path.join(work, "step.json"), os.path.join(work, "hw.json")
     json.dump(step, open(step_path, "w"))
     json.dump(hardware, open(hw_path, "w"))
     worlds = ",".join(str(n) for n in [1] + sorted(PUBLISHED))
     out = subprocess.run([dtbench, "predict", step_path, "--hardware", hw_path, "--world", worlds, "--format", "csv",
-                          "--table", "time_speedup"], check=True, capture_output=True, text=True).stdout
+                          "--table", "time_speedup", *args], check=True, capture_output=True, text=True).stdout
     rate = {int(r["N"]): float(r["images_per_s"]) for r in csv.DictReader(io.StringIO(out))}
     return {n: rate[n] / (n * rate[1]) for n in PUBLISHED}
 
@@ -120,8 +124,10 @@ def main():
              lambda f: (step, scaled(hardware, ["intra_node", "bandwidth_gbit_s"], f))),
             (f"intra-node latency ({link('intra_node', 'latency_us', 'us')})",
              lambda f: (step, scaled(hardware, ["intra_node", "latency_us"], f))),
-            (f"fusion buffer ({step['settings']['bucket_mb']:g} MiB)",
-             lambda f: (scaled(step, ["settings", "bucket_mb"], f), hardware)),
+            (f"fusion buffer ({hardware['framework']['fusion_mb']:g} MiB, the framework's)",
+             lambda f: (step, scaled(hardware, ["framework", "fusion_mb"], f))),
+            (f"Horovod's cycle ({hardware['framework']['cycle_ms']:g} ms)",
+             lambda f: (step, scaled(hardware, ["framework", "cycle_ms"], f))),
         ]
         print("| input moved | −20 %: at 128 | −20 %: at 512 | +20 %: at 128 | +20 %: at 512 |")
         print("|---|---:|---:|---:|---:|")
@@ -134,10 +140,26 @@ def main():
         print("| choice changed | at 128 | at 512 |")
         print("|---|---:|---:|")
         print(f"| none (Horovod's fusion layout, bias asked before weight; NCCL 2.5's "
-              f"{link('inter_node', 'latency_us', 'us')} a ring step) | {base[128]:.3f} | {base[512]:.3f} |")
-        for name, variant in [("c10d's bucket layout (`ddp`) instead of Horovod's", with_layout(step, "ddp")),
-                              ("each layer's weight asked before its bias", weight_before_bias(step))]:
-            e = efficiencies(dtbench, variant, hardware, work)
+              f"{link('inter_node', 'latency_us', 'us')} a ring step; the file's framework and library rows) | "
+              f"{base[128]:.3f} | {base[512]:.3f} |")
+        for name, variant, args in [
+                ("c10d's bucket layout (`ddp`) instead of Horovod's", with_layout(step, "ddp"), ["--bucket-layout", "ddp"]),
+                ("each layer's weight asked before its bias", weight_before_bias(step), [])]:
+            e = efficiencies(dtbench, variant, hardware, work, args)
+            print(f"| {name} | {e[128]:.3f} | {e[512]:.3f} |")
+        # The file's rows, one at a time: left out (as the file was before it had them), or changed.
+        without = lambda key: {k: v for k, v in hardware.items() if k != key}
+        cycle_1ms = copy.deepcopy(hardware)
+        cycle_1ms["framework"]["cycle_ms"] = 1
+        nccl_228 = copy.deepcopy(hardware)
+        nccl_228["collective_library"]["release"] = "2.28"
+        for name, variant in [("no framework row (no cycle wait; the step's own 64 MiB fusion layout)", without("framework")),
+                              ("no collective library row (NCCL's ring, as modelled)", without("collective_library")),
+                              ("neither row (the file as it was before them)",
+                               {k: v for k, v in hardware.items() if k not in ("framework", "collective_library")}),
+                              ("Horovod's cycle of v0.21 on, 1 ms", cycle_1ms),
+                              ("NCCL 2.28's choice of ring or tree instead of 2.1's ring", nccl_228)]:
+            e = efficiencies(dtbench, step, variant, work)
             print(f"| {name} | {e[128]:.3f} | {e[512]:.3f} |")
         # The latency of a ring step across nodes as other NCCL releases' cost models give it (the
         # hardware file's description derives each).

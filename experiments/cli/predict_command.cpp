@@ -23,6 +23,7 @@
 #include "experiments/predict/measured_step.h"
 #include "experiments/predict/prediction_figures.h"
 #include "experiments/predict/prediction_tables.h"
+#include "experiments/predict/rate_axis_tables.h"
 #include "experiments/predict/step_description.h"
 #include "experiments/predict/step_model.h"
 #include "experiments/predict/zoo_step.h"
@@ -103,6 +104,50 @@ int describeCommand(const PredictOptions& o) {
   return 0;
 }
 
+// --vary: every configuration (each value listed in --compress × each in --topology, the other what-if
+// flags on all) predicted at every world on the hardware with the varied number at each value.
+int varyCommand(const PredictOptions& o, const predict::MeasuredStep& run, const predict::Hardware& hardware,
+                const predict::WhatIf& common) {
+  // None listed: one configuration with the run's (nullopt, "").
+  std::vector<std::optional<run::Compression>> compressions(o.compressions.begin(), o.compressions.end());
+  if (compressions.empty()) compressions.push_back(std::nullopt);
+  const std::vector<std::string> topologies = o.topologies.empty() ? std::vector<std::string>{""} : o.topologies;
+  predict::AxisPredictions axis;
+  axis.axis = *o.vary;
+  axis.worlds = o.worlds;
+  std::vector<predict::WhatIf> whatIfs;
+  for (const std::string& topology : topologies)
+    for (const std::optional<run::Compression>& compress : compressions) {
+      predict::WhatIf w = common;
+      std::string label;
+      if (!topology.empty()) {
+        w.topology = comm::Topology::parse(topology);
+        label = "topology " + topology;
+      }
+      if (compress) {
+        w.compress = compress;
+        label += (label.empty() ? "" : ", ") + std::string("compress ") + run::compressionNames().name(*compress);
+      }
+      whatIfs.push_back(w);
+      axis.configurations.push_back(label.empty() ? "the run's" : label);
+    }
+  for (const predict::WhatIf& w : whatIfs) {
+    auto& steps = axis.steps.emplace_back();
+    auto& baselines = axis.baselines.emplace_back();
+    for (const double value : o.vary->values) {
+      const predict::Hardware varied = predict::withAxisValue(hardware, o.vary->key, value);
+      auto& byWorld = steps.emplace_back();
+      for (const int world : o.worlds) byWorld.push_back(predict::predictStep(run, varied, world, w));
+      baselines.push_back(predict::predictStep(run, varied, 1, w));
+    }
+  }
+  for (const int world : o.worlds)
+    if (const std::optional<std::string> note = predict::globalBatchNote(run, world))
+      std::fprintf(stderr, "predict: %s\n", note->c_str());
+  printTables(predict::rateAxisTables(axis), o.tables, o.format);
+  return 0;
+}
+
 }  // namespace
 
 int runPredictCommand(const std::vector<std::string>& args) {
@@ -135,6 +180,7 @@ int runPredictCommand(const std::vector<std::string>& args) {
   whatIf.segmentBytes = o.segmentBytes;
   whatIf.compress = o.compress;
   whatIf.compressRank = o.compressRank;
+  if (o.vary) return varyCommand(o, run, hardware, whatIf);
   std::vector<predict::StepPrediction> predictions;
   for (int world : o.worlds) {
     predictions.push_back(predict::predictStep(run, hardware, world, whatIf));

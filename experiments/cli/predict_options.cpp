@@ -8,9 +8,11 @@
 #include <cxxopts.hpp>
 
 #include "comm/bucket_layout.h"
+#include "comm/topology/registry.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "experiments/predict/rate_axis.h"
 #include "experiments/predict/step_model.h"
 #include "run/config_schema.h"
 #include "run/settings.h"
@@ -51,6 +53,25 @@ void refuseEmptyRequired(const std::vector<std::string>& args) {
     for (const auto& [flag, what] : required)
       if ((args[i] == flag && i + 1 < args.size() && args[i + 1].empty()) || args[i] == std::string(flag) + "=")
         throwUsage("predict", std::string(flag) + " got an empty value; " + what);
+}
+
+// The values of a what-if flag that --vary compares along its axis: comma-separated, each once. Without
+// --vary a flag holds one value, and a list is refused saying where lists belong.
+std::vector<std::string> whatIfList(const cxxopts::ParseResult& p, const char* flag, bool varied) {
+  const std::string text = p[flag].as<std::string>();
+  const std::vector<std::string> values = common::splitList(text);
+  if (!varied) {
+    if (text.find(',') != std::string::npos)
+      throwUsage("predict", std::string("--") + flag + " '" + text + "' names several values; each prediction takes "
+                            "one, and several are compared along a hardware number with --vary, e.g. --" + flag +
+                            " " + text + " --vary inter_node.bandwidth_gbit_s=1,10,100");
+    return {text};
+  }
+  if (values.empty()) throwUsage("predict", std::string("--") + flag + " got no value");
+  std::set<std::string> seen;
+  for (const std::string& v : values)
+    if (!seen.insert(v).second) throwUsage("predict", std::string("--") + flag + " '" + text + "' names " + v + " twice");
+  return values;
 }
 
 }  // namespace
@@ -144,7 +165,12 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     ("compress-rank", "powersgd: the rank of its factors (default: the run's)", cxxopts::value<int64_t>())
     ("format", "md, csv (every table, each after a '# title' line) or json", cxxopts::value<std::string>()->default_value("md"))
     ("table", "Print only these tables, comma-separated (assumed, time_speedup, compute_comm, bandwidth, "
-              "step_breakdown, limits, prediction_inputs); one table with --format csv is plain CSV",
+              "step_breakdown, limits, prediction_inputs; with --vary rate_axis, crossings); one table with "
+              "--format csv is plain CSV",
+     cxxopts::value<std::string>())
+    ("vary", "Predict with this number of the hardware file set to each value in turn (KEY=V1,V2,...; KEY one of " +
+             common::joinList(predict::rateAxisKeys()) + "): the tables rate_axis and crossings, where "
+             "the configurations listed in --compress and --topology (comma-separated) take equal steps",
      cxxopts::value<std::string>())
     ("plots", "Draw predicted speedup, compute vs exposed communication and the step's terms (limits) against "
               "world size into DIR (PNG and PDF, python3-matplotlib)", cxxopts::value<std::string>())
@@ -255,7 +281,13 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   o.hardwarePath = p["hardware"].as<std::string>();
   if (!p.count("world")) throwUsage("predict", "--world is required, e.g. --world 2,4,...,64");
   o.worlds = parseWorldList(p["world"].as<std::string>());
-  if (p.count("topology")) o.topology = p["topology"].as<std::string>();
+  if (p.count("vary")) o.vary = predict::parseRateAxis(p["vary"].as<std::string>());
+  if (p.count("topology")) {
+    o.topologies = whatIfList(p, "topology", o.vary.has_value());
+    if (o.vary)
+      for (const std::string& name : o.topologies) comm::Topology::parse(name);  // refused here, naming the valid ones
+    if (o.topologies.size() == 1) o.topology = o.topologies.front();
+  }
   if (p.count("backend")) o.backend = p["backend"].as<std::string>();
   if (p.count("sync")) {
     o.sync = p["sync"].as<std::string>();
@@ -274,7 +306,11 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     if (*o.elementBytes != 2 && *o.elementBytes != 4)
       throw UsageError("--element-bytes is 2 (float16, bfloat16) or 4 (float32), got " + std::to_string(*o.elementBytes));
   }
-  if (p.count("compress")) o.compress = run::compressionNames().parse(p["compress"].as<std::string>());
+  if (p.count("compress")) {
+    for (const std::string& name : whatIfList(p, "compress", o.vary.has_value()))
+      o.compressions.push_back(run::compressionNames().parse(name));
+    if (o.compressions.size() == 1) o.compress = o.compressions.front();
+  }
   if (p.count("compress-rank")) {
     o.compressRank = p["compress-rank"].as<int64_t>();
     run::RunConfig whatIf;  // the rule of train's --compress-rank (run/config_schema.h)
@@ -283,6 +319,9 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   }
   o.acceptOtherDevice = p.count("accept-other-device") > 0;
   if (p.count("plots")) o.plotsDir = p["plots"].as<std::string>();
+  if (o.vary && !o.plotsDir.empty())
+    throwUsage("predict", "--plots draws the prediction on one hardware file; --vary prints its axis as tables (draw "
+                          "them from --format csv --table rate_axis)");
   if (p.count("measured")) {
     if (o.plotsDir.empty()) throwUsage("predict", "--measured runs are drawn beside the prediction: give --plots DIR too");
     o.measured = common::splitList(p["measured"].as<std::string>());

@@ -8,6 +8,7 @@
 
 #include "comm/bucket_layout.h"
 #include "experiments/cli/report_options.h"
+#include "experiments/predict/rate_axis.h"
 #include "experiments/predict/zoo_step.h"
 #include "run/settings.h"
 
@@ -33,6 +34,13 @@ struct PredictOptions {
   std::vector<std::string> tables;
   std::string plotsDir;                   // --plots
   std::vector<std::string> measured;      // --measured DIR[,DIR...]
+  // --vary KEY=V1,V2,...: the prediction repeated with that hardware number at each value
+  // (experiments/predict/rate_axis.h). With it --compress and --topology may list several values, each
+  // a configuration compared along the axis; `compressions` and `topologies` hold them (one value: also
+  // in `compress`, `topology`).
+  std::optional<predict::RateAxis> vary;
+  std::vector<dtbench::run::Compression> compressions;
+  std::vector<std::string> topologies;
   bool acceptOtherDevice = false;         // --accept-other-device: a step of another device than the hardware's
   bool help = false;
   std::string helpText;

@@ -68,7 +68,7 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   if (!json.is_object()) f.fail("the file must hold one JSON object");
   f.onlyKeys(json,
              {"description", "nodes", "ranks_per_node", "intra_node", "inter_node", "compute_scale",
-              "native_efficiency", "link_rate_bps", "calibration", "gpu"},
+              "native_efficiency", "link_rate_bps", "calibration", "gpu", "collective_library", "framework"},
              "");
   Hardware h;
   if (json.contains("description")) h.description = f.text(json, "description", "");
@@ -80,6 +80,8 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   if (json.contains("compute_scale")) h.computeScale = f.number(json, "compute_scale", "", false, 1e6);
   if (json.contains("link_rate_bps")) h.linkRateBps = f.number(json, "link_rate_bps", "", false);
   h.device = readGpuField(json, f);
+  if (json.contains("collective_library")) h.collectiveLibrary = collectiveLibraryFromJson(json.at("collective_library"), f);
+  if (json.contains("framework")) h.framework = controlPlaneFromJson(json.at("framework"), f);
   if (json.contains("native_efficiency")) {
     const nlohmann::json& e = json.at("native_efficiency");
     if (!e.is_object()) f.fail("native_efficiency must be an object {backend: efficiency}");
@@ -107,6 +109,8 @@ nlohmann::json toJson(const Hardware& h) {
   for (const auto& [backend, e] : h.nativeEfficiency) json["native_efficiency"][backend] = e;
   if (h.linkRateBps) json["link_rate_bps"] = *h.linkRateBps;
   if (!h.device.gpuField().empty()) json["gpu"] = h.device.gpuField();
+  if (h.collectiveLibrary) json["collective_library"] = toJson(*h.collectiveLibrary);
+  if (h.framework) json["framework"] = toJson(*h.framework);
   return json;
 }
 

@@ -19,7 +19,11 @@
 // segment across nodes as dtbench would there (comm::crossHostSegmentBytes), and without it the
 // segment is the one dtbench takes where the rate is unknown, 128 KiB; `gpu` (optional) is what its
 // ranks are, a key of the GPU peak table or "none" for CPU ranks (compute_device.h): predict refuses a
-// step measured on another device, and takes the peak of MFU from it. Any other key is refused (a misspelt key must not pass silently), except
+// step measured on another device, and takes the peak of MFU from it; `collective_library` (optional)
+// is the library whose cost model picks a native all-reduce's algorithm (collective_library.h) and
+// `framework` (optional) the framework whose control plane delays each launch (control_plane.h):
+// absent, the native all-reduce is its backend's model (native_models.h) and nothing is charged for
+// a control plane. Any other key is refused (a misspelt key must not pass silently), except
 // `description` and `calibration` (what --calibrate wrote; not read back).
 
 #include <map>
@@ -29,7 +33,9 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/backends/backend.h"
+#include "experiments/predict/collective_library.h"
 #include "experiments/predict/compute_device.h"
+#include "experiments/predict/control_plane.h"
 #include "experiments/predict/network_model.h"
 
 namespace dtbench::predict {
@@ -53,6 +59,8 @@ struct Hardware {
   std::map<std::string, double> nativeEfficiency;
   std::optional<double> linkRateBps;  // as dtbench reads it there; none: unknown to dtbench
   ComputeDevice device;               // "gpu": what its ranks are (compute_device.h); unknown when absent
+  std::optional<CollectiveLibrary> collectiveLibrary;  // "collective_library"; none: the backend's model
+  std::optional<ControlPlane> framework;               // "framework"; none: no control plane charged
 
   // The file's native_efficiency of `backend` (a backend's name), else its model's.
   double efficiencyOf(const std::string& backend) const;

@@ -22,7 +22,7 @@ StepTerms stepTerms(const StepPrediction& p) {
   t.bandwidthS = p.exposedBandwidthS;
   t.latencyS = p.exposedLatencyS;
   t.codecS = p.exposedCodecS;
-  t.controlS = 0;  // no hardware or system file names a control-plane cost yet
+  t.controlS = p.exposedControlS;  // what the framework's waits add (control_plane.h, step_model.h)
   return t;
 }
 
@@ -68,9 +68,23 @@ report::Table limitsTable(const std::vector<StepPrediction>& predictions, const 
       "breakdown's); `bandwidth_s` and `latency_s`: the communication not hidden behind backward, split as the "
       "network model splits each collective (bytes moving; only latencies and message overheads running) and "
       "apportioned by each collective's own parts; `codec_s`: the exposed encoding and decoding of --compress; "
-      "`control_s`: the control plane, 0 until a hardware or system file names its cost.",
+      "`control_s`: the control plane: what the framework's wait to launch (a Horovod cycle) adds to the exposed "
+      "communication, the other terms being the same step's without it; 0 where the hardware file names no framework.",
       "- `limit`: the largest term after compute (none: no term but compute). `efficiency` is Table 1's: about the "
       "compute share where every N runs whole batches; docs/predict.md, \"What limits scaling\"."};
+  // What the hardware file's framework and collective library rows charged (absent rows: no line).
+  if (!baseline.controlAssumed.empty()) t.notes.push_back("- control plane: " + baseline.controlAssumed + ".");
+  std::string algorithms;
+  for (const StepPrediction& p : predictions)
+    if (p.libraryApplied)
+      algorithms += (algorithms.empty() ? "" : "; ") + std::string("N=") + std::to_string(p.world) + " " +
+                    (p.treeCollectives == 0   ? std::string("ring")
+                     : p.ringCollectives == 0 ? std::string("tree")
+                                              : "tree " + std::to_string(p.treeCollectives) + ", ring " +
+                                                    std::to_string(p.ringCollectives));
+  if (!algorithms.empty())
+    t.notes.push_back("- all-reduce algorithm the collective library's cost model picked (buckets' all-reduces): " +
+                      algorithms + ".");
   return t;
 }
 

@@ -10,8 +10,9 @@
 //              (α and the message overhead o), as the network model splits each collective
 //              (network_model.h) and the step model apportions the exposed time (step_model.h);
 //   codec      the exposed share of --compress's encoding and decoding on the communication thread;
-//   control    the framework's and the collective library's control plane: no hardware file names
-//              such a cost yet, so 0.
+//   control    the framework's control plane: what its waits to launch (a Horovod cycle,
+//              control_plane.h) add to the exposed communication, the three terms above being the same
+//              step's without them; 0 where the hardware file names no framework.
 //
 // The limiting term is the largest of the terms other than compute at that N (the first in the order
 // above on a tie), "none" where all of them are 0: each term's share of the step is the fraction of

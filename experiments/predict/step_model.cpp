@@ -68,9 +68,13 @@ std::vector<Bucket> bucketsOf(const MeasuredStep& run, const WhatIf& w, double b
 // Every all-reduce of one prediction, memoised by size: buckets of equal size take equal time.
 class AllreduceModel {
  public:
+  // `library`: the collective library that picks the algorithm of each all-reduce (a native one of its
+  // backend only; else null), on the bus bandwidth `busBytesPerSecond`.
   AllreduceModel(const comm::Topology& topology, comm::Backend backend, const Network& network,
-                 double nativeEfficiency, int64_t segmentBytes)
-      : topology_(topology), network_(network), efficiency_(nativeEfficiency), segmentBytes_(segmentBytes) {
+                 double nativeEfficiency, int64_t segmentBytes, const CollectiveLibrary* library,
+                 double busBytesPerSecond)
+      : topology_(topology), network_(network), efficiency_(nativeEfficiency), segmentBytes_(segmentBytes),
+        library_(library), busBytesPerSecond_(busBytesPerSecond) {
     const comm::HostLayout hosts = comm::hostsFromRanksPerHost(network.worldSize, network.ranksPerNode);
     // A large world's Schedule repeats every node for the topologies that have no root, on links of
     // one rate: one node's slice stands for it (docs/predict.md, "Large worlds").
@@ -102,9 +106,30 @@ class AllreduceModel {
         c.bandwidthS /= efficiency_;
         c.latencyS /= efficiency_;
       }
+      AllreduceAlgorithm algorithm = AllreduceAlgorithm::kRing;
+      if (library_) {
+        // The library's own choice for this size at this N; the tree is charged its cost model's time
+        // (its bytes stay the ring's in Table 3's counts), divided by the backend's efficiency as the ring is.
+        const TreeCost tree = ncclTreeCost(elements * elementBytes, network_.worldSize, network_.ranksPerNode,
+                                           busBytesPerSecond_);
+        const TreeCost charged{tree.latencyS / efficiency_, tree.bandwidthS / efficiency_};
+        algorithm = chooseAlgorithm(*library_, c.seconds, charged);
+        if (algorithm == AllreduceAlgorithm::kTree) {
+          c.latencyS = charged.latencyS;
+          c.bandwidthS = charged.bandwidthS;
+          c.seconds = charged.seconds();
+        }
+      }
+      algorithms_[key] = algorithm;
       it = memo_.emplace(key, std::move(c)).first;
     }
     return it->second;
+  }
+
+  // The algorithm run() charged for this size (the ring without a library).
+  AllreduceAlgorithm algorithmOf(int64_t elements, int64_t elementBytes) const {
+    const auto it = algorithms_.find(std::make_pair(elements, elementBytes));
+    return it == algorithms_.end() ? AllreduceAlgorithm::kRing : it->second;
   }
 
  private:
@@ -112,8 +137,11 @@ class AllreduceModel {
   Network network_;
   double efficiency_;
   int64_t segmentBytes_;
+  const CollectiveLibrary* library_;
+  double busBytesPerSecond_;
   comm::Schedule schedule_;
   std::map<std::pair<int64_t, int64_t>, SimulatedCollective> memo_;
+  std::map<std::pair<int64_t, int64_t>, AllreduceAlgorithm> algorithms_;
 };
 
 // One all-reduce of a bucket's (compressed) step.
@@ -224,9 +252,13 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.topology = w.topology.value_or(measured.comm.topology);
   p.backend = w.backend.value_or(measured.comm.connection.backend);
   p.sync = w.sync.value_or(measured.sync.kind);
-  p.bucketMb = w.bucketMb.value_or(measured.sync.bucketMb);
+  // A Horovod framework row lays the buckets out by its own fusion buffer, unless a what-if says otherwise.
+  const bool horovod = hw.framework && hw.framework->horovod();
+  p.bucketMb = w.bucketMb.value_or(horovod ? hw.framework->fusionMb : measured.sync.bucketMb);
   p.overlap = w.overlap.value_or(measured.sync.overlap);
-  p.bucketLayout = w.bucketLayout.value_or(run.bucketLayout);
+  p.bucketLayout = w.bucketLayout.value_or(horovod ? comm::BucketLayout::kFusion : run.bucketLayout);
+  p.launchWaitS = hw.framework ? hw.framework->launchWaitS() : 0;
+  if (hw.framework) p.controlAssumed = hw.framework->assumed();
   const comm::Topology& topology = p.topology;
   p.segmentBytes = topology.native() ? 0
                    : w.segmentBytes ? *w.segmentBytes
@@ -298,10 +330,21 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
         const SimulatedCollective c = simulateSchedule(binomialBroadcastSchedule(world), ownCollective, run.bufferElements, 4, 0);
         add("buffers", run.bufferElements * 4, backwardStart, c, efficiency, 0);
       }
-      AllreduceModel allreduce(topology, p.backend, network, efficiency, p.segmentBytes);
+      // The collective library picks the algorithm of its own backend's native all-reduce.
+      const CollectiveLibrary* library =
+          hw.collectiveLibrary && topology.native() && hw.collectiveLibrary->name == comm::name(p.backend)
+              ? &*hw.collectiveLibrary
+              : nullptr;
+      p.libraryApplied = library != nullptr;
+      // The bus bandwidth a ring over these ranks meets: a rank's port inside one node, else the slower class.
+      const double busBytesPerSecond =
+          p.nodes == 1 ? hw.intra.bytesPerSecond
+                       : rpn == 1 ? hw.inter.bytesPerSecond : std::min(hw.intra.bytesPerSecond, hw.inter.bytesPerSecond);
+      AllreduceModel allreduce(topology, p.backend, network, efficiency, p.segmentBytes, library, busBytesPerSecond);
       double launch = backwardStart;
       for (size_t k = 0; k < buckets.size(); ++k) {
-        launch = std::max(launch, p.overlap ? backwardStart + buckets[k].readyS * scale : backwardEnd);
+        // Launched once it and the buckets before it are ready, after the framework's wait (0 without one).
+        launch = std::max(launch, (p.overlap ? backwardStart + buckets[k].readyS * scale : backwardEnd) + p.launchWaitS);
         // The bucket's share of the step's encoding and decoding, by its elements, on the communication
         // thread with its all-reduces (charged to its last one).
         const double codec = bucketElements > 0 ? p.codecS * static_cast<double>(buckets[k].elements) /
@@ -310,7 +353,13 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
         for (size_t j = 0; j < parts[k].size(); ++j) {
           const BucketPart& part = parts[k][j];
           const SimulatedCollective& c = allreduce.run(part.elements, part.elementBytes);
-          add(part.name, part.elements * part.elementBytes, launch, c, 1, j + 1 == parts[k].size() ? codec : 0);
+          std::string name = part.name;
+          if (library) {
+            const AllreduceAlgorithm algorithm = allreduce.algorithmOf(part.elements, part.elementBytes);
+            ++(algorithm == AllreduceAlgorithm::kTree ? p.treeCollectives : p.ringCollectives);
+            name += std::string(" (") + algorithmName(algorithm) + ")";
+          }
+          add(name, part.elements * part.elementBytes, launch, c, 1, j + 1 == parts[k].size() ? codec : 0);
           // The bound of Table 3 (comm/topology/link_bound.h): the busiest node link's bytes over its
           // bandwidth. The simulation counted the bytes over each node's link as hostLinkBytes does (the
           // Schedule's transfers between nodes; native: its backend's model).
@@ -353,6 +402,21 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
       p.exposedBandwidthS += exposed * (c.bandwidthS / c.seconds);
       p.exposedLatencyS += exposed * (c.latencyS / c.seconds);
       p.exposedCodecS += exposed * (c.codecS / c.seconds);
+    }
+    // The framework's waits: what they add to the exposed communication is the control part, the rest
+    // split as the same step without them splits (its buckets, its algorithms). A later launch never ends
+    // the thread's work earlier, so the part is never negative.
+    if (p.launchWaitS > 0) {
+      Hardware noWait = hw;
+      noWait.framework->cycleS = 0;
+      WhatIf sameBuckets = w;
+      sameBuckets.bucketLayout = p.bucketLayout;
+      sameBuckets.bucketMb = p.bucketMb;
+      const StepPrediction q = predictStep(run, noWait, world, sameBuckets);
+      p.exposedControlS = std::max(0.0, p.commExposedS - q.commExposedS);
+      p.exposedBandwidthS = q.exposedBandwidthS;
+      p.exposedLatencyS = q.exposedLatencyS;
+      p.exposedCodecS = q.exposedCodecS;
     }
     p.commTotalS = unionSeconds(p.collectives);
     p.busiestRankBytes = busiest(rankBytes);

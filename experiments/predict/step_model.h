@@ -23,6 +23,13 @@
 //   as in the report's T). Every collective launches by backward's end, so from there to the last end
 //   the thread runs collectives without a gap: comm_exposed is the sum of their parts after
 //   backward's end, each split into bandwidth, latency and codec as the collective's own time is.
+//   A hardware file's `framework` row (control_plane.h) delays every bucket's launch by its expected
+//   wait for the next cycle, launch_k = max(launch_{k-1}, ready_k + wait), and lays the buckets out by
+//   its fusion buffer; what the waits add to comm_exposed (against the same step without them) is then
+//   the control part, and the rest is split as that step's. Its
+//   `collective_library` row (collective_library.h) charges each native all-reduce of that backend as
+//   the algorithm the library's cost model picks for its size at N: the ring as simulated, or the tree
+//   at its cost model's time.
 //
 // World 1 has no collective: step = C.
 //
@@ -90,6 +97,19 @@ struct StepPrediction {
   // in proportion to its own bandwidth, latency and codec parts (docs/predict.md, "What limits
   // scaling"). They add up to commExposedS.
   double exposedBandwidthS = 0, exposedLatencyS = 0, exposedCodecS = 0;
+  // What the framework's control plane (a Horovod cycle, control_plane.h) adds to comm_exposed: the
+  // exposed communication with its waits less the same step's without them, whose bandwidth, latency
+  // and codec parts the three above then are; with them it adds up to commExposedS. 0 without a
+  // framework row.
+  double exposedControlS = 0;
+  // What the framework adds to every launch (control_plane.h; 0 without a framework row).
+  double launchWaitS = 0;
+  // The collective library's choice (collective_library.h), where the hardware file names one that
+  // applies (native, its backend, ssgd): how many buckets' all-reduces it charged as each algorithm.
+  bool libraryApplied = false;
+  int ringCollectives = 0, treeCollectives = 0;
+  // The framework row's line for the prediction's notes (ControlPlane::assumed); empty without one.
+  std::string controlAssumed;
   int64_t stepsPerEpoch = 0;
   double epochS = 0, imagesPerS = 0;
   // --compress (a compressed step, as PowerSGD's after its --compress-start steps): what each bucket

@@ -551,4 +551,63 @@ assert f"another rank's row in {sys.argv[3]} of {sys.argv[3]} steps" in said, sa
 wait = float(said.rsplit("rank 0 waited ", 1)[1].split()[0])
 assert 0.2 <= wait < 0.3, said
 PY
+# --vary: the inter-node bandwidth from 0.01 to 100 Gbit/s, the step's own fp16 (its encoding and
+# decoding 20 ms, a description's compress_s, longer than LeNet's backward so never hidden) against
+# none, at 2 ranks (one node) and 4 (two): a row per world, value and configuration; at 4 ranks fp16
+# pays below a bandwidth inside the range and none above it; at 2 the bandwidth between nodes is never
+# used and the codec always costs. A key that is not a number of the hardware file
+# exits 2 naming the ones --vary takes.
+/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["compress_s"] = 0.02; json.dump(d, open(sys.argv[2], "w"))' \
+  "$work/step-fp16.json" "$work/step-fp16-codec.json"
+"$DTBENCH" predict "$work/step-fp16-codec.json" --hardware "$work/hw.json" --world 2,4 --compress none,fp16 \
+  --vary inter_node.bandwidth_gbit_s=0.01,0.03,0.1,0.3,1,3,10,30,100 --format json >"$work/vary.json" 2>"$work/vary.err" ||
+  { cat "$work/vary.err" >&2; fail "predict --vary failed"; }
+/usr/bin/python3 - "$work/vary.json" <<'PY' || fail "predict --vary: the rate axis or its crossing is wrong"
+import json, sys
+tables = {t["name"]: t for t in json.load(open(sys.argv[1]))}
+assert sorted(tables) == ["crossings", "rate_axis"], sorted(tables)
+axis, crossings = tables["rate_axis"], tables["crossings"]
+key = "inter_node.bandwidth_gbit_s"
+rows = [dict(zip(axis["columns"], r)) for r in axis["rows"]]
+assert len(rows) == 2 * 9 * 2, len(rows)
+values = [0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100]
+assert sorted({(r["N"], r[key], r["what_if"]) for r in rows}) == sorted(
+    (n, v, w) for n in (2, 4) for v in values for w in ("compress none", "compress fp16")), rows
+step = {(r["N"], r[key], r["what_if"]): r["step_s"] for r in rows}
+for r in rows:
+    assert abs(r["T_s"] - r["step_s"] * (8 if r["N"] == 2 else 4)) < 1e-5, r
+    assert abs(r["efficiency"] - r["speedup"] / r["N"]) < 1e-3, r
+# One node: the bandwidth between nodes changes nothing.
+assert len({step[(2, v, "compress none")] for v in values}) == 1, [step[(2, v, "compress none")] for v in values]
+# Two nodes: fp16 faster at 0.01 Gbit/s, none at 100 (the codec's 20 ms exposed).
+assert step[(4, 0.01, "compress fp16")] < step[(4, 0.01, "compress none")], step
+assert step[(4, 100, "compress fp16")] > step[(4, 100, "compress none")], step
+cross = [dict(zip(crossings["columns"], r)) for r in crossings["rows"]]
+four = [c for c in cross if c["N"] == 4]
+assert len(four) == 1, four
+c = four[0]
+assert (c["what_if_a"], c["what_if_b"]) == ("compress none", "compress fp16"), c
+assert 0.01 < c[key] < 100 and c["where"].startswith("between "), c
+assert (c["faster_below"], c["faster_above"]) == ("compress fp16", "compress none"), c
+lo, hi = (float(x) for x in c["where"][len("between "):].split(" and "))
+assert lo < c[key] < hi and values.index(hi) == values.index(lo) + 1, c
+assert step[(4, lo, "compress fp16")] < step[(4, lo, "compress none")], c
+assert step[(4, hi, "compress fp16")] > step[(4, hi, "compress none")], c
+# One node: fp16's codec costs at every bandwidth, no crossing.
+two = [c for c in cross if c["N"] == 2]
+assert len(two) == 1 and two[0][key] is None and two[0]["where"] == "no crossing in the range 0.01 to 100", two
+assert two[0]["faster_below"] == two[0]["faster_above"] == "compress none", two
+PY
+"$DTBENCH" predict "$work/step-fp16-codec.json" --hardware "$work/hw.json" --world 4 --compress none,fp16 \
+  --vary inter_node.bandwidth_gbit_s=0.1,1,10 --format csv --table crossings >"$work/vary.csv"
+[[ $(head -1 "$work/vary.csv") == "N,nodes,what_if_a,what_if_b,inter_node.bandwidth_gbit_s,where,faster_below,faster_above" ]] ||
+  fail "--vary --table crossings --format csv is not the crossings table alone: $(cat "$work/vary.csv")"
+expect_usage "--vary 'inter_node.bandwidth_gbps=1,10': no hardware number 'inter_node.bandwidth_gbps'; --vary takes inter_node.bandwidth_gbit_s, inter_node.latency_us, inter_node.message_overhead_us, intra_node.bandwidth_gbit_s, intra_node.latency_us, intra_node.message_overhead_us, compute_scale, link_rate_bps" \
+  "$work/run" --hardware "$work/hw.json" --world 4 --vary inter_node.bandwidth_gbps=1,10
+expect_usage "--vary 'inter_node.latency_us=5,-1': -1 is not a value of inter_node.latency_us" \
+  "$work/run" --hardware "$work/hw.json" --world 4 --vary inter_node.latency_us=5,-1
+expect_usage "--compress 'none,fp16' names several values" "$work/run" --hardware "$work/hw.json" --world 4 \
+  --compress none,fp16
+
 echo "PASS: dtbench predict end to end"
