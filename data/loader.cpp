@@ -47,7 +47,7 @@ Loader::Loader(const Dataset& dataset, LoaderOptions options)
     : dataset_(&dataset),
       options_(validated(dataset, options)),
       sampler_(dataset.size(), options.rank, options.worldSize, options.seed, options.train,
-               options.dropLast),
+               options.dropLast, options.start),
       cache_(std::make_unique<EpochCache>()) {}
 
 void Loader::startEpoch(int64_t epoch) {

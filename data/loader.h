@@ -42,6 +42,9 @@ struct LoaderOptions {
   uint64_t seed = 0;
   int64_t padding = 4;    // random-crop padding when training
   bool flip = true;       // random horizontal flip when training
+  // Positions of every epoch's list consumed before this loader's shares (data/sampler.h): the rest of
+  // an epoch a resumed run continues at another world size. 0: whole epochs.
+  int64_t start = 0;
 };
 
 class Loader {

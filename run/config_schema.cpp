@@ -428,6 +428,13 @@ std::vector<Setting> makeSettings() {
                        [](auto& c) -> auto& { return c.resume; });
     s.recorded = false;
     add(std::move(s), output);
+    // Every rank derives its batch and learning rate from it when --resume changes the world size. config.json
+    // keeps the run's first value; what a resume did is in its "segments".
+    add(toggle("allow_global_batch_change", "--allow-global-batch-change", true, A::kAllRanks,
+               "--resume at a world size that does not divide the run's global batch: keep the per-rank batch, change "
+               "the global batch and scale the learning rate linearly with it",
+               [](auto& c) -> auto& { return c.allowGlobalBatchChange; }),
+        output);
     Setting quiet = toggle("quiet", "--quiet", true, A::kPerRank, "No progress line on stderr",
                            [](auto& c) -> auto& { return c.quiet; });
     quiet.recorded = false;
@@ -449,8 +456,10 @@ std::vector<Setting> makeSettings() {
   rankFlag(discovered(field("rank", "--rank", V::kInteger, A::kPerRank, "This rank",
                             [](auto& c) -> auto& { return c.comm.connection.rank; })),
            false);
-  // A world always agrees on its own size; a resumed run must have the checkpoint's ranks.
-  rankFlag(discovered(withRule(field("world_size", "--world-size", V::kInteger, A::kResumed, "Number of ranks",
+  // A world always agrees on its own size. A resumed --sync ssgd run may have another (its ranks hold the same
+  // model; trainer/checkpoint/checkpointer.h deals the rest of the epoch to the new ranks); the checkpointer
+  // refuses another size where the state is per rank (pairavg, --compress).
+  rankFlag(discovered(withRule(field("world_size", "--world-size", V::kInteger, A::kAllRanks, "Number of ranks",
                                      [](auto& c) -> auto& { return c.comm.connection.worldSize; }),
                                ">= 1", atLeast(1))),
            true);

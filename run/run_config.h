@@ -136,6 +136,9 @@ struct RunConfig {
   bool sampleLedger = false;    // write sample_ledger.rank<R>.csv: each step's dataset indices (run/sample_ledger.h)
   int64_t checkpointEvery = 0;  // steps between checkpoints (0: only on preemption)
   bool resume = false;          // continue the run in outDir from its checkpoint
+  // --resume at another world size whose ranks cannot share the run's global batch: keep the per-rank
+  // batch instead, and scale the learning rate with the global batch (trainer/checkpoint/checkpointer.h).
+  bool allowGlobalBatchChange = false;
   bool quiet = false;
   std::vector<std::string> commandLine;  // as typed, for config.json
 

@@ -12,8 +12,8 @@
 // the per-rank batch size, the steps the epoch runs (less than a full epoch under --max-steps), drop-last
 // and the seed of the epoch's permutation (data/sampler.h); and the world it ran in: the world size and
 // its segment. A segment is one stretch of the run at one world size: 0 for a run and for every --resume
-// at the same world size, which appends to the same files; a run resumed at another world size would
-// start the next segment, so one run directory may hold rows of several segments.
+// at the same world size, which appends to the same files; a run resumed at another world size
+// starts the next segment, so one run directory may hold rows of several segments.
 //
 // Rank 0 writes every rank's file (the other ranks send their rows with their batches.csv rows at every
 // epoch end and checkpoint, trainer/record/run_recorder.h), so no shared filesystem is needed; rows reach

@@ -74,6 +74,9 @@ struct Trainer::State {
   std::unique_ptr<GradScaler> scaler;              // --amp fp16 only
   std::unique_ptr<GradientReadyProbe> readyProbe;  // rank 0 only: step_profile.json
   std::optional<data::PrefetchLoader> trainLoader;
+  // A resume at another world size inside an epoch: the rest of that epoch's list, dealt to this world
+  // (data/sampler.h); reset once the epoch ends.
+  std::optional<data::PrefetchLoader> restLoader;
   std::optional<data::PrefetchLoader> testLoader;  // rank 0 only
   // Distributed runs only; destroyed in reverse order: hooks, then the worker, then the communicator.
   std::optional<World> world;
@@ -99,6 +102,8 @@ struct Trainer::State {
   void setUp(const std::string& memoryPolicy);
   void broadcastInitialState();
   void startSync();
+  // The step, drawing its batches from `loader` (the training loader, or the rest of a resumed epoch's).
+  void makeStep(data::PrefetchLoader& loader);
   void evaluate(run::EpochStats& stats);
   // Every rank waits here for what rank 0 alone does between steps; true when the ranks agree to stop.
   bool meetBetweenSteps();
@@ -221,13 +226,27 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   recorder.emplace(config, worldOrNull(), device, scaler.get(), readyProbe.get());
   checkpointer.emplace(config, worldOrNull(), model->module(), *optimizer, scaler.get(), *recorder);
   if (config.resume) {
-    position = checkpointer->restore();
+    position = checkpointer->restore(data.train.size());
+    // The segment's per-rank batch and learning rate (after a resume at another world size, not the flags';
+    // the checkpointer has set the optimizer's).
+    const RunSegment& segment = checkpointer->segment();
+    config.optimizer.lr = segment.lr;
+    if (segment.batchSize != config.data.batchSize) {
+      config.data.batchSize = segment.batchSize;
+      trainOptions.batchSize = segment.batchSize;
+      trainLoader.emplace(data.train, trainOptions, prefetch);
+    }
+    if (position.epochStart > 0 && position.epochStart < data.train.size()) {
+      data::LoaderOptions restOptions = trainOptions;
+      restOptions.start = position.epochStart;
+      restLoader.emplace(data.train, restOptions, prefetch);
+    }
   } else if (root()) {
     recorder->open(run::RunDirectory(config.outDir));
   }
   recorder->startSampleLedger(data.train.size(), std::min(config.maxSteps > 0 ? config.maxSteps : INT64_MAX,
                                                           trainLoader->batchesPerEpoch()),
-                              position.globalStep);
+                              position.globalStep, checkpointer->segmentIndex());
   if (world) {
     // Every rank starts from rank 0's model, except a resumed pairavg run, whose ranks each got
     // their own back from the checkpoint.
@@ -237,8 +256,7 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   }
   if (config.gpu.phaseTiming == run::PhaseTiming::kEvents) phaseEvents = phaseEventsFor(device);
   pending.emplace(phaseEvents.get());
-  step.emplace(StepParts{config, device, *trainLoader, model, *optimizer, ampDtype, scaler.get(), sync.get(),
-                         readyProbe.get(), worldOrNull(), *stopSignal, traceClock, phaseEvents.get()});
+  makeStep(*trainLoader);
   // Rank 0 counts the model's FLOPs and, on the CPU, probes the GEMM rate, while the other ranks wait in
   // describeDevices (a collective): before the first step, with no other rank computing beside it.
   std::optional<run::SpeedOfLight> speedOfLight;
@@ -270,6 +288,11 @@ void Trainer::State::broadcastInitialState() {
   const comm::MessageCategoryScope category(comm::MessageCategory::kInitial);
   world->communicator->broadcast(flat, 0)->wait();
   unpackFrom(flat, tensors);
+}
+
+void Trainer::State::makeStep(data::PrefetchLoader& loader) {
+  step.emplace(StepParts{config, device, loader, model, *optimizer, ampDtype, scaler.get(), sync.get(),
+                         readyProbe.get(), worldOrNull(), *stopSignal, traceClock, phaseEvents.get()});
 }
 
 void Trainer::State::startSync() {
@@ -342,9 +365,26 @@ bool Trainer::State::trainEpochs() {
   model->module().train();
   for (int64_t epoch = position.epoch; epoch <= config.epochs; ++epoch) {
     position.epoch = epoch;
-    trainLoader->startEpoch(epoch);
-    for (int64_t skip = 0; skip < position.stepsDone; ++skip) trainLoader->next();  // resumed mid-epoch
-    for (int64_t s = position.stepsDone + 1; s <= steps; ++s) {
+    // An epoch this segment continues from another world's consumed prefix (a resume at another world
+    // size): its steps before the segment, then the rest of its list dealt to this world, none when the
+    // other world finished it.
+    const bool continued = position.stepsBefore > 0 || position.epochStart > 0;
+    int64_t epochSteps = steps;
+    int64_t epochFullSteps = fullSteps;
+    if (continued) {
+      const int64_t rest = restLoader ? restLoader->batchesPerEpoch() : 0;
+      epochFullSteps = position.stepsBefore + rest;
+      epochSteps = position.stepsBefore +
+                   (config.maxSteps > 0 ? std::min(rest, std::max<int64_t>(0, config.maxSteps - position.stepsBefore))
+                                        : rest);
+      if (restLoader) makeStep(*restLoader);
+    }
+    recorder->setLedgerEpochSteps(epochSteps);
+    data::PrefetchLoader& loader = continued && restLoader ? *restLoader : *trainLoader;
+    loader.startEpoch(epoch);
+    // Resumed mid-epoch: the batches this segment's loader dealt before the checkpoint.
+    for (int64_t skip = continued ? position.stepsBefore : 0; skip < position.stepsDone; ++skip) loader.next();
+    for (int64_t s = position.stepsDone + 1; s <= epochSteps; ++s) {
       StepOutcome outcome = step->run(epoch, s, position.globalStep + 1, recorder->trace());
       const run::StepRecord& r = outcome.record;
       ++position.globalStep;
@@ -358,7 +398,7 @@ bool Trainer::State::trainEpochs() {
       if (root()) {
         const double eta = position.elapsedS / static_cast<double>(position.globalStep) *
                            static_cast<double>(totalSteps - position.globalStep);
-        progress.update(epoch, config.epochs, s, steps, r.loss, r.samples * worldSize() / r.stepS, eta);
+        progress.update(epoch, config.epochs, s, epochSteps, r.loss, r.samples * worldSize() / r.stepS, eta);
       }
       if (world && config.sync.checkEvery > 0 && position.globalStep % config.sync.checkEvery == 0)
         checkParametersAgree(*world->communicator, model->module(), position.globalStep);
@@ -366,19 +406,26 @@ bool Trainer::State::trainEpochs() {
         recordAllSteps();
         return true;
       }
-      const bool lastOfEpoch = s == steps;
+      const bool lastOfEpoch = s == epochSteps;
       if (!lastOfEpoch && config.checkpointEvery > 0 && position.globalStep % config.checkpointEvery == 0) {
         recordAllSteps();
-        recorder->gatherEpoch(epoch, fullSteps);  // rows so far reach the disk first
+        recorder->gatherEpoch(epoch, epochFullSteps);  // rows so far reach the disk first
         checkpointer->write(position);
         if (meetBetweenSteps()) return true;
       }
     }
     recordAllSteps();
-    run::EpochStats stats = recorder->gatherEpoch(epoch, fullSteps);
+    run::EpochStats stats = recorder->gatherEpoch(epoch, epochFullSteps);
     progress.clear();
     evaluate(stats);
     recorder->endEpoch(stats);
+    if (continued) {
+      // Later epochs are whole epochs of this world.
+      if (restLoader) makeStep(*trainLoader);
+      restLoader.reset();
+      position.epochStart = 0;
+      position.stepsBefore = 0;
+    }
     position.stepsDone = 0;
     position.epoch = epoch + 1;
     if (epoch == config.epochs) break;  // the run is complete: nothing waits for rank 0

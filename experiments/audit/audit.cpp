@@ -46,27 +46,54 @@ std::string describePlan(const EpochPlan& p) {
 // sample is position r + k*N of the permutation, padded by wrapping around without drop-last and cut to
 // a whole number of samples per rank with it; each rank takes min(its share, steps * batch) of them, so
 // the epoch trains positions 0 .. that * N - 1.
+//
+// An epoch that segments of different worlds trained (a resume at another world size): each segment but
+// the last trained whole batches from where the one before stopped, steps f .. f' - 1 (f, f' the first
+// steps of it and of the next), positions P .. P + (f' - f) * B * N - 1 of the list, a prefix; the last
+// one deals the rest, positions P .. n - 1, as the sampler deals a whole epoch (its `start` P), for the
+// epoch's remaining steps.
 struct ExpectedEpoch {
   std::vector<int32_t> counts;  // by dataset index
   int64_t positions = 0;        // samples the epoch trains, over every rank
   bool cutBySteps = false;      // --max-steps: fewer steps than a whole epoch's
 };
 
-ExpectedEpoch expectedCounts(const EpochPlan& p, int64_t epoch) {
-  const int64_t n = p.datasetSize;
-  const int64_t world = p.worldSize;
-  const int64_t share = p.dropLast ? n / world : (n + world - 1) / world;
+// One segment's share of an epoch: its plan and the epoch's step it took first.
+struct SegmentPart {
+  EpochPlan plan;
+  int64_t firstStep = 1;
+};
+
+ExpectedEpoch expectedCounts(const std::vector<SegmentPart>& parts, int64_t epoch) {
+  const EpochPlan& last = parts.back().plan;
+  const int64_t n = last.datasetSize;
   ExpectedEpoch out;
-  // A whole epoch's steps: drop-last also drops each rank's last, incomplete batch.
-  const int64_t fullSteps = p.dropLast ? share / p.batchSize : (share + p.batchSize - 1) / p.batchSize;
-  out.cutBySteps = p.epochSteps < fullSteps;
-  out.positions = std::min(share, p.epochSteps * p.batchSize) * world;
-  const std::vector<int64_t> order = data::epochPermutation(p.seed, epoch, n);
+  const std::vector<int64_t> order = data::epochPermutation(last.seed, epoch, n);
   out.counts.assign(static_cast<size_t>(n), 0);
-  for (int64_t position = 0; position < out.positions; ++position)
-    ++out.counts[static_cast<size_t>(order[static_cast<size_t>(position % n)])];
+  const auto train = [&](int64_t from, int64_t count) {
+    for (int64_t position = from; position < from + count; ++position)
+      ++out.counts[static_cast<size_t>(order[static_cast<size_t>(position % n)])];
+    out.positions += count;
+  };
+  int64_t start = 0;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const EpochPlan& p = parts[i].plan;
+    const int64_t positions = (parts[i + 1].firstStep - parts[i].firstStep) * p.batchSize * p.worldSize;
+    train(start, positions);
+    start += positions;
+  }
+  const int64_t world = last.worldSize;
+  const int64_t rest = std::max<int64_t>(0, n - start);
+  const int64_t share = last.dropLast ? rest / world : (rest + world - 1) / world;
+  // A whole epoch's steps: drop-last also drops each rank's last, incomplete batch.
+  const int64_t fullSteps = last.dropLast ? share / last.batchSize : (share + last.batchSize - 1) / last.batchSize;
+  const int64_t steps = last.epochSteps - (parts.back().firstStep - 1);
+  out.cutBySteps = steps < fullSteps;
+  train(start, std::min(share, std::max<int64_t>(0, steps) * last.batchSize) * world);
   return out;
 }
+
+ExpectedEpoch expectedCounts(const EpochPlan& p, int64_t epoch) { return expectedCounts({{p, 1}}, epoch); }
 
 std::string ledgerFileOf(int64_t rank) { return run::sampleLedgerFileName(rank); }
 
@@ -120,53 +147,99 @@ AuditResult auditLedgers(const std::map<int64_t, std::vector<run::LedgerRow>>& l
       continue;
     }
     const std::vector<const run::LedgerRow*>& rows = found->second;
-    // One plan per epoch: its facts, and one world, or the expectation below would be another epoch's.
-    const EpochPlan plan = planOfRow(*rows.front());
-    std::set<int64_t> ranks, segments;
-    std::map<int64_t, std::set<int64_t>> stepsOfRank;
+    // One plan per segment of the epoch: its facts, and one world, or the expectation below would be
+    // another epoch's. The epoch's data order (dataset, drop-last, seed) is every segment's.
+    const EpochPlan first = planOfRow(*rows.front());
+    std::set<int64_t> ranks;
+    std::map<int64_t, SegmentPart> parts;  // by segment
+    std::map<int64_t, std::map<int64_t, std::set<int64_t>>> stepsOf;  // segment -> rank -> steps
     for (const run::LedgerRow* r : rows) {
       ranks.insert(r->rank);
-      segments.insert(r->segment);
-      stepsOfRank[r->rank].insert(r->step);
+      stepsOf[r->segment][r->rank].insert(r->step);
       const EpochPlan own = planOfRow(*r);
-      if (own.datasetSize != plan.datasetSize || own.dropLast != plan.dropLast || own.seed != plan.seed)
+      if (own.datasetSize != first.datasetSize || own.dropLast != first.dropLast || own.seed != first.seed)
         throw std::runtime_error("epoch " + std::to_string(epoch) + ": " + ledgerFileOf(r->rank) + " (global step " +
                                  std::to_string(r->globalStep) + ") has " + describePlan(own) + ", " +
-                                 ledgerFileOf(rows.front()->rank) + " " + describePlan(plan) +
+                                 ledgerFileOf(rows.front()->rank) + " " + describePlan(first) +
                                  ": the rows of one epoch must share its data order");
-      if (own.key() != plan.key()) audit.coverageChecked = false;
+      const auto [at, added] = parts.emplace(r->segment, SegmentPart{own, r->step});
+      if (!added) {
+        if (own.key() != at->second.plan.key()) audit.coverageChecked = false;
+        at->second.firstStep = std::min(at->second.firstStep, r->step);
+      }
     }
     audit.ranks = static_cast<int64_t>(ranks.size());
-    audit.segments = static_cast<int64_t>(segments.size());
+    audit.segments = static_cast<int64_t>(parts.size());
     if (!audit.coverageChecked)
-      audit.notes.push_back("its segments ran different worlds (world size, batch size or steps per epoch): "
-                            "checked for duplicates only");
+      audit.notes.push_back("the rows of one segment disagree on its world (world size, batch size or steps per "
+                            "epoch): checked for duplicates only");
+    std::vector<SegmentPart> ordered;
+    for (const auto& [segment, part] : parts) ordered.push_back(part);
+    ordered.front().firstStep = 1;  // the epoch's first steps are its first segment's, rows or not
+    const EpochPlan& plan = ordered.back().plan;  // where the epoch ends
+    if (ordered.size() > 1) {
+      std::string worlds;
+      for (const SegmentPart& part : ordered)
+        worlds += (worlds.empty() ? "" : ", then ") + std::to_string(part.plan.worldSize) + " ranks x " +
+                  std::to_string(part.plan.batchSize) + " from step " + std::to_string(part.firstStep);
+      audit.notes.push_back("trained by " + std::to_string(ordered.size()) + " segments: " + worlds +
+                            " (each continues the epoch's permutation where the one before stopped)");
+    }
 
-    // Finished: every rank of the world has every step of the epoch. Unfinished, the run's last epoch is
-    // partial only where every rank has the same steps: the ranks stop after the same step, and their rows
-    // reach the ledger together, so a rank with fewer steps than the others lost rows.
+    // Finished: every rank of each segment's world has every step of the segment's part of the epoch.
+    // Unfinished, the run's last epoch is partial only where the earlier segments are whole and every rank
+    // of the last has the same steps: the ranks stop after the same step, and their rows reach the ledger
+    // together, so a rank with fewer steps than the others lost rows.
     bool finished = true;
     bool sameSteps = true;
-    for (int64_t rank = 0; rank < plan.worldSize; ++rank) {
-      finished = finished && static_cast<int64_t>(stepsOfRank[rank].size()) >= plan.epochSteps;
-      sameSteps = sameSteps && stepsOfRank[rank] == stepsOfRank[0];
+    bool earlierWhole = true;
+    int64_t rankSteps = 0, plannedRankSteps = 0;
+    size_t index = 0;
+    for (const auto& [segment, part] : parts) {
+      const bool lastPart = index + 1 == ordered.size();
+      const int64_t from = ordered[index].firstStep;
+      const int64_t to = lastPart ? part.plan.epochSteps : ordered[index + 1].firstStep - 1;
+      const int64_t want = std::max<int64_t>(0, to - from + 1);
+      std::map<int64_t, std::set<int64_t>>& steps = stepsOf[segment];
+      for (int64_t rank = 0; rank < part.plan.worldSize; ++rank) {
+        const auto have = static_cast<int64_t>(steps[rank].size());
+        rankSteps += have;
+        plannedRankSteps += want;
+        if (have < want) {
+          finished = false;
+          if (!lastPart) earlierWhole = false;
+        }
+        if (lastPart) sameSteps = sameSteps && steps[rank] == steps[0];
+      }
+      ++index;
     }
-    audit.partial = !finished && epoch == lastEpoch && sameSteps;
-    if (!finished && !audit.partial)
-      for (int64_t rank = 0; rank < plan.worldSize; ++rank)
-        if (static_cast<int64_t>(stepsOfRank[rank].size()) < plan.epochSteps)
-          audit.notes.push_back("rank " + std::to_string(rank) + " has " + std::to_string(stepsOfRank[rank].size()) +
-                                " of its " + std::to_string(plan.epochSteps) + " steps");
+    audit.partial = !finished && epoch == lastEpoch && sameSteps && earlierWhole;
+    if (!finished && !audit.partial) {
+      index = 0;
+      for (const auto& [segment, part] : parts) {
+        const bool lastPart = index + 1 == ordered.size();
+        const int64_t want = std::max<int64_t>(
+            0, (lastPart ? part.plan.epochSteps : ordered[index + 1].firstStep - 1) - ordered[index].firstStep + 1);
+        for (int64_t rank = 0; rank < part.plan.worldSize; ++rank)
+          if (static_cast<int64_t>(stepsOf[segment][rank].size()) < want)
+            audit.notes.push_back("rank " + std::to_string(rank) +
+                                  (parts.size() > 1 ? " of segment " + std::to_string(segment) : std::string()) +
+                                  " has " + std::to_string(stepsOf[segment][rank].size()) + " of its " +
+                                  std::to_string(want) + " steps");
+        ++index;
+      }
+    }
     if (audit.partial)
-      audit.notes.push_back("the run's last epoch, unfinished (" + std::to_string(rows.size()) + " of " +
-                            std::to_string(plan.epochSteps * plan.worldSize) +
-                            " rank steps): checked for duplicates only");
+      audit.notes.push_back("the run's last epoch, unfinished (" + std::to_string(rankSteps) + " of " +
+                            std::to_string(plannedRankSteps) + " rank steps): checked for duplicates only");
 
-    ExpectedEpoch design = expectedCounts(plan, epoch);
+    ExpectedEpoch design = expectedCounts(ordered, epoch);
     std::vector<int32_t>& expected = design.counts;
     audit.expected = design.positions;
-    for (int32_t e : expected) audit.dropped += e == 0 ? 1 : 0;
-    audit.padded = std::max<int64_t>(0, design.positions - plan.datasetSize);
+    for (int32_t e : expected) {
+      audit.dropped += e == 0 ? 1 : 0;
+      audit.padded += e > 1 ? e - 1 : 0;
+    }
     if (audit.dropped > 0)
       audit.notes.push_back(countOf(audit.dropped, "index", "indices") + " left out by design (" +
                             (design.cutBySteps ? "--max-steps " + std::to_string(plan.epochSteps) : "drop-last") +

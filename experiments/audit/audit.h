@@ -12,6 +12,9 @@
 // skips or swaps a sample is caught, and a by-design drop is told apart from a missing sample.
 // The run's last epoch, when unfinished (a stopped run), is checked for duplicates only and reported as
 // partial.
+// An epoch split between segments by a --resume at another world size is checked in full: each segment
+// trained whole batches from the prefix the one before consumed (its first step tells how many), and the
+// last one dealt the rest of the permutation to its world (data/sampler.h's `start`).
 
 #include <cstddef>
 #include <cstdint>

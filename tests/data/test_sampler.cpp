@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -249,4 +250,88 @@ TEST_CASE("DistributedSampler validates its arguments", "[sampler]") {
   CHECK_THROWS_WITH(DistributedSampler(-5, 0, 1, 0, true, false),
                     Catch::Contains("dataset size must be >= 0, got -5"));
   CHECK_THROWS_AS(DistributedSampler(10, 3, 2, 0, true, false), std::invalid_argument);
+}
+
+// A resume at another world size (data/sampler.h): after k steps at world N and batch B the ranks have
+// consumed exactly the prefix 0 .. kBN-1 of the epoch's list, and a sampler with `start` = that prefix
+// deals the rest to the new world so that the epoch trains every position once, drop-last or padding
+// applied once, at its end.
+namespace {
+
+// Dataset indices a world of `world` ranks takes from `start` on: every rank's whole share.
+std::vector<int64_t> dealt(int64_t n, int64_t world, uint64_t seed, bool dropLast, int64_t start, int64_t epoch) {
+  std::vector<int64_t> all;
+  for (int64_t r = 0; r < world; ++r) {
+    const std::vector<int64_t> mine = DistributedSampler(n, r, world, seed, true, dropLast, start).indices(epoch);
+    all.insert(all.end(), mine.begin(), mine.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("the steps of one world consume a prefix of the epoch's list", "[sampler][resize]") {
+  const int64_t n = 203, seed = 11, epoch = 2;
+  const std::vector<int64_t> order = epochPermutation(seed, epoch, n);
+  for (const auto& [world, batch, steps] : {std::tuple{4, 8, 3}, std::tuple{2, 16, 5}, std::tuple{3, 5, 1}}) {
+    std::multiset<int64_t> taken;
+    for (int64_t r = 0; r < world; ++r) {
+      const std::vector<int64_t> mine = DistributedSampler(n, r, world, seed, true, false).indices(epoch);
+      taken.insert(mine.begin(), mine.begin() + steps * batch);  // the first `steps` batches
+    }
+    const int64_t consumed = dtbench::data::consumedPositions(0, steps, batch, world);
+    CHECK(consumed == steps * batch * world);
+    CHECK(taken == std::multiset<int64_t>(order.begin(), order.begin() + consumed));
+  }
+  CHECK(dtbench::data::consumedPositions(40, 2, 16, 2) == 104);  // a second resize inside the same epoch
+  CHECK_THROWS_AS(dtbench::data::consumedPositions(0, -1, 8, 4), std::invalid_argument);
+}
+
+TEST_CASE("the rest of an epoch dealt to a new world covers the dataset once", "[sampler][resize]") {
+  const uint64_t seed = 5;
+  const int64_t epoch = 1;
+  for (const int64_t n : {203, 256, 97}) {
+    const std::vector<int64_t> order = epochPermutation(seed, epoch, n);
+    for (const auto& [oldWorld, batch, steps, newWorld] :
+         {std::tuple{4, 8, 3, 2}, std::tuple{2, 16, 2, 4}, std::tuple{4, 2, 5, 3}, std::tuple{1, 7, 4, 5}}) {
+      const int64_t start = dtbench::data::consumedPositions(0, steps, batch, oldWorld);
+      REQUIRE(start < n);
+      std::map<int64_t, int64_t> count;
+      for (int64_t p = 0; p < start; ++p) ++count[order[static_cast<size_t>(p)]];
+      const std::vector<int64_t> rest = dealt(n, newWorld, seed, /*dropLast=*/false, start, epoch);
+      for (int64_t i : rest) ++count[i];
+      // Without drop-last: every index once, and the padding (what makes the rest a whole number of samples
+      // per rank) wraps around to the permutation's first indices, each once more.
+      const int64_t pad = (n - start + newWorld - 1) / newWorld * newWorld - (n - start);
+      CHECK(static_cast<int64_t>(count.size()) == n);
+      for (int64_t p = 0; p < n; ++p)
+        CHECK(count[order[static_cast<size_t>(p)]] == (p < pad ? 2 : 1));
+
+      // With drop-last: the prefix and the new shares are distinct, and only the rest's last (n - start)
+      // mod newWorld positions, at the epoch's end, are left out.
+      std::map<int64_t, int64_t> once;
+      for (int64_t p = 0; p < start; ++p) ++once[order[static_cast<size_t>(p)]];
+      for (int64_t i : dealt(n, newWorld, seed, /*dropLast=*/true, start, epoch)) ++once[i];
+      const int64_t kept = start + (n - start) / newWorld * newWorld;
+      CHECK(static_cast<int64_t>(once.size()) == kept);
+      for (int64_t p = 0; p < n; ++p) CHECK(once[order[static_cast<size_t>(p)]] == (p < kept ? 1 : 0));
+    }
+  }
+}
+
+TEST_CASE("a sampler with consumed positions, worked by hand", "[sampler][resize]") {
+  // n = 10, no shuffle: 4 ranks x batch 1 took one step (positions 0-3); the rest, 4..9, goes to the new world.
+  const auto ranksOf = [](int64_t world, bool dropLast) {
+    std::vector<std::vector<int64_t>> out;
+    for (int64_t r = 0; r < world; ++r) out.push_back(DistributedSampler(10, r, world, 0, false, dropLast, 4).indices(0));
+    return out;
+  };
+  CHECK(ranksOf(2, false) == std::vector<std::vector<int64_t>>{{4, 6, 8}, {5, 7, 9}});
+  // 6 left over 4 ranks: padded with the list's first two, or cut to one each with drop-last.
+  CHECK(ranksOf(4, false) == std::vector<std::vector<int64_t>>{{4, 8}, {5, 9}, {6, 0}, {7, 1}});
+  CHECK(ranksOf(4, true) == std::vector<std::vector<int64_t>>{{4}, {5}, {6}, {7}});
+  // Everything consumed (a finished epoch): nothing left to deal.
+  CHECK(DistributedSampler(10, 1, 3, 0, false, false, 10).indices(0).empty());
+  CHECK_THROWS_AS(DistributedSampler(10, 0, 2, 0, false, false, 11), std::invalid_argument);
+  CHECK_THROWS_AS(DistributedSampler(10, 0, 2, 0, false, false, -1), std::invalid_argument);
 }

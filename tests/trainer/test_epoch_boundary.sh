@@ -14,7 +14,7 @@ dtbench=$1
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  pkill -9 -P $$ 2>/dev/null  # its children, not every pid it started: one it reaped may be another's now
   rm -rf "$tmp"
 }
 trap cleanup EXIT

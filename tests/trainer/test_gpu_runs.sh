@@ -13,7 +13,7 @@ version=$("$dtbench" --version) || { echo "FAIL: $dtbench --version failed" >&2;
 if grep -q "^gpus visible: 0$" <<<"$version"; then echo "skipped: no GPU is visible"; exit 77; fi
 tmp=$(mktemp -d)
 pids=()
-trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+trap 'pkill -9 -P $$ 2>/dev/null; rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 py() { python3 "$@"; }

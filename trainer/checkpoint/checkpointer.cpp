@@ -1,5 +1,6 @@
 #include "trainer/checkpoint/checkpointer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -14,14 +15,19 @@
 #include <utility>
 #include <vector>
 
+#include <torch/utils.h>
+
 #include "comm/allgather_values.h"
+#include "common/counter_hash.h"
 #include "common/usage_error.h"
+#include "data/sampler.h"
 #include "run/checkpoint_folder.h"
 #include "run/config_schema.h"
 #include "run/epoch_stats.h"
 #include "run/run_directory.h"
 #include "run/run_outcome.h"
 #include "run/run_summary.h"
+#include "run/sample_ledger.h"
 #include "trainer/checkpoint/rng_state.h"
 #include "trainer/checkpoint/training_state.h"
 
@@ -34,18 +40,28 @@ std::string rankFile(int rank) { return "rank" + std::to_string(rank) + ".pt"; }
 // Rank r's gradient-synchronization state (--compress powersgd's residuals and factors).
 std::string syncFile(int rank) { return "sync_rank" + std::to_string(rank) + ".pt"; }
 
+void checkWorldChange(const RunConfig& config, const nlohmann::json& state, int64_t from, int64_t to);
+
 // Rank 0: throws UsageError unless `outDir` holds a run that is not completed and was started with
-// the same result-affecting flags as `config`.
-void checkResumable(const RunConfig& config) {
+// the same result-affecting flags as `config`, and, at another world size (`worldSize`) than its last
+// segment's, one whose state can be dealt to it.
+void checkResumable(const RunConfig& config, int worldSize) {
   const std::string& out = config.outDir;
   if (!std::filesystem::exists(out + "/config.json"))
     throw UsageError("--resume " + out +
                      ": no run there (config.json is missing); give the --out of "
                      "the interrupted run");
-  const std::string changes = run::describeResumeChanges(run::readJsonFile(out + "/config.json"), config);
+  const nlohmann::json recorded = run::readJsonFile(out + "/config.json");
+  const std::string changes = run::describeResumeChanges(recorded, config);
   if (!changes.empty())
     throw UsageError("--resume " + out + ": the flags differ from the run's: " + changes +
                      "; resume with the run's own flags");
+  // The flags alone already rule out some world changes (the checkpoint's own world is checked with it).
+  const nlohmann::json& segments = recorded.value("segments", nlohmann::json::array());
+  const nlohmann::json& last = segments.is_array() && !segments.empty() ? segments.back() : recorded;
+  if (last.is_object() && last.contains("world_size") && last.at("world_size").is_number_integer() &&
+      last.at("world_size").get<int64_t>() != worldSize)
+    checkWorldChange(config, nlohmann::json::object(), last.at("world_size").get<int64_t>(), worldSize);
   std::vector<std::string> problems;  // a summary that cannot be read: the checkpoint's own checks follow
   if (run::isComplete(run::readSummaryFile(out, problems).status))
     throw UsageError("--resume " + out + ": that run already completed; start a new run with a new --out");
@@ -72,7 +88,61 @@ struct RunShape {
   bool perRankModels = false;
   bool gradScaler = false;  // --amp fp16
   std::string outDir;
+  int64_t datasetSize = 0;
+  RunSegment firstSegment;  // the run's flags' segment: what a checkpoint without "segments" ran
 };
+
+// The seeds of every rank's generators after a resume at another world size (docs/design.md): a stream of
+// counterHash of its own ("resized").
+constexpr uint64_t kStreamResized = 0x0000726573697a65;
+
+// The most ranks on one host of `world` (1 without a world).
+int64_t ranksPerNodeOf(const World* world) {
+  if (!world) return 1;
+  std::map<std::string, int64_t> perHost;
+  int64_t most = 0;
+  for (const std::string& host : world->hostNames) most = std::max(most, ++perHost[host]);
+  return most;
+}
+
+RunSegment segmentFromJson(const nlohmann::json& j) {
+  RunSegment s;
+  s.firstGlobalStep = j.at("first_global_step").get<int64_t>();
+  s.worldSize = j.at("world_size").get<int64_t>();
+  s.ranksPerNode = j.at("ranks_per_node").get<int64_t>();
+  s.batchSize = j.at("batch_size").get<int64_t>();
+  s.globalBatchSize = j.at("global_batch_size").get<int64_t>();
+  s.lr = j.at("lr").get<double>();
+  return s;
+}
+
+// A new rank's step records of the epoch in progress, after a resume at `worldSize` ranks: old ranks r,
+// r + worldSize, ... merged step by step (their samples added, loss and accuracy averaged by samples, the
+// phase times old rank r's, or the first merged one's), so that the epoch's figures count every sample
+// the old world trained. Empty for a rank beyond the old world.
+nlohmann::json mergedRecords(const nlohmann::json& ranks, int rank, int worldSize) {
+  std::vector<run::StepRecord> merged;
+  for (size_t old = static_cast<size_t>(rank); old < ranks.size(); old += static_cast<size_t>(worldSize)) {
+    const nlohmann::json& records = ranks[old].at("records");
+    for (size_t k = 0; k < records.size(); ++k) {
+      const run::StepRecord r = run::stepRecordFromJson(records[k]);
+      if (k >= merged.size()) {
+        merged.push_back(r);
+        continue;
+      }
+      run::StepRecord& m = merged[k];
+      const double a = static_cast<double>(m.samples), b = static_cast<double>(r.samples);
+      if (a + b > 0) {
+        m.loss = (m.loss * a + r.loss * b) / (a + b);
+        m.accuracy = (m.accuracy * a + r.accuracy * b) / (a + b);
+      }
+      m.samples += r.samples;
+    }
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const run::StepRecord& r : merged) out.push_back(run::toJson(r));
+  return out;
+}
 
 // Reads state.json's fields for checkCheckpointState: a missing or mistyped field, or a value that
 // does not fit the run, is an error naming the file and the key.
@@ -120,7 +190,7 @@ class StateFields {
 
 // Every field --resume reads from state.json, checked against the run before anything is restored
 // (Checkpointer::write writes them; the counts below are what it records at a checkpoint).
-void checkCheckpointState(const nlohmann::json& state, const std::string& file, const RunShape& run) {
+std::vector<RunSegment> checkCheckpointState(const nlohmann::json& state, const std::string& file, const RunShape& run) {
   using Type = nlohmann::json::value_t;
   const StateFields fields(file);
   const int64_t epoch = fields.integer(state, "epoch", "epoch", 1);
@@ -165,9 +235,54 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
                                    std::to_string(finishedSteps + stepsDone));
 
   const nlohmann::json& ranks = fields.typed(state, "ranks", "ranks", Type::array);
-  if (static_cast<int>(ranks.size()) != run.worldSize)
-    fields.fail("ranks",
-                "holds " + std::to_string(ranks.size()) + " ranks, this run has " + std::to_string(run.worldSize));
+  if (ranks.empty()) fields.fail("ranks", "holds no rank");
+  // The segments (absent from checkpoints of runs that never changed their world: one, the flags'), the
+  // last one the checkpoint's world.
+  std::vector<RunSegment> segments;
+  if (state.contains("segments")) {
+    const nlohmann::json& list = fields.typed(state, "segments", "segments", Type::array);
+    if (list.empty()) fields.fail("segments", "holds no segment");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string name = "segments[" + std::to_string(i) + "]";
+      if (!list[i].is_object()) fields.fail(name, "must be an object, not " + StateFields::shown(list[i]));
+      RunSegment seg;
+      seg.firstGlobalStep = fields.integer(list[i], "first_global_step", name + ".first_global_step", 1);
+      seg.worldSize = fields.integer(list[i], "world_size", name + ".world_size", 1);
+      seg.ranksPerNode = fields.integer(list[i], "ranks_per_node", name + ".ranks_per_node", 0);
+      seg.batchSize = fields.integer(list[i], "batch_size", name + ".batch_size", 1);
+      seg.globalBatchSize = fields.integer(list[i], "global_batch_size", name + ".global_batch_size", 1);
+      seg.lr = fields.typed(list[i], "lr", name + ".lr", Type::number_float).get<double>();
+      if (!(seg.lr > 0) || !std::isfinite(seg.lr)) fields.fail(name + ".lr", "must be a finite number > 0");
+      if (seg.globalBatchSize != seg.batchSize * seg.worldSize)
+        fields.fail(name + ".global_batch_size", "is " + std::to_string(seg.globalBatchSize) + ", not batch_size x world_size " +
+                                                     std::to_string(seg.batchSize * seg.worldSize));
+      const int64_t after = segments.empty() ? 0 : segments.back().firstGlobalStep;
+      if (segments.empty() ? seg.firstGlobalStep != 1 : seg.firstGlobalStep < after)
+        fields.fail(name + ".first_global_step", "is " + std::to_string(seg.firstGlobalStep) +
+                                                     (segments.empty() ? ", not 1" : ", before the segment before it"));
+      if (seg.firstGlobalStep > globalStep + 1)
+        fields.fail(name + ".first_global_step", "is " + std::to_string(seg.firstGlobalStep) +
+                                                     ", beyond global_step + 1 = " + std::to_string(globalStep + 1));
+      segments.push_back(seg);
+    }
+  } else {
+    RunSegment only = run.firstSegment;
+    only.worldSize = static_cast<int64_t>(ranks.size());
+    only.globalBatchSize = only.batchSize * only.worldSize;
+    segments.push_back(only);
+  }
+  if (static_cast<int64_t>(ranks.size()) != segments.back().worldSize)
+    fields.fail("ranks", "holds " + std::to_string(ranks.size()) + " ranks, but the last segment ran " +
+                             std::to_string(segments.back().worldSize));
+  const int64_t stepsBefore = state.contains("steps_before") ? fields.integer(state, "steps_before", "steps_before", 0) : 0;
+  if (stepsBefore > stepsDone)
+    fields.fail("steps_before", "is " + std::to_string(stepsBefore) + ", more than steps_done " + std::to_string(stepsDone));
+  if (state.contains("epoch_start")) {
+    const int64_t start = fields.integer(state, "epoch_start", "epoch_start", 0);
+    if (start > run.datasetSize)
+      fields.fail("epoch_start", "is " + std::to_string(start) + ", beyond the dataset's " +
+                                     std::to_string(run.datasetSize) + " samples");
+  }
   for (size_t r = 0; r < ranks.size(); ++r) {
     const std::string name = "ranks[" + std::to_string(r) + "]";
     if (!ranks[r].is_object()) fields.fail(name, "must be an object, not " + StateFields::shown(ranks[r]));
@@ -177,7 +292,9 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
       fields.fail(name + ".rng", std::string("is not an RNG state (") + e.what() + ")");
     }
     const nlohmann::json& records = fields.typed(ranks[r], "records", name + ".records", Type::array);
-    if (static_cast<int64_t>(records.size()) != stepsDone)
+    // A rank that joined in a later segment lacks the epoch's steps before it.
+    if (segments.size() == 1 ? static_cast<int64_t>(records.size()) != stepsDone
+                             : static_cast<int64_t>(records.size()) > stepsDone)
       fields.fail(name + ".records",
                   "holds " + std::to_string(records.size()) + " steps, but steps_done is " + std::to_string(stepsDone));
     for (size_t k = 0; k < records.size(); ++k) {
@@ -203,9 +320,15 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
 
   // The logs' sizes must fall exactly after the rows written up to the checkpoint: every step's
   // Batch row and every finished epoch's Epoch row, and every rank's batches.csv row of every step.
+  // Every rank's batches.csv row of every step: each segment's steps at its world.
+  int64_t batchRows = 0;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const int64_t end = i + 1 < segments.size() ? segments[i + 1].firstGlobalStep : globalStep + 1;
+    batchRows += (end - segments[i].firstGlobalStep) * segments[i].worldSize;
+  }
   const std::pair<const char*, std::pair<const char*, int64_t>> logs[] = {
       {"history_bytes", {"train_history.log", globalStep + epoch - 1}},
-      {"batches_bytes", {"batches.csv", globalStep * run.worldSize}}};
+      {"batches_bytes", {"batches.csv", batchRows}}};
   for (const auto& [key, log] : logs) {
     const int64_t bytes = fields.integer(state, key, key, 0);
     const std::string path = (std::filesystem::path(run.outDir) / log.first).string();
@@ -213,13 +336,99 @@ void checkCheckpointState(const nlohmann::json& state, const std::string& file, 
     if (!problem.empty())
       fields.fail(key, "is " + std::to_string(bytes) + ", which does not fit " + path + ": " + problem);
   }
+  return segments;
+}
+
+// Rank 0, before anything is changed: the reasons a checkpoint of `from` ranks cannot continue at `to`.
+void checkWorldChange(const RunConfig& config, const nlohmann::json& state, int64_t from, int64_t to) {
+  const std::string head = "--resume with world_size " + std::to_string(to) + " (the checkpoint's is " +
+                           std::to_string(from) + "): ";
+  if (config.sync.kind != Sync::kSsgd)
+    throw UsageError(head + "the run trains with --sync pairavg, whose ranks each keep their own model and "
+                            "optimizer state (checkpoint/rank<R>.pt), which cannot be dealt to another number of "
+                            "ranks; resume with " + std::to_string(from) + " ranks");
+  if (config.sync.compress != run::Compression::kNone || state.value("sync_state", false))
+    throw UsageError(head + "the run compresses its gradients (--compress), whose residuals and factors are each "
+                            "rank's own (checkpoint/sync_rank<R>.pt) and cannot be dealt to another number of ranks; "
+                            "resume with " + std::to_string(from) + " ranks");
+}
+
+// Rank 0: every rank of every world the run had keeps its sample ledger, or the audit would find the
+// samples of a rank's steps missing; refused before the logs are cut.
+void checkLedgersPresent(const std::string& outDir, const std::vector<RunSegment>& segments) {
+  int64_t ranks = 0;
+  for (const RunSegment& s : segments) ranks = std::max(ranks, s.worldSize);
+  for (int64_t r = 0; r < ranks; ++r) {
+    const std::string path = outDir + "/" + run::sampleLedgerFileName(r);
+    if (!std::filesystem::exists(path))
+      throw std::runtime_error(path + " is missing: the run writes its sample ledger (--sample-ledger) and rank " +
+                               std::to_string(r) + " trained in it; restore the file, or start a new run with a new "
+                               "--out");
+  }
 }
 
 }  // namespace
 
+nlohmann::json toJson(const RunSegment& s) {
+  return {{"first_global_step", s.firstGlobalStep}, {"world_size", s.worldSize},
+          {"ranks_per_node", s.ranksPerNode},       {"batch_size", s.batchSize},
+          {"global_batch_size", s.globalBatchSize}, {"lr", s.lr}};
+}
+
+RunSegment nextSegment(const RunSegment& last, int64_t worldSize, int64_t ranksPerNode, int64_t firstGlobalStep,
+                       bool allowGlobalBatchChange) {
+  RunSegment next = last;
+  next.firstGlobalStep = firstGlobalStep;
+  next.worldSize = worldSize;
+  next.ranksPerNode = ranksPerNode;
+  const int64_t global = last.globalBatchSize;
+  if (global % worldSize == 0) {
+    next.batchSize = global / worldSize;
+    return next;
+  }
+  if (allowGlobalBatchChange) {
+    // Linear scaling: the learning rate follows the global batch.
+    next.globalBatchSize = last.batchSize * worldSize;
+    next.lr = last.lr * static_cast<double>(next.globalBatchSize) / static_cast<double>(global);
+    return next;
+  }
+  int64_t below = 0, above = 0;
+  for (int64_t d = std::min(worldSize - 1, global); d >= 1 && !below; --d)
+    if (global % d == 0) below = d;
+  for (int64_t d = worldSize + 1; d <= global && !above; ++d)
+    if (global % d == 0) above = d;
+  std::string sizes = below ? std::to_string(below) : "";
+  if (above) sizes += (below ? " or " : "") + std::to_string(above);
+  throw UsageError("--resume with world_size " + std::to_string(worldSize) + ": the run's global batch " +
+                   std::to_string(global) + " (" + std::to_string(last.batchSize) + " per rank x " +
+                   std::to_string(last.worldSize) + " ranks) does not divide among " + std::to_string(worldSize) +
+                   " ranks; resume with " + sizes + " ranks (world sizes that divide " + std::to_string(global) +
+                   "), or add --allow-global-batch-change to keep " + std::to_string(last.batchSize) +
+                   " per rank (global batch " + std::to_string(last.batchSize * worldSize) +
+                   ", learning rate scaled by " + std::to_string(last.batchSize * worldSize) + "/" +
+                   std::to_string(global) + ")");
+}
+
+int64_t epochStepsFrom(int64_t datasetSize, int64_t start, int64_t stepsBefore, int64_t worldSize, int64_t batchSize,
+                       bool dropLast, int64_t maxSteps) {
+  const int64_t rest = std::max<int64_t>(0, datasetSize - start);
+  const int64_t share = dropLast ? rest / worldSize : (rest + worldSize - 1) / worldSize;
+  int64_t batches = dropLast ? share / batchSize : (share + batchSize - 1) / batchSize;
+  if (maxSteps > 0) batches = std::min(batches, std::max<int64_t>(0, maxSteps - stepsBefore));
+  return stepsBefore + batches;
+}
+
 Checkpointer::Checkpointer(const RunConfig& config, World* world, torch::nn::Module& model,
                            torch::optim::Optimizer& optimizer, GradScaler* scaler, RunRecorder& recorder)
-    : config_(config), world_(world), model_(model), optimizer_(optimizer), scaler_(scaler), recorder_(recorder) {}
+    : config_(config), world_(world), model_(model), optimizer_(optimizer), scaler_(scaler), recorder_(recorder) {
+  RunSegment first;
+  first.worldSize = world ? world->size() : 1;
+  first.ranksPerNode = ranksPerNodeOf(world);
+  first.batchSize = config.data.batchSize;
+  first.globalBatchSize = first.batchSize * first.worldSize;
+  first.lr = resolveDefaults(config).optimizer.lr;  // the optimizer's default where --lr is not given
+  segments_.push_back(first);
+}
 
 bool Checkpointer::keepsSyncState() const { return world_ && config_.sync.compress != run::Compression::kNone; }
 
@@ -250,6 +459,10 @@ void Checkpointer::write(const RunPosition& position) {
   state["steps_done"] = position.stepsDone;
   state["global_step"] = position.globalStep;
   state["elapsed_s"] = position.elapsedS;
+  state["epoch_start"] = position.epochStart;
+  state["steps_before"] = position.stepsBefore;
+  state["segments"] = nlohmann::json::array();
+  for (const RunSegment& segment : segments_) state["segments"].push_back(toJson(segment));
   state["per_rank_models"] = perRank;
   state["ranks"] = nlohmann::json::array();
   for (const std::string& text : states) state["ranks"].push_back(nlohmann::json::parse(text));
@@ -263,7 +476,7 @@ void Checkpointer::write(const RunPosition& position) {
   run::saveCheckpoint(recorder_.directory().path(), files, state);
 }
 
-RunPosition Checkpointer::restore() {
+RunPosition Checkpointer::restore(int64_t datasetSize) {
   const int rank = world_ ? world_->rank() : 0;
   const int worldSize = world_ ? world_->size() : 1;
   const bool perRankExpected = config_.sync.kind == Sync::kPairavg && world_;
@@ -274,11 +487,43 @@ RunPosition Checkpointer::restore() {
     // The lock comes before anything is read: a run still writing the directory owns it.
     std::optional<run::RunDirectoryLock> lock;
     if (std::filesystem::is_directory(config_.outDir)) lock.emplace(config_.outDir);
-    checkResumable(config_);
+    checkResumable(config_, worldSize);
     loaded = run::loadCheckpoint(config_.outDir);
-    const RunShape shape{config_.epochs,  config_.maxSteps,   worldSize,
-                         perRankExpected, scaler_ != nullptr, config_.outDir};
-    checkCheckpointState(loaded.state, loaded.directory + "/state.json", shape);
+    RunShape shape{config_.epochs,  config_.maxSteps,   worldSize,
+                   perRankExpected, scaler_ != nullptr, config_.outDir, datasetSize, segments_.front()};
+    shape.firstSegment.ranksPerNode = 0;  // not recorded by a checkpoint without segments
+    std::vector<RunSegment> segments = checkCheckpointState(loaded.state, loaded.directory + "/state.json", shape);
+    if (config_.sampleLedger) checkLedgersPresent(config_.outDir, segments);
+    nlohmann::json& state = loaded.state;
+    const auto from = static_cast<int64_t>(state.at("ranks").size());
+    if (from != worldSize) {
+      // Another world: refused where state is per rank or the batch does not divide, before anything changes.
+      checkWorldChange(config_, state, from, worldSize);
+      const RunSegment last = segments.back();
+      const int64_t globalStep = state.at("global_step").get<int64_t>();
+      segments.push_back(
+          nextSegment(last, worldSize, ranksPerNodeOf(world_), globalStep + 1, config_.allowGlobalBatchChange));
+      // The epoch in progress: its consumed prefix, which the new ranks continue (data/sampler.h).
+      const int64_t stepsDone = state.at("steps_done").get<int64_t>();
+      int64_t start = state.value("epoch_start", int64_t{0});
+      int64_t before = state.value("steps_before", int64_t{0});
+      const int64_t oldSteps = epochStepsFrom(datasetSize, start, before, last.worldSize, last.batchSize,
+                                              config_.data.dropLast, config_.maxSteps);
+      if (stepsDone == 0) {
+        start = 0;
+        before = 0;
+      } else if (stepsDone >= oldSteps) {
+        start = datasetSize;  // the epoch is finished: nothing left to deal
+        before = stepsDone;
+      } else {
+        start = data::consumedPositions(start, stepsDone - before, last.batchSize, last.worldSize);
+        before = stepsDone;
+      }
+      state["epoch_start"] = start;
+      state["steps_before"] = before;
+    }
+    state["segments"] = nlohmann::json::array();
+    for (const RunSegment& segment : segments) state["segments"].push_back(toJson(segment));
     archive = rankArchive(loaded, 0);
     if (loaded.state.value("sync_state", false))
       for (int r = 0; r < worldSize; ++r)
@@ -294,10 +539,21 @@ RunPosition Checkpointer::restore() {
     if (!lock) lock.emplace(config_.outDir);
     recorder_.open(run::RunDirectory::reopen(std::move(*lock), loaded.state.at("history_bytes").get<int64_t>(),
                                         loaded.state.at("batches_bytes").get<int64_t>()));
+    // config.json records the run's segments once it has more than one (and keeps them equal to the
+    // checkpoint's: a resumed run that failed before its first checkpoint wrote one too many).
+    nlohmann::json configJson = run::readJsonFile(config_.outDir + "/config.json");
+    if (segments.size() > 1 || configJson.contains("segments")) {
+      configJson["segments"] = state["segments"];
+      recorder_.directory().writeConfig(configJson);
+    }
     stateText = loaded.state.dump();
   }
   if (world_) stateText = comm::broadcastBytes(*world_->communicator, stateText, 0);
   const nlohmann::json state = nlohmann::json::parse(stateText);  // checked by rank 0
+  segments_.clear();
+  for (const nlohmann::json& segment : state.at("segments")) segments_.push_back(segmentFromJson(segment));
+  const nlohmann::json& ranks = state.at("ranks");
+  const bool resized = static_cast<int64_t>(ranks.size()) != worldSize;
   const bool perRank = state.at("per_rank_models").get<bool>();
   if (world_ && perRank) {
     // Rank r's model and optimizer go to rank r (broadcast one by one: resume happens once).
@@ -321,10 +577,22 @@ RunPosition Checkpointer::restore() {
   if (!root())
     deserializeTrainingState(archive, model_, optimizer_,
                              rankPath(run::checkpointDirectory(config_.outDir), perRank ? rank : 0));
-  const nlohmann::json& mine = state.at("ranks").at(static_cast<size_t>(rank));
-  restoreRngState(mine.at("rng").get<std::string>());
-  if (scaler_) scaler_->restore(mine.at("grad_scaler"));
-  recorder_.restoreRank(mine.at("records"));
+  if (!resized) {
+    const nlohmann::json& mine = ranks.at(static_cast<size_t>(rank));
+    restoreRngState(mine.at("rng").get<std::string>());
+    if (scaler_) scaler_->restore(mine.at("grad_scaler"));
+    recorder_.restoreRank(mine.at("records"));
+  } else {
+    // Another world: no old rank's generators are this rank's (docs/design.md, "Resuming at another world size").
+    torch::manual_seed(common::counterHash(config_.seed, state.at("global_step").get<uint64_t>(),
+                                           static_cast<uint64_t>(rank), kStreamResized));
+    if (scaler_) scaler_->restore(ranks.at(0).at("grad_scaler"));  // ssgd: every rank skipped the same steps
+    recorder_.restoreRank(mergedRecords(ranks, rank, worldSize));
+  }
+  // The segment's learning rate, once a resume changed the world (another than the flags' after a
+  // global-batch change).
+  if (segments_.size() > 1)
+    for (torch::optim::OptimizerParamGroup& group : optimizer_.param_groups()) group.options().set_lr(segment().lr);
   if (root()) {
     std::vector<std::string> problems;  // none: rank 0 checked the state before anything was restored
     run::RunSummary summary = run::readSummaryJson(state.at("summary"), problems);
@@ -337,6 +605,8 @@ RunPosition Checkpointer::restore() {
   position.stepsDone = state.at("steps_done").get<int64_t>();
   position.globalStep = state.at("global_step").get<int64_t>();
   position.elapsedS = state.at("elapsed_s").get<double>();
+  position.epochStart = state.value("epoch_start", int64_t{0});
+  position.stepsBefore = state.value("steps_before", int64_t{0});
   return position;
 }
 

@@ -43,10 +43,10 @@ void RunRecorder::begin(const nlohmann::json& configJson) {
   writeSummary(run::RunOutcome::kRunning);
 }
 
-void RunRecorder::startSampleLedger(int64_t datasetSize, int64_t epochSteps, int64_t resumedAtStep) {
+void RunRecorder::startSampleLedger(int64_t datasetSize, int64_t epochSteps, int64_t resumedAtStep, int64_t segment) {
   if (!config_.sampleLedger) return;
   run::LedgerRow facts;
-  facts.segment = 0;  // one world size per run: --resume requires the run's own
+  facts.segment = segment;  // a new one at every resume at another world size
   facts.worldSize = world_ ? world_->size() : 1;
   facts.rank = world_ ? world_->rank() : 0;
   facts.datasetSize = datasetSize;

@@ -67,7 +67,13 @@ class RunRecorder {
   // --sample-ledger, on every rank once the run's position is known (0 for a new run, the checkpoint's
   // global step for --resume): the facts every ledger row carries. Rank 0 opens the ledger files, a
   // resumed run's cut back to the checkpoint's steps. Nothing without --sample-ledger.
-  void startSampleLedger(int64_t datasetSize, int64_t epochSteps, int64_t resumedAtStep);
+  // `segment`: the run's segment (trainer/checkpoint/checkpointer.h; 0 until a resume at another world size).
+  void startSampleLedger(int64_t datasetSize, int64_t epochSteps, int64_t resumedAtStep, int64_t segment = 0);
+  // The steps of the epoch about to start, which its rows carry (an epoch continued at another world size
+  // has its own count: the steps before the resume and the rest's).
+  void setLedgerEpochSteps(int64_t epochSteps) {
+    if (ledgerFacts_) ledgerFacts_->epochSteps = epochSteps;
+  }
   // The dataset indices of this rank's step, sent with the step's batches.csv row at the next gatherEpoch.
   void addSamples(int64_t epoch, int64_t step, int64_t globalStep, std::vector<int64_t> indices);
 

@@ -110,6 +110,16 @@ void readConfig(RunData& run, const nlohmann::json& config) {
   run::RunRecord record = run::readConfigJson(config, run.problems);
   run.settings = std::move(record.settings);
   run.facts = std::move(record.facts);
+  if (config.is_object() && config.contains("segments") && config.at("segments").is_array() &&
+      config.at("segments").size() > 1) {
+    const auto count = [](const nlohmann::json& segment, const char* key) {
+      const nlohmann::json value = segment.is_object() ? segment.value(key, nlohmann::json()) : nlohmann::json();
+      return value.is_number_integer() ? std::to_string(value.get<int64_t>()) : std::string("?");
+    };
+    for (const nlohmann::json& segment : config.at("segments"))
+      run.resized += (run.resized.empty() ? "" : ", ") + std::string("N=") + count(segment, "world_size") + " x B=" +
+                     count(segment, "batch_size") + " from step " + count(segment, "first_global_step");
+  }
 }
 
 namespace {

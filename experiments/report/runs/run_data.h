@@ -36,6 +36,10 @@ struct RunData {
   // is absent, and what the run recorded when it started.
   run::RunConfig settings;
   run::RunFacts facts;
+  // config.json's "segments" in words when a --resume changed the world size (docs/run-directory.md), e.g.
+  // "N=4 x B=8 from step 1, N=2 x B=16 from step 69"; empty for a run of one world. `settings` hold the
+  // first segment's world and batch.
+  std::string resized;
   run::RunSummary summary;  // summary.json (run/run_summary.h); the status unknown without one
   std::vector<run::StepRecord> batches;
   std::vector<run::HistoryRow> history;

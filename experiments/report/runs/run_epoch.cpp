@@ -88,6 +88,13 @@ EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
     selection.reason = "no epoch " + std::to_string(epoch) + " (the run has " + std::to_string(finished) + ")";
     return selection;
   }
+  // A --resume at another world size: its epochs' rows come from several worlds, and N, B and T(N) would
+  // mix them (docs/run-directory.md, "segments").
+  if (!run.resized.empty()) {
+    selection.reason = "resized: a --resume changed its world size (config.json's segments: " + run.resized +
+                       "); the tables take runs of one world";
+    return selection;
+  }
   const int world = run.worldSize();
   RunEpoch e;
   e.epoch = epoch;

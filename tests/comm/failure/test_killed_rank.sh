@@ -5,7 +5,7 @@ set -uo pipefail
 dtbench=$1 topology=$2
 tmp=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+cleanup() { pkill -9 -P $$ 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 port=$(( 20000 + RANDOM % 20000 ))
 for r in 0 1 2; do

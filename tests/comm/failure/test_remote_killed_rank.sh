@@ -49,7 +49,7 @@ failures=0
 victim=0
 cleanup() {
   local p
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  pkill -9 -P $$ 2>/dev/null  # its children, not every pid it started: one it reaped may be another's now
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
   pids=()
   nw_down >/dev/null 2>&1

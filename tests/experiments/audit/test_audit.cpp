@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/usage_error.h"
@@ -253,4 +254,131 @@ TEST_CASE("a run directory without a ledger is a usage error that says to rerun 
   CHECK_THROWS_AS(audit::auditRunDirectory(dir.path().string(), 10), dtbench::common::UsageError);
   CHECK_THROWS_WITH(audit::auditRunDirectory(dir.path().string(), 10), Catch::Contains("--sample-ledger"));
   CHECK_THROWS_AS(audit::auditRunDirectory(dir / "absent", 10), dtbench::common::UsageError);
+}
+
+// A run resumed at another world size inside epoch 1 (docs/audit.md): segment 0 trained `stepsBefore`
+// steps at `oldWorld` ranks, segment 1 the rest of the epoch's permutation at `newWorld`, from the
+// consumed prefix (`start`, or `dealFrom` to fake a resume that deals from elsewhere), and epoch 2 whole.
+namespace {
+
+struct ResizedRun {
+  int64_t datasetSize = 203;
+  int64_t oldWorld = 4, oldBatch = 8;
+  int64_t newWorld = 2, newBatch = 16;
+  int64_t stepsBefore = 3;
+  bool dropLast = false;
+  uint64_t seed = 9;
+  int64_t dealFrom = -1;  // -1: the consumed prefix
+
+  static int64_t stepsOf(int64_t rest, int64_t world, int64_t batch, bool dropLast) {
+    const int64_t share = dropLast ? rest / world : (rest + world - 1) / world;
+    return dropLast ? share / batch : (share + batch - 1) / batch;
+  }
+
+  Ledgers ledgers() const {
+    Ledgers out;
+    const int64_t n = datasetSize;
+    const int64_t start = dtbench::data::consumedPositions(0, stepsBefore, oldBatch, oldWorld);
+    const int64_t restSteps = stepsOf(n - start, newWorld, newBatch, dropLast);
+    const int64_t epoch2Steps = stepsOf(n, newWorld, newBatch, dropLast);
+    const auto add = [&](int64_t segment, int64_t world, int64_t rank, int64_t batch, int64_t epoch, int64_t step,
+                         int64_t globalStep, int64_t epochSteps, const std::vector<int64_t>& mine, int64_t k) {
+      run::LedgerRow r;
+      r.segment = segment;
+      r.worldSize = world;
+      r.rank = rank;
+      r.epoch = epoch;
+      r.step = step;
+      r.globalStep = globalStep;
+      r.datasetSize = n;
+      r.batchSize = batch;
+      r.epochSteps = epochSteps;
+      r.dropLast = dropLast;
+      r.seed = seed;
+      const auto begin = mine.begin() + k * batch;
+      r.indices.assign(begin, mine.begin() + std::min<int64_t>((k + 1) * batch, static_cast<int64_t>(mine.size())));
+      std::sort(r.indices.begin(), r.indices.end());
+      out[rank].push_back(r);
+    };
+    const int64_t oldSteps = stepsOf(n, oldWorld, oldBatch, dropLast);
+    for (int64_t rank = 0; rank < oldWorld; ++rank) {
+      const auto mine = dtbench::data::DistributedSampler(n, rank, oldWorld, seed, true, dropLast).indices(1);
+      for (int64_t k = 0; k < stepsBefore; ++k) add(0, oldWorld, rank, oldBatch, 1, k + 1, k + 1, oldSteps, mine, k);
+    }
+    for (int64_t rank = 0; rank < newWorld; ++rank) {
+      const auto rest = dtbench::data::DistributedSampler(n, rank, newWorld, seed, true, dropLast,
+                                                          dealFrom >= 0 ? dealFrom : start)
+                            .indices(1);
+      for (int64_t k = 0; k < restSteps; ++k)
+        add(1, newWorld, rank, newBatch, 1, stepsBefore + k + 1, stepsBefore + k + 1, stepsBefore + restSteps, rest, k);
+      const auto whole = dtbench::data::DistributedSampler(n, rank, newWorld, seed, true, dropLast).indices(2);
+      for (int64_t k = 0; k < epoch2Steps; ++k)
+        add(1, newWorld, rank, newBatch, 2, k + 1, stepsBefore + restSteps + k + 1, epoch2Steps, whole, k);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an epoch continued at another world size is checked in full", "[audit][resize]") {
+  for (const bool dropLast : {false, true}) {
+    for (const auto& [oldWorld, oldBatch, newWorld, newBatch] :
+         {std::tuple{4, 8, 2, 16}, std::tuple{2, 16, 4, 8}, std::tuple{4, 8, 3, 8}}) {
+      ResizedRun resized;
+      resized.dropLast = dropLast;
+      resized.oldWorld = oldWorld;
+      resized.oldBatch = oldBatch;
+      resized.newWorld = newWorld;
+      resized.newBatch = newBatch;
+      const audit::AuditResult result = audit::auditLedgers(resized.ledgers(), 10);
+      INFO("drop-last " << dropLast << ", " << oldWorld << " -> " << newWorld << "\n"
+                        << audit::renderAudit(result, "resized"));
+      CHECK(result.clean());
+      const audit::EpochAudit& e = auditedEpoch(result, 1);
+      CHECK(e.coverageChecked);
+      CHECK_FALSE(e.partial);
+      CHECK(e.segments == 2);
+      CHECK(e.ranks == std::max(oldWorld, newWorld));
+      CHECK(e.missing == 0);
+      CHECK(e.duplicates == 0);
+      // Every index once, but for drop-last's or the padding's remainder of the rest, at the epoch's end.
+      const int64_t start = 3 * oldBatch * oldWorld;
+      const int64_t rest = resized.datasetSize - start;
+      const int64_t share = dropLast ? rest / newWorld : (rest + newWorld - 1) / newWorld;
+      const int64_t trained = std::min(share, ResizedRun::stepsOf(rest, newWorld, newBatch, dropLast) * newBatch);
+      CHECK(e.expected == start + trained * newWorld);
+      CHECK(e.seen == e.expected);
+      CHECK(e.dropped + e.expected - e.padded == resized.datasetSize);
+      CHECK(auditedEpoch(result, 2).segments == 1);
+      CHECK(auditedEpoch(result, 2).missing == 0);
+    }
+  }
+}
+
+TEST_CASE("a resize that deals the rest from the epoch's start is caught", "[audit][resize]") {
+  ResizedRun resized;
+  resized.dealFrom = 0;  // the new world ignores the consumed prefix: it trains the first samples again
+  const audit::AuditResult result = audit::auditLedgers(resized.ledgers(), 10);
+  const audit::EpochAudit& e = auditedEpoch(result, 1);
+  CHECK(e.coverageChecked);
+  CHECK(e.duplicates > 0);
+  CHECK(e.missing > 0);
+  CHECK_FALSE(result.clean());
+  CHECK(auditedEpoch(result, 2).missing == 0);  // the later, ordinary epoch stays clean
+}
+
+TEST_CASE("an epoch continued at another world size missing a rank's rows is not partial", "[audit][resize]") {
+  ResizedRun resized;
+  Ledgers ledgers = resized.ledgers();
+  // Rank 3 of the old world lost its last row of epoch 1.
+  auto& rows = ledgers[3];
+  rows.erase(std::find_if(rows.begin(), rows.end(), [](const run::LedgerRow& r) { return r.step == 3; }));
+  const audit::AuditResult result = audit::auditLedgers(ledgers, 10);
+  const audit::EpochAudit& e = auditedEpoch(result, 1);
+  CHECK_FALSE(e.partial);
+  CHECK(e.missing == resized.oldBatch);
+  CHECK(std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& note) {
+    return note.find("rank 3 of segment 0 has 2 of its 3 steps") != std::string::npos;
+  }));
 }

@@ -28,7 +28,7 @@ tmp=$(mktemp -d)
 pids=()
 cleanup() {
   local p
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  pkill -9 -P $$ 2>/dev/null  # its children, not every pid it started: one it reaped may be another's now
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
   rm -rf "$tmp"
 }

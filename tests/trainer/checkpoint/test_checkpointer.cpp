@@ -21,6 +21,7 @@
 #include <torch/torch.h>
 
 #include "models/registry.h"
+#include "common/usage_error.h"
 #include "temp_dir.h"
 #include "trainer/checkpoint/checkpointer.h"
 #include "run/config_schema.h"
@@ -116,7 +117,7 @@ class CheckpointedRun {
     config.resume = true;
     RunRecorder recorder(config, nullptr, c10::Device(c10::kCPU), nullptr);
     Checkpointer checkpointer(config, nullptr, training.model->module(), *training.optimizer, nullptr, recorder);
-    return checkpointer.restore();
+    return checkpointer.restore(config.data.syntheticTrainSize);
   }
   RunPosition resume() const {
     Training training(2);
@@ -209,7 +210,7 @@ TEST_CASE("a field of a rank in state.json that is missing or mistyped is named"
        [](nlohmann::json& s) { s["ranks"][0]["records"].erase(1); }},
       {"ranks[0].records[1]", "is not a step record", [](nlohmann::json& s) { s["ranks"][0]["records"][1] = "x"; }},
       {"ranks[0]", "must be an object", [](nlohmann::json& s) { s["ranks"][0] = 3; }},
-      {"ranks", "holds 2 ranks, this run has 1", [](nlohmann::json& s) { s["ranks"].push_back(s["ranks"][0]); }},
+      {"ranks", "holds 2 ranks, but the last segment ran 1", [](nlohmann::json& s) { s["ranks"].push_back(s["ranks"][0]); }},
       {"ranks", "must be array", [](nlohmann::json& s) { s["ranks"] = nlohmann::json::object(); }},
       {"epoch", "must be an integer", [](nlohmann::json& s) { s["epoch"] = "2"; }},
       {"summary", "must be object", [](nlohmann::json& s) { s["summary"] = 1; }},
@@ -305,4 +306,41 @@ TEST_CASE("a --resume into a directory another process owns is refused at once",
   }
   CHECK(run.files() == before);
   CHECK(run.resume().globalStep == kStepsPerEpoch + 2);  // released with its owner
+}
+
+// --resume at another world size: the next segment's batch and learning rate, and the steps of an epoch
+// continued from a consumed prefix (trainer/checkpoint/checkpointer.h).
+TEST_CASE("a resume at another world size keeps the global batch, or scales the lr with it", "[checkpointer][resize]") {
+  using dtbench::trainer::RunSegment;
+  RunSegment four;
+  four.worldSize = 4;
+  four.batchSize = 8;
+  four.globalBatchSize = 32;
+  four.lr = 0.1;
+  const RunSegment two = dtbench::trainer::nextSegment(four, 2, 2, 41, false);
+  CHECK(two.firstGlobalStep == 41);
+  CHECK(two.worldSize == 2);
+  CHECK(two.batchSize == 16);
+  CHECK(two.globalBatchSize == 32);
+  CHECK(two.lr == 0.1);
+  CHECK(dtbench::trainer::nextSegment(two, 8, 4, 60, false).batchSize == 4);
+  try {
+    dtbench::trainer::nextSegment(four, 3, 3, 41, false);
+    FAIL("3 ranks cannot share a global batch of 32");
+  } catch (const dtbench::common::UsageError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("resume with 2 or 4 ranks") != std::string::npos);
+    CHECK(what.find("--allow-global-batch-change") != std::string::npos);
+  }
+  const RunSegment three = dtbench::trainer::nextSegment(four, 3, 3, 41, true);
+  CHECK(three.batchSize == 8);
+  CHECK(three.globalBatchSize == 24);
+  CHECK(three.lr == Approx(0.1 * 24 / 32));
+  // 4096 samples: 4 x 8 took 10 steps (320 positions); 2 x 16 deal the other 3776, 118 batches each.
+  CHECK(dtbench::trainer::epochStepsFrom(4096, 320, 10, 2, 16, false, 0) == 10 + 118);
+  CHECK(dtbench::trainer::epochStepsFrom(4096, 0, 0, 4, 8, false, 0) == 128);  // a whole epoch
+  CHECK(dtbench::trainer::epochStepsFrom(4096, 320, 10, 2, 16, false, 50) == 50);  // --max-steps caps the total
+  CHECK(dtbench::trainer::epochStepsFrom(4096, 4096, 128, 2, 16, false, 0) == 128);  // nothing left to deal
+  // 203 samples, drop-last: 3 ranks x 5 took 2 steps (30 positions); 173 over 2 ranks, 86 each, 17 batches.
+  CHECK(dtbench::trainer::epochStepsFrom(203, 30, 2, 2, 5, true, 0) == 2 + 17);
 }
