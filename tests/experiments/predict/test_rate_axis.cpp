@@ -13,6 +13,7 @@
 #include "experiments/predict/rate_axis.h"
 #include "experiments/predict/rate_axis_tables.h"
 #include "experiments/predict/step_model.h"
+#include "hand_step.h"
 
 using namespace dtbench::predict;
 using Catch::Matchers::Contains;
@@ -194,23 +195,12 @@ namespace {
 // One float32 parameter of 4 MiB, ready only at backward's end (its all-reduce all exposed); compute
 // 50 ms; the step's own compression fp16 with 20 ms of encoding and decoding.
 MeasuredStep axisStep() {
-  MeasuredStep run;
-  run.settings.model = "hand";
-  run.settings.comm.connection.backend = dtbench::comm::Backend::kGloo;
-  run.settings.comm.topology = dtbench::comm::Topology::parse("ring");
-  run.settings.sync.kind = dtbench::run::Sync::kSsgd;
+  MeasuredStep run = handMeasuredStep({{"p0", 1 << 20, 4, 0.02, "float32", {}}}, 10000);
   run.settings.sync.compress = dtbench::run::Compression::kFp16;
   run.described = true;
   run.compressS = 0.02;
-  run.worldSize = 1;
-  run.batchSize = 10;
-  run.trainSamples = 10000;
-  run.forwardS = 0.02;
   run.backwardS = 0.02;
-  run.optimizerS = 0.01;
   run.computeS = 0.05;
-  run.segmentBytes = 0;
-  run.parameters = {{"p0", 1 << 20, 4, 0.02, "float32", {}}};
   return run;
 }
 
