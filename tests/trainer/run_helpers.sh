@@ -1,6 +1,17 @@
-# Shell helpers of the tests that watch a dtbench run's directory from outside (source it; it uses
-# the caller's `py`, /usr/bin/python3): rows written so far, waiting for rows or for a process, and
-# one value of a JSON file.
+# Shell helpers of the tests that watch a dtbench run's directory from outside (source it): the tests'
+# common start, rows written so far, waiting for rows or for a process, and one value of a JSON file.
+
+# start_test: a scratch folder `tmp`, the ranks' pids in `pids`, `failures` counted by `fail MESSAGE`,
+# `py` (Debian's /usr/bin/python3, with pandas); at exit the test's own children are killed and tmp removed.
+start_test() {
+  tmp=$(mktemp -d)
+  pids=()
+  failures=0
+  fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+  py() { /usr/bin/python3 "$@"; }
+  # Its children, not every pid it started: one it reaped may be another process's by now.
+  trap 'pkill -9 -P $$ 2>/dev/null; rm -rf "$tmp"' EXIT
+}
 
 # batch_rows DIR: Batch rows in DIR/train_history.log so far (0 before the file exists).
 batch_rows() {

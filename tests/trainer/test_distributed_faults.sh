@@ -13,17 +13,9 @@
 # Usage: distributed_faults_test.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  pkill -9 -P $$ 2>/dev/null  # its children, not every pid it started: one it reaped may be another's now
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+source "$(dirname "$0")/run_helpers.sh"
+start_test
 start_all=$(date +%s)
-py() { /usr/bin/python3 "$@"; }
 
 synthetic=(train --model lenet --dataset synthetic --synthetic-test-size 64 --threads 1 --workers 0 --quiet --no-eval
            --batch-size 8)
@@ -42,7 +34,6 @@ stop_from() {
   for p in "${pids[@]:$1}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 }
 
-source "$(dirname "$0")/run_helpers.sh"
 
 # same_run RESUMED REFERENCE ROWS_PER_RANK WORLD: prints a line; exits 1 unless the resumed run
 # equals the uninterrupted one: completed, param_checksum (relative 1e-9), every rank's checksum,

@@ -11,17 +11,8 @@
 # Usage: test_epoch_boundary.sh DTBENCH
 set -uo pipefail
 dtbench=$1
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  pkill -9 -P $$ 2>/dev/null  # its children, not every pid it started: one it reaped may be another's now
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-py() { /usr/bin/python3 "$@"; }
 source "$(dirname "$0")/run_helpers.sh"
+start_test
 
 common=(--model lenet --dataset synthetic --synthetic-train-size 512 --batch-size 8 --threads 1 --workers 0 --quiet)
 

@@ -24,18 +24,9 @@
 # Usage: test_resize_resume.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  pkill -9 -P $$ 2>/dev/null  # its children, not every pid it started: one it reaped may be another's now
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-start_all=$(date +%s)
-py() { /usr/bin/python3 "$@"; }
 source "$(dirname "$0")/run_helpers.sh"
+start_test
+start_all=$(date +%s)
 
 flags=(train --model lenet --dataset synthetic --synthetic-train-size 4096 --synthetic-test-size 16 --threads 1
        --workers 0 --device cpu --quiet --no-eval --epochs 2 --seed 3 --lr 0.002 --momentum 0 --timeout 30 --sample-ledger)

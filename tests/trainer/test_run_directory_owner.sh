@@ -14,22 +14,13 @@
 # Usage: test_run_directory_owner.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  pkill -9 -P $$ 2>/dev/null  # its children, not every pid it started: one it reaped may be another's now
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-py() { /usr/bin/python3 "$@"; }
+source "$(dirname "$0")/run_helpers.sh"
+start_test
 host=$(hostname)
 
 synthetic=(train --model lenet --dataset synthetic --synthetic-test-size 64 --threads 1 --workers 0 --quiet --no-eval
            --batch-size 8)
 
-source "$(dirname "$0")/run_helpers.sh"
 
 # refused CASE PATTERN ARGS...: `dtbench ARGS` exits 1 within 30 s printing PATTERN (extended regex).
 refused() {
