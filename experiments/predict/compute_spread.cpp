@@ -85,13 +85,12 @@ double ComputeSpread::sdS() const {
 }
 
 double ComputeSpread::expectedMaxS(int64_t n) const {
-  if (!known()) return meanS();
+  if (!known() || n <= 1) return meanS();  // the max of one draw is the draw: its mean, exactly
   return fitted(n) ? expectedMaxWithTail(samplesS, tail(), n) : expectedMaxOfSamples(samplesS, n);
 }
 
 double ComputeSpread::stragglerS(int64_t n) const {
-  // At the input's own world there is nothing to add, exactly (E[max of 1] and the mean differ in rounding).
-  if (!known() || n == inputWorld) return 0;
+  if (!known()) return 0;
   return expectedMaxS(n) - (inputWorld > 1 ? expectedMaxS(inputWorld) : meanS());
 }
 
