@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/lists.h"
@@ -41,6 +42,9 @@ class NamedValues {
       : noun_(noun), flag_(std::move(flag)), values_(values) {}
   NamedValues(std::string flag, std::initializer_list<NamedValue<Enum>> values)
       : flag_(std::move(flag)), values_(values) {}
+  // A set whose names come from a table of rows (e.g. comm/backends/backend.h's backendRows()).
+  NamedValues(Noun noun, std::string flag, std::vector<NamedValue<Enum>> values)
+      : noun_(noun), flag_(std::move(flag)), values_(std::move(values)) {}
 
   // The enum named `text` (exactly as listed); throws UsageError naming the flag and the valid names.
   Enum parse(const std::string& text) const {

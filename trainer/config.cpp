@@ -74,9 +74,9 @@ void validate(const RunConfig& config) {
                        "--compress none");
   }
   const comm::Backend backend = config.comm.connection.backend;
-  if (backend == comm::Backend::kNccl && !cuda)
-    throw UsageError("--backend nccl communicates between GPUs: use it with --device cuda (or --backend gloo or mpi "
-                     "with --device cpu)");
+  if (comm::backendRow(backend).needsCuda && !cuda)
+    throw UsageError("--backend " + std::string(comm::name(backend)) + " communicates between GPUs: use it with "
+                     "--device cuda (or a backend that communicates from the CPU with --device cpu)");
   comm::checkBackendRunsTopology(
       backend, config.sync.kind == Sync::kPairavg ? "--sync pairavg" : "--topology " + config.comm.topology.name(),
       config.sync.kind == Sync::kPairavg || !config.comm.topology.native());

@@ -177,7 +177,7 @@ Trainer::~Trainer() = default;
 // gradient synchronization, and config.json with the summary's first "running".
 void Trainer::State::setUp(const std::string& memoryPolicy) {
   // One rank meets no one over gloo; mpi asks MPI who it is, and nccl's all-reduce runs even alone.
-  if (config.worldSize() > 1 || config.comm.connection.backend != comm::Backend::kGloo) {
+  if (config.worldSize() > 1 || comm::backendRow(config.comm.connection.backend).joinsAlone) {
     world.emplace(joinWorld(config));
     // Before anything else communicates: a rank with other settings would issue other collectives.
     checkRanksAgree(*world->communicator, config, world->slowestLinkBps);

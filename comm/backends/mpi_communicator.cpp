@@ -219,7 +219,7 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : impl_(std:
     // 0.92-0.97 of the bound for every topology over 2 nodes (docs/benchmarks-history.md, "The link bound:
     // why trees and stars ran at half of it"). Shared memory within a node has limits of its own,
     // untouched. A user's own setting wins.
-    const std::string eagerLimit = std::to_string(eagerBytesBetweenHosts(Backend::kMpi));
+    const std::string eagerLimit = std::to_string(backendRow(Backend::kMpi).eagerBytesBetweenHosts);
     setenv("OMPI_MCA_btl_tcp_eager_limit", eagerLimit.c_str(), /*overwrite=*/0);
     setenv("OMPI_MCA_btl_tcp_max_send_size", eagerLimit.c_str(), /*overwrite=*/0);
 #endif

@@ -1,9 +1,10 @@
 #pragma once
 // What each backend's own all-reduce (--topology native) is modelled as: the Schedule of dtbench's
 // that moves its bytes across hosts the way the backend's algorithm does, and the efficiency its
-// simulated time is divided by (a hardware file may set its own: docs/predict.md). One row per
-// backend, beside the topologies' table (registry.h), read alike by the link bound (link_bound.h:
-// Table 3 and `dtbench allreduce`'s bound), the step model and the calibration of `dtbench predict`.
+// simulated time is divided by (a hardware file may set its own: docs/predict.md). Each backend's
+// row holds its model (comm/backends/backend.h: BackendRow::native); the functions here turn it into
+// Schedules, read alike by the link bound (link_bound.h: Table 3 and `dtbench allreduce`'s bound),
+// the step model and the calibration of `dtbench predict`.
 //
 //   gloo   ring over the ranks: c10d's Gloo all-reduce is Gloo's ring, which knows no hosts, so with
 //          K ranks per host a host's link carries a ring edge's 2(N−1)/N × size.
@@ -29,13 +30,7 @@
 
 namespace dtbench::comm {
 
-struct NativeModel {
-  Backend backend;
-  double efficiency;  // native time = the Schedule's simulated time / efficiency
-  bool postedAhead;   // its messages leave without waiting for a receive to be posted (NCCL's slots)
-  const char* why;    // one line, for tables and help
-};
-
+// The row's model (comm/backends/backend.h's BackendRow::native).
 const NativeModel& nativeModel(Backend backend);
 
 // The topology `backend`'s own all-reduce over `worldSize` ranks is modelled as (ring or hierarchical).

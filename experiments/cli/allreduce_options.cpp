@@ -139,7 +139,7 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     s.topologies.clear();
     if (topology == "all") {  // every topology this backend runs
       for (const comm::Topology& t : comm::Topology::all())
-        if (t.native() || comm::backendRunsPointToPoint(backend)) s.topologies.push_back(t);
+        if (t.native() || comm::backendRow(backend).pointToPoint) s.topologies.push_back(t);
     } else {
       for (const std::string& t : listOf("--topology", topology, "ring,tree")) {
         s.topologies.push_back(comm::Topology::parse(t));

@@ -53,7 +53,7 @@ double Hardware::efficiencyOf(const std::string& backend) const {
 
 Network networkFor(const Hardware& hardware, int world, int ranksPerNode, comm::Backend backend, bool ownCollective) {
   Network network{world, ranksPerNode, hardware.intra, hardware.inter, {}};
-  network.inter.eagerBytes = comm::eagerBytesBetweenHosts(backend);
+  network.inter.eagerBytes = comm::backendRow(backend).eagerBytesBetweenHosts;
   if (ownCollective && comm::nativeModel(backend).postedAhead) {
     network.intra.eagerBytes = network.inter.eagerBytes = std::numeric_limits<int64_t>::max();
     // Its cost model's latency a step already holds the network's post overhead (the shipped

@@ -68,7 +68,7 @@ struct Hardware {
 
 // The links of `hardware` as one collective over `world` ranks (`ranksPerNode` per node) on `backend`
 // meets them: messages between nodes up to Open MPI's eager limit leave without a notice
-// (comm::eagerBytesBetweenHosts), and a collective of the backend's own (`ownCollective`: a native
+// (comm::BackendRow::eagerBytesBetweenHosts), and a collective of the backend's own (`ownCollective`: a native
 // all-reduce, the buffers' broadcast) whose backend keeps its receives posted ahead
 // (comm::NativeModel::postedAhead: NCCL) sends every message, on either class, without one, and at no
 // message overhead (its cost model's latency a step already holds the network's post overhead).

@@ -14,7 +14,7 @@ std::string cudaGraphRefusal(const RunConfig& config) {
   if (config.mode == ParallelMode::kDp)
     return no + "--mode dp replicates the model and scatters the batch on every call; use one process per GPU";
   const comm::Backend backend = config.comm.connection.backend;
-  if (config.worldSize() > 1 && backend != comm::Backend::kNccl)
+  if (config.worldSize() > 1 && !comm::backendRow(backend).onGpuStream)
     return no + "--backend " + comm::backendNames().name(backend) +
            " runs its collectives on the host, which a CUDA graph does not record; use --backend nccl";
   if (config.sync.kind == Sync::kPairavg)

@@ -60,9 +60,9 @@ nlohmann::json describeRun(const RunConfig& config, const std::string& allocator
   facts.rank = 0;
   facts.environment = describeEnvironment();
   facts.environment["allocator"] = allocator;
-  if (const char* algorithm = std::getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm");
-      algorithm && world && config.comm.connection.backend == comm::Backend::kMpi)
-    facts.environment["mpi_iallreduce_algorithm"] = algorithm;  // comm/backends/mpi_communicator.cpp's Note
+  const comm::BackendRow& backend = comm::backendRow(config.comm.connection.backend);
+  if (const char* value = backend.tuningVariable ? std::getenv(backend.tuningVariable) : nullptr; value && world)
+    facts.environment[backend.recordedAs] = value;
   facts.slurmJobId = slurmJobId();
   facts.modelParameters = models::parameterStats(model).parameters;
   facts.trainSamples = data.train.size();
