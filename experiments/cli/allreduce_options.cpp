@@ -10,6 +10,7 @@
 #include "common/named_values.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "experiments/cli/option_rows.h"
 #include "trainer/record/environment.h"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 namespace dtbench::experiments {
@@ -68,6 +70,189 @@ std::vector<std::string> listOf(const std::string& flag, const std::string& text
 
 }  // namespace
 
+namespace {
+
+using Row = OptionRow<AllreduceOptions>;
+
+// "4K" for 4096, "16M", "1G": a byte count as --help shows it, exact.
+std::string bytesText(int64_t bytes) {
+  const char* suffixes[] = {"", "K", "M", "G"};
+  int k = 0;
+  while (k < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++k;
+  }
+  return std::to_string(bytes) + suffixes[k];
+}
+
+const common::NamedValues<bool>& timingNames() {
+  static const common::NamedValues<bool> names("--timing", {{false, "each"}, {true, "loop"}});
+  return names;
+}
+
+// 2 for 2.0, 1.5: a number as C++ streams it.
+std::string numberText(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::string text(const cxxopts::OptionValue& value) { return value.as<std::string>(); }
+
+int intAtLeast(const std::string& flag, const cxxopts::OptionValue& value, int min) {
+  const long long v = atLeast(flag, value.as<long long>(), min);
+  if (v > 1'000'000'000) throw UsageError(flag + " must be at most 1000000000, got " + std::to_string(v));
+  return static_cast<int>(v);
+}
+
+// The flags of `dtbench allreduce` besides the rank flags (rank_options.h), in --help's order; the
+// defaults are AllreduceSettings' and comm::BackendOptions' member initializers.
+const std::vector<Row>& allreduceRows() {
+  static const std::vector<Row> rows{
+      {"backend", "Benchmark", comm::backendNames().joined(", ", " or "), ValueKind::kText,
+       [](const AllreduceOptions& o) { return std::string(comm::name(o.ranks.connection.backend)); },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.ranks.connection.backend = comm::backendNames().parse(text(v));
+       }},
+      {"topology", "Benchmark", "Comma-separated list, or all: " + comm::topologyHelp(), ValueKind::kText,
+       [](const AllreduceOptions& o) {
+         std::vector<std::string> names;
+         for (const comm::Topology& t : o.settings.topologies) names.push_back(t.name());
+         return common::joinList(names, ",");
+       },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.settings.topologies.clear();
+         o.everyTopology = text(v) == "all";  // the ones the backend runs, once it is known
+         if (o.everyTopology) return;
+         for (const std::string& t : listOf(flag, text(v), "ring,tree")) o.settings.topologies.push_back(comm::Topology::parse(t));
+       }},
+      {"dtype", "Benchmark", "Comma-separated list of " + common::joinList(comm::elementTypeNames()), ValueKind::kText,
+       [](const AllreduceOptions& o) {
+         std::vector<std::string> names;
+         for (const comm::ElementType t : o.settings.dtypes) names.push_back(comm::name(t));
+         return common::joinList(names, ",");
+       },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.settings.dtypes.clear();
+         for (const std::string& d : listOf(flag, text(v), "float32,bfloat16"))
+           o.settings.dtypes.push_back(comm::parseElementType(d));
+       }},
+      {"b,min-bytes", "Benchmark", "Smallest message (bytes; K, M, G suffixes)", ValueKind::kText,
+       [](const AllreduceOptions& o) { return bytesText(o.settings.minBytes); },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.settings.minBytes = parseBytes(flag, text(v));
+         // A sweep starting at 0 bytes would multiply 0 forever.
+         if (o.settings.minBytes < 1)
+           throw UsageError(flag + " must be at least 1 byte, got '" + text(v) +
+                            "'; for an all-reduce of no elements use --counts 0");
+       }},
+      {"e,max-bytes", "Benchmark", "Largest message", ValueKind::kText,
+       [](const AllreduceOptions& o) { return bytesText(o.settings.maxBytes); },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.settings.maxBytes = parseBytes(flag, text(v));
+       }},
+      {"f,factor", "Benchmark", "Size multiplier between rows", ValueKind::kNumber,
+       [](const AllreduceOptions& o) { return numberText(o.settings.factor); },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.settings.factor = v.as<double>();
+         if (o.settings.factor <= 1.0) throw UsageError(flag + " must be greater than 1");
+       }},
+      {"counts", "Benchmark", "Explicit element counts instead of the byte sweep, e.g. 0,1,13,1000003",
+       ValueKind::kText, nullptr,
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         for (const std::string& c : listOf(flag, text(v), "0,1,13,1000003"))
+           o.settings.counts.push_back(parseBytes(flag, c));
+       }},
+      {"warmup-iters", "Benchmark", "Untimed all-reduces per size", ValueKind::kInteger,
+       [](const AllreduceOptions& o) { return std::to_string(o.settings.warmupIters); },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.settings.warmupIters = intAtLeast(flag, v, 0);
+       }},
+      {"iters", "Benchmark", "Timed all-reduces per size", ValueKind::kInteger,
+       [](const AllreduceOptions& o) { return std::to_string(o.settings.iters); },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.settings.iters = intAtLeast(flag, v, 1);
+       }},
+      {"timing", "Benchmark",
+       "each: every all-reduce timed alone on fresh data, the mean over iterations, the slowest rank's; "
+       "loop: nccl-tests' way, the iterations back to back as one interval, averaged over ranks",
+       ValueKind::kText, [](const AllreduceOptions& o) { return std::string(timingNames().name(o.settings.loopTiming)); },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.settings.loopTiming = timingNames().parse(text(v));
+       }},
+      {"check", "Benchmark", "Verify every element of one extra all-reduce per size against the exact sum",
+       ValueKind::kSwitch, nullptr,
+       [](AllreduceOptions& o, const cxxopts::OptionValue&, const std::string&) { o.settings.check = true; }},
+      {"threads", "Benchmark", "Intra-op threads per rank (at most the cores this process may run on)",
+       ValueKind::kInteger, [](const AllreduceOptions& o) { return std::to_string(o.settings.threads); },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         const long long threads = v.as<long long>();
+         const int cores = trainer::availableCores();
+         if (threads < 1 || threads > cores)
+           throw UsageError(flag + " must be in [1, " + std::to_string(cores) +
+                            "] (the cores this process may run on), got " + std::to_string(threads));
+         o.settings.threads = static_cast<int>(threads);
+       }},
+      {"segment-bytes", "Benchmark",
+       "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks; auto: each topology's "
+       "default, within one host 1M for tree, star, binary-tree-star, hierarchical, whole chunks for ring, clique; "
+       "across hosts, for every one, about 1 ms of the slowest link or less, so that the pieces in flight fit its "
+       "10 ms queue, where the emulated cluster's cluster.json gives its rate (16K-32K at 200 Mbit/s, 64K-128K at "
+       "1 Gbit/s), else 128K)",
+       ValueKind::kText,
+       [](const AllreduceOptions& o) {
+         return o.settings.segmentBytes ? bytesText(*o.settings.segmentBytes) : std::string("auto");
+       },
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         if (text(v) == "auto")
+           o.settings.segmentBytes.reset();
+         else
+           o.settings.segmentBytes = parseBytes(flag, text(v));
+       }},
+      {"csv", "Output", "Write the rows as CSV to FILE", ValueKind::kText, nullptr,
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.settings.csvPath = text(v); }},
+      {"json", "Output", "Write the rows as JSON to FILE", ValueKind::kText, nullptr,
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.settings.jsonPath = text(v); }},
+      {"traffic", "Output", "Write traffic.csv (src,dst,bytes,kind) to FILE", ValueKind::kText, nullptr,
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.settings.trafficPath = text(v);
+       }},
+      {"timeline", "Output", "Write traffic_timeline.csv (t_start_s,src,dst,bytes) to FILE", ValueKind::kText,
+       nullptr,
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.settings.timelinePath = text(v);
+       }},
+  };
+  return rows;
+}
+
+// What the rows cannot check alone: the topologies the backend runs, the sweep's bounds and size.
+void checkTogether(AllreduceOptions& o) {
+  AllreduceSettings& s = o.settings;
+  const comm::Backend backend = o.ranks.connection.backend;
+  comm::checkBackendAvailable(backend);
+  if (o.everyTopology) {  // every topology this backend runs
+    for (const comm::Topology& t : comm::Topology::all())
+      if (t.native() || comm::backendRow(backend).pointToPoint) s.topologies.push_back(t);
+  } else {
+    for (const comm::Topology& t : s.topologies)
+      comm::checkBackendRunsTopology(backend, "--topology " + t.name(), !t.native());
+  }
+  if (s.maxBytes < s.minBytes) throw UsageError("--max-bytes must be at least --min-bytes");
+  if (s.counts.empty()) sweepCounts(s, 1);  // refuses a sweep of too many sizes now, not after the rendezvous
+  // The largest buffer of the sweep, on one rank: beyond the machine's memory it cannot be made.
+  int64_t largest = s.counts.empty() ? s.maxBytes : 0;
+  for (const int64_t count : s.counts)
+    for (const comm::ElementType type : s.dtypes)
+      largest = std::max<int64_t>(largest, count * static_cast<int64_t>(comm::bytesPerElement(type)));
+  if (const std::optional<double> memory = common::physicalMemoryBytes(); memory && largest > *memory)
+    throw UsageError(std::string(s.counts.empty() ? "--max-bytes" : "--counts") + ": the largest all-reduce takes " +
+                     common::gibText(static_cast<double>(largest)) + " per rank, more than this machine's " +
+                     common::gibText(*memory) + "; ask for smaller sizes");
+}
+
+}  // namespace
+
 AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, const comm::Environment& env) {
   cxxopts::Options options("dtbench allreduce",
                            "All-reduce benchmark in the manner of nccl-tests: a size sweep per topology, warm-up,\n"
@@ -90,38 +275,8 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
                            "Run one process per rank: dtbench launch -n N -- dtbench allreduce ... (gloo), or\n"
                            "mpirun -np N dtbench allreduce --backend mpi ...");
   options.set_width(100);
-  // clang-format off
-  options.add_options("Benchmark")
-    ("backend", comm::backendNames().joined(", ", " or "), cxxopts::value<std::string>()->default_value("gloo"))
-    ("topology", "Comma-separated list, or all: " + comm::topologyHelp(),
-     cxxopts::value<std::string>()->default_value("native"))
-    ("dtype", "Comma-separated list of " + common::joinList(comm::elementTypeNames()),
-     cxxopts::value<std::string>()->default_value("float32"))
-    ("b,min-bytes", "Smallest message (bytes; K, M, G suffixes)", cxxopts::value<std::string>()->default_value("4K"))
-    ("e,max-bytes", "Largest message", cxxopts::value<std::string>()->default_value("16M"))
-    ("f,factor", "Size multiplier between rows", cxxopts::value<double>()->default_value("2"))
-    ("counts", "Explicit element counts instead of the byte sweep, e.g. 0,1,13,1000003",
-     cxxopts::value<std::string>())
-    ("warmup-iters", "Untimed all-reduces per size", cxxopts::value<int>()->default_value("5"))
-    ("iters", "Timed all-reduces per size", cxxopts::value<int>()->default_value("20"))
-    ("timing", "each: every all-reduce timed alone on fresh data, the mean over iterations, the slowest rank's; "
-     "loop: nccl-tests' way, the iterations back to back as one interval, averaged over ranks",
-     cxxopts::value<std::string>()->default_value("each"))
-    ("check", "Verify every element of one extra all-reduce per size against the exact sum")
-    ("threads", "Intra-op threads per rank (at most the cores this process may run on)",
-     cxxopts::value<int>()->default_value("1"))
-    ("segment-bytes", "Pipeline segment of the point-to-point topologies (K, M suffixes; 0: whole chunks; "
-     "auto: each topology's default, within one host 1M for tree, star, binary-tree-star, hierarchical, whole "
-     "chunks for ring, clique; across hosts, for every one, about 1 ms of the slowest link or less, so that the "
-     "pieces in flight fit its 10 ms queue, where the emulated cluster's cluster.json gives its rate (16K-32K at "
-     "200 Mbit/s, 64K-128K at 1 Gbit/s), else 128K)", cxxopts::value<std::string>()->default_value("auto"));
-  options.add_options("Output")
-    ("csv", "Write the rows as CSV to FILE", cxxopts::value<std::string>())
-    ("json", "Write the rows as JSON to FILE", cxxopts::value<std::string>())
-    ("traffic", "Write traffic.csv (src,dst,bytes,kind) to FILE", cxxopts::value<std::string>())
-    ("timeline", "Write traffic_timeline.csv (t_start_s,src,dst,bytes) to FILE", cxxopts::value<std::string>())
-    ("h,help", "Show this help");
-  // clang-format on
+  addOptionRows(options, allreduceRows());
+  options.add_options("Output")("h,help", "Show this help");
   addRankOptions(options, comm::BackendOptions{});
   const ParsedOptions parsed = parseOptions(options, "allreduce", args);
   AllreduceOptions o;
@@ -131,66 +286,10 @@ AllreduceOptions parseAllreduceOptions(const std::vector<std::string>& args, con
     return o;
   }
   const cxxopts::ParseResult& p = parsed.result;
-  AllreduceSettings& s = o.settings;
   try {
-    const comm::Backend backend = comm::backendNames().parse(p["backend"].as<std::string>());
-    comm::checkBackendAvailable(backend);
-    const std::string topology = p["topology"].as<std::string>();
-    s.topologies.clear();
-    if (topology == "all") {  // every topology this backend runs
-      for (const comm::Topology& t : comm::Topology::all())
-        if (t.native() || comm::backendRow(backend).pointToPoint) s.topologies.push_back(t);
-    } else {
-      for (const std::string& t : listOf("--topology", topology, "ring,tree")) {
-        s.topologies.push_back(comm::Topology::parse(t));
-        comm::checkBackendRunsTopology(backend, "--topology " + t, !s.topologies.back().native());
-      }
-    }
-    s.dtypes.clear();
-    for (const std::string& d : listOf("--dtype", p["dtype"].as<std::string>(), "float32,bfloat16"))
-      s.dtypes.push_back(comm::parseElementType(d));
-    s.minBytes = parseBytes("--min-bytes", p["min-bytes"].as<std::string>());
-    s.maxBytes = parseBytes("--max-bytes", p["max-bytes"].as<std::string>());
-    s.factor = p["factor"].as<double>();
-    if (s.factor <= 1.0) throw UsageError("--factor must be greater than 1");
-    // A sweep starting at 0 bytes would multiply 0 forever.
-    if (s.minBytes < 1)
-      throw UsageError("--min-bytes must be at least 1 byte, got '" + p["min-bytes"].as<std::string>() +
-                       "'; for an all-reduce of no elements use --counts 0");
-    if (s.maxBytes < s.minBytes) throw UsageError("--max-bytes must be at least --min-bytes");
-    if (p.count("counts"))
-      for (const std::string& c : listOf("--counts", p["counts"].as<std::string>(), "0,1,13,1000003"))
-        s.counts.push_back(parseBytes("--counts", c));
-    else
-      sweepCounts(s, 1);  // refuses a sweep of too many sizes now, not after the rendezvous
-    // The largest buffer of the sweep, on one rank: beyond the machine's memory it cannot be made.
-    int64_t largest = s.counts.empty() ? s.maxBytes : 0;
-    for (const int64_t count : s.counts)
-      for (const comm::ElementType type : s.dtypes)
-        largest = std::max<int64_t>(largest, count * static_cast<int64_t>(comm::bytesPerElement(type)));
-    if (const std::optional<double> memory = common::physicalMemoryBytes(); memory && largest > *memory)
-      throw UsageError(std::string(s.counts.empty() ? "--max-bytes" : "--counts") + ": the largest all-reduce takes " +
-                       common::gibText(static_cast<double>(largest)) + " per rank, more than this machine's " +
-                       common::gibText(*memory) + "; ask for smaller sizes");
-    s.warmupIters = p["warmup-iters"].as<int>();
-    s.iters = p["iters"].as<int>();
-    if (s.warmupIters < 0 || s.iters < 1) throw UsageError("--iters must be at least 1, --warmup-iters at least 0");
-    const std::string timing = p["timing"].as<std::string>();
-    if (timing != "each" && timing != "loop") throw UsageError("--timing is each or loop, got '" + timing + "'");
-    s.loopTiming = timing == "loop";
-    s.check = p.count("check") > 0;
-    s.threads = p["threads"].as<int>();
-    const int cores = trainer::availableCores();
-    if (s.threads < 1 || s.threads > cores)
-      throw UsageError("--threads must be in [1, " + std::to_string(cores) +
-                       "] (the cores this process may run on), got " + std::to_string(s.threads));
-    if (const std::string segment = p["segment-bytes"].as<std::string>(); segment != "auto")
-      s.segmentBytes = parseBytes("--segment-bytes", segment);
-    if (p.count("csv")) s.csvPath = p["csv"].as<std::string>();
-    if (p.count("json")) s.jsonPath = p["json"].as<std::string>();
-    if (p.count("traffic")) s.trafficPath = p["traffic"].as<std::string>();
-    if (p.count("timeline")) s.timelinePath = p["timeline"].as<std::string>();
-    o.ranks = readRankOptions(p, env, backend);
+    applyOptionRows(p, allreduceRows(), o);
+    checkTogether(o);
+    o.ranks = readRankOptions(p, env, o.ranks.connection.backend);
   } catch (const UsageError&) {
     throw;
   } catch (const cxxopts::exceptions::exception& e) {

@@ -15,6 +15,7 @@ namespace dtbench::experiments {
 struct AllreduceOptions {
   AllreduceSettings settings;
   RankOptions ranks;  // backend, who this rank is, rendezvous, Gloo, --ranks-per-host, --timeout
+  bool everyTopology = false;  // --topology all: every topology the backend runs
   bool help = false;
   std::string helpText;
 };

@@ -101,7 +101,7 @@ assert 0 < lo <= p99 <= hi and cv >= 0, r
 assert r['noisy'] == 'no' or r['noisy'].startswith(('CV ', 'max ')), r
 assert (cv > 5) == r['noisy'].startswith('CV '), r" \
   "$tmp/each.csv" || { echo "FAIL: per-iteration columns: $(cat "$tmp/each.csv")" >&2; failures=$((failures + 1)); }
-expect 2 "--timing is each or loop, got 'nccl'" allreduce --timing nccl
+expect 2 "--timing must be each or loop, got 'nccl'" allreduce --timing nccl
 # A buffer beyond the machine's memory is refused by name, before anything is allocated.
 expect 2 "--counts: the largest all-reduce takes 400 GiB per rank, more than this machine's" allreduce --counts 1,100G
 # --ranks-per-host takes what its rule says (0: real host names); the launcher's variable is named as itself.

@@ -128,5 +128,42 @@ TEST_CASE("allreduce timing is each (the default) or loop", "[cli][allreduce]") 
   CHECK_FALSE(parseAllreduceOptions({}, {}).settings.loopTiming);
   CHECK(parseAllreduceOptions({"--timing", "loop"}, {}).settings.loopTiming);
   CHECK_FALSE(parseAllreduceOptions({"--timing", "each"}, {}).settings.loopTiming);
-  CHECK(allreduceErrorOf({"--timing", "nccl"}) == "--timing is each or loop, got 'nccl'");
+  CHECK(allreduceErrorOf({"--timing", "nccl"}) == "--timing must be each or loop, got 'nccl'");
+}
+
+TEST_CASE("allreduce's defaults are the settings' own, and --help shows them", "[cli][allreduce]") {
+  const AllreduceSettings defaults;
+  const dtbench::experiments::AllreduceOptions o = parseAllreduceOptions({}, {});
+  CHECK(o.settings.minBytes == defaults.minBytes);
+  CHECK(o.settings.maxBytes == defaults.maxBytes);
+  CHECK(o.settings.factor == defaults.factor);
+  CHECK(o.settings.iters == defaults.iters);
+  CHECK(o.settings.warmupIters == defaults.warmupIters);
+  CHECK(o.settings.threads == defaults.threads);
+  CHECK(o.settings.loopTiming == defaults.loopTiming);
+  CHECK(o.settings.check == defaults.check);
+  CHECK_FALSE(o.settings.segmentBytes.has_value());
+  REQUIRE(o.settings.topologies.size() == 1);
+  CHECK(o.settings.topologies[0].name() == defaults.topologies[0].name());
+  CHECK(o.ranks.connection.backend == dtbench::comm::BackendOptions{}.backend);
+  const std::string help = parseAllreduceOptions({"--help"}, {}).helpText;
+  for (const char* shown : {"(default: 4K)", "(default: 16M)", "(default: 2)", "(default: 20)", "(default: 5)",
+                            "(default: each)", "(default: native)", "(default: float32)", "(default: auto)",
+                            "(default: gloo)"})
+    CHECK_THAT(help, Catch::Contains(shown));
+  // A given value goes through its row: bytes with suffixes, lists, auto.
+  const dtbench::experiments::AllreduceOptions given =
+      parseAllreduceOptions({"-b", "1K", "-e", "2M", "--segment-bytes", "64K", "--dtype", "float32,bfloat16",
+                             "--topology", "ring,tree", "--iters", "3", "--warmup-iters", "0", "--check"},
+                            {});
+  CHECK(given.settings.minBytes == 1024);
+  CHECK(given.settings.maxBytes == 2 << 20);
+  CHECK(given.settings.segmentBytes == 64 * 1024);
+  CHECK(given.settings.dtypes.size() == 2);
+  CHECK(given.settings.topologies.size() == 2);
+  CHECK(given.settings.iters == 3);
+  CHECK(given.settings.warmupIters == 0);
+  CHECK(given.settings.check);
+  CHECK(allreduceErrorOf({"--iters", "0"}) == "--iters must be at least 1, got 0");
+  CHECK(allreduceErrorOf({"--warmup-iters", "-1"}) == "--warmup-iters must be at least 0, got -1");
 }
