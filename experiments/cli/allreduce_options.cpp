@@ -72,7 +72,7 @@ std::vector<std::string> listOf(const std::string& flag, const std::string& text
 
 namespace {
 
-using Row = OptionRow<AllreduceOptions>;
+using AllreduceRow = OptionRow<AllreduceOptions>;
 
 // "4K" for 4096, "16M", "1G": a byte count as --help shows it, exact.
 std::string bytesText(int64_t bytes) {
@@ -97,7 +97,6 @@ std::string numberText(double value) {
   return out.str();
 }
 
-std::string text(const cxxopts::OptionValue& value) { return value.as<std::string>(); }
 
 int intAtLeast(const std::string& flag, const cxxopts::OptionValue& value, int min) {
   const long long v = atLeast(flag, value.as<long long>(), min);
@@ -107,12 +106,12 @@ int intAtLeast(const std::string& flag, const cxxopts::OptionValue& value, int m
 
 // The flags of `dtbench allreduce` besides the rank flags (rank_options.h), in --help's order; the
 // defaults are AllreduceSettings' and comm::BackendOptions' member initializers.
-const std::vector<Row>& allreduceRows() {
-  static const std::vector<Row> rows{
+const std::vector<AllreduceRow>& allreduceRows() {
+  static const std::vector<AllreduceRow> rows{
       {"backend", "Benchmark", comm::backendNames().joined(", ", " or "), ValueKind::kText,
        [](const AllreduceOptions& o) { return std::string(comm::name(o.ranks.connection.backend)); },
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) {
-         o.ranks.connection.backend = comm::backendNames().parse(text(v));
+         o.ranks.connection.backend = comm::backendNames().parse(optionText(v));
        }},
       {"topology", "Benchmark", "Comma-separated list, or all: " + comm::topologyHelp(), ValueKind::kText,
        [](const AllreduceOptions& o) {
@@ -122,9 +121,9 @@ const std::vector<Row>& allreduceRows() {
        },
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
          o.settings.topologies.clear();
-         o.everyTopology = text(v) == "all";  // the ones the backend runs, once it is known
+         o.everyTopology = optionText(v) == "all";  // the ones the backend runs, once it is known
          if (o.everyTopology) return;
-         for (const std::string& t : listOf(flag, text(v), "ring,tree")) o.settings.topologies.push_back(comm::Topology::parse(t));
+         for (const std::string& t : listOf(flag, optionText(v), "ring,tree")) o.settings.topologies.push_back(comm::Topology::parse(t));
        }},
       {"dtype", "Benchmark", "Comma-separated list of " + common::joinList(comm::elementTypeNames()), ValueKind::kText,
        [](const AllreduceOptions& o) {
@@ -134,22 +133,22 @@ const std::vector<Row>& allreduceRows() {
        },
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
          o.settings.dtypes.clear();
-         for (const std::string& d : listOf(flag, text(v), "float32,bfloat16"))
+         for (const std::string& d : listOf(flag, optionText(v), "float32,bfloat16"))
            o.settings.dtypes.push_back(comm::parseElementType(d));
        }},
       {"b,min-bytes", "Benchmark", "Smallest message (bytes; K, M, G suffixes)", ValueKind::kText,
        [](const AllreduceOptions& o) { return bytesText(o.settings.minBytes); },
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
-         o.settings.minBytes = parseBytes(flag, text(v));
+         o.settings.minBytes = parseBytes(flag, optionText(v));
          // A sweep starting at 0 bytes would multiply 0 forever.
          if (o.settings.minBytes < 1)
-           throw UsageError(flag + " must be at least 1 byte, got '" + text(v) +
+           throw UsageError(flag + " must be at least 1 byte, got '" + optionText(v) +
                             "'; for an all-reduce of no elements use --counts 0");
        }},
       {"e,max-bytes", "Benchmark", "Largest message", ValueKind::kText,
        [](const AllreduceOptions& o) { return bytesText(o.settings.maxBytes); },
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
-         o.settings.maxBytes = parseBytes(flag, text(v));
+         o.settings.maxBytes = parseBytes(flag, optionText(v));
        }},
       {"f,factor", "Benchmark", "Size multiplier between rows", ValueKind::kNumber,
        [](const AllreduceOptions& o) { return numberText(o.settings.factor); },
@@ -160,7 +159,7 @@ const std::vector<Row>& allreduceRows() {
       {"counts", "Benchmark", "Explicit element counts instead of the byte sweep, e.g. 0,1,13,1000003",
        ValueKind::kText, nullptr,
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
-         for (const std::string& c : listOf(flag, text(v), "0,1,13,1000003"))
+         for (const std::string& c : listOf(flag, optionText(v), "0,1,13,1000003"))
            o.settings.counts.push_back(parseBytes(flag, c));
        }},
       {"warmup-iters", "Benchmark", "Untimed all-reduces per size", ValueKind::kInteger,
@@ -178,7 +177,7 @@ const std::vector<Row>& allreduceRows() {
        "loop: nccl-tests' way, the iterations back to back as one interval, averaged over ranks",
        ValueKind::kText, [](const AllreduceOptions& o) { return std::string(timingNames().name(o.settings.loopTiming)); },
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) {
-         o.settings.loopTiming = timingNames().parse(text(v));
+         o.settings.loopTiming = timingNames().parse(optionText(v));
        }},
       {"check", "Benchmark", "Verify every element of one extra all-reduce per size against the exact sum",
        ValueKind::kSwitch, nullptr,
@@ -204,23 +203,23 @@ const std::vector<Row>& allreduceRows() {
          return o.settings.segmentBytes ? bytesText(*o.settings.segmentBytes) : std::string("auto");
        },
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
-         if (text(v) == "auto")
+         if (optionText(v) == "auto")
            o.settings.segmentBytes.reset();
          else
-           o.settings.segmentBytes = parseBytes(flag, text(v));
+           o.settings.segmentBytes = parseBytes(flag, optionText(v));
        }},
       {"csv", "Output", "Write the rows as CSV to FILE", ValueKind::kText, nullptr,
-       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.settings.csvPath = text(v); }},
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.settings.csvPath = optionText(v); }},
       {"json", "Output", "Write the rows as JSON to FILE", ValueKind::kText, nullptr,
-       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.settings.jsonPath = text(v); }},
+       [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.settings.jsonPath = optionText(v); }},
       {"traffic", "Output", "Write traffic.csv (src,dst,bytes,kind) to FILE", ValueKind::kText, nullptr,
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) {
-         o.settings.trafficPath = text(v);
+         o.settings.trafficPath = optionText(v);
        }},
       {"timeline", "Output", "Write traffic_timeline.csv (t_start_s,src,dst,bytes) to FILE", ValueKind::kText,
        nullptr,
        [](AllreduceOptions& o, const cxxopts::OptionValue& v, const std::string&) {
-         o.settings.timelinePath = text(v);
+         o.settings.timelinePath = optionText(v);
        }},
   };
   return rows;

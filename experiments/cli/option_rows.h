@@ -35,6 +35,8 @@ struct OptionRow {
   std::function<std::string(const Settings&)> shown;
   // Sets `settings` from the given value; `flag` ("--min-bytes") names it in errors.
   std::function<void(Settings& settings, const cxxopts::OptionValue& value, const std::string& flag)> set;
+  std::string argument;   // what --help shows after the flag ("NAME"; "" shows cxxopts' "arg")
+  bool required = false;  // a UsageError "--node NAME is required" when the flag is not given
 
   // "min-bytes" of "b,min-bytes".
   std::string longName() const { return name.substr(name.find(',') + 1); }
@@ -55,7 +57,7 @@ void addOptionRows(cxxopts::Options& options, const std::vector<OptionRow<Settin
       case ValueKind::kUnknown: value = cxxopts::value<std::string>(); break;
     }
     if (row.shown && row.kind != ValueKind::kSwitch) value->default_value(row.shown(defaults));
-    options.add_option(row.group, cxxopts::Option(row.name, row.help, value));
+    options.add_option(row.group, cxxopts::Option(row.name, row.help, value, row.argument));
   }
 }
 
@@ -65,9 +67,15 @@ void applyOptionRows(const cxxopts::ParseResult& parsed, const std::vector<Optio
                      Settings& settings) {
   for (const OptionRow<Settings>& row : rows) {
     const std::string name = row.longName();
-    if (parsed.count(name)) row.set(settings, parsed[name], "--" + name);
+    if (parsed.count(name))
+      row.set(settings, parsed[name], "--" + name);
+    else if (row.required)
+      throw common::UsageError("--" + name + (row.argument.empty() ? "" : " " + row.argument) + " is required");
   }
 }
+
+// A text flag's value.
+inline std::string optionText(const cxxopts::OptionValue& value) { return value.as<std::string>(); }
 
 // `value`, or a common::UsageError "FLAG must be at least MIN, got VALUE".
 inline long long atLeast(const std::string& flag, long long value, long long min) {
