@@ -173,6 +173,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
   settings.slurm.gpuType = o.gpuType;
   settings.slurm.constraint = o.constraint;
   settings.slurm.allowOverlap = o.allowOverlap;
+  settings.slurm.minNodes = o.minNodes;
   const bool slurm = o.launcher == Launcher::kSlurm;
   checkPoints(points, settings, slurm);
   // What the launchers would refuse, refused before one takes DIR's lock, so that a refused sweep

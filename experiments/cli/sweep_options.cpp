@@ -11,6 +11,7 @@
 #include "experiments/cli/command_line.h"
 #include "experiments/cli/train_options.h"
 #include "experiments/sweep/point_attempts.h"
+#include "experiments/sweep/slurm_launcher.h"
 #include "experiments/sweep/slurm_jobs.h"
 
 namespace dtbench::experiments {
@@ -72,6 +73,10 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     ("retries", "Run a failed point again up to R more times", cxxopts::value<int>()->default_value("1"))
     ("ranks-per-node", "With a nodes axis: ranks on each node, so a point's world is nodes × K (sbatch --nodes=M "
                        "--ntasks-per-node=K)", cxxopts::value<int>()->default_value("1"))
+    ("min-nodes", "slurm, with a nodes axis: submit a point on M nodes as the node range --nodes=MIN-M (M when M "
+                  "<= MIN), so that a job that Slurm requeues after a preemption or a node failure continues on the "
+                  "nodes that are free, resuming at their world with the global batch kept (slurm/README.md, \"Node "
+                  "ranges\")", cxxopts::value<int>())
     ("launcher", "Where the points run: local (one after another on this machine) or slurm (one sbatch "
                  "job per point, all submitted at once, then waited for)",
      cxxopts::value<std::string>()->default_value("local"))
@@ -113,7 +118,8 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   const cxxopts::ParseResult& parsed = result.result;
   o.launcher = launcherNames().parse(parsed["launcher"].as<std::string>());
   if (o.launcher != Launcher::kSlurm)
-    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout", "gpu-type", "constraint", "allow-overlap"})
+    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout", "gpu-type", "constraint", "allow-overlap",
+                             "min-nodes"})
       if (parsed.count(flag))
         throw UsageError(std::string("--") + flag + " is for --launcher slurm; add --launcher slurm or drop it");
   if (parsed.count("slurm-script")) o.slurmScript = parsed["slurm-script"].as<std::string>();
@@ -157,6 +163,10 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
   if (parsed.count("ranks-per-node") && !sweep::hasAxis(o.grid, "nodes"))
     throw UsageError("--ranks-per-node places ranks on the nodes of a nodes axis; add --grid nodes=M1,M2 (with "
                      "--launcher slurm), or use world=N1,N2 for ranks on one machine");
+  if (parsed.count("min-nodes")) {
+    o.minNodes = parsed["min-nodes"].as<int>();
+    sweep::checkMinNodes(o.minNodes, o.grid);
+  }
   if (o.launcher == Launcher::kLocal) sweep::checkLocalPlacement(o.grid);
   sweep::checkTrainFlags(o.grid, o.trainFlags);
   return o;

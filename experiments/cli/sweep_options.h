@@ -28,6 +28,7 @@ struct SweepOptions {
   std::string gpuType;                  // --gpu-type: the gres type of every point's GPUs; "" any
   std::string constraint;               // --constraint: sbatch --constraint of every point; "" none
   bool allowOverlap = false;            // --allow-overlap
+  int minNodes = 0;                     // --min-nodes: each nodes point's range is --nodes=MIN-M; 0: --nodes=M
   std::string plotsDir;                 // --plots: the report's figures of the sweep's runs, drawn at its end
   bool dryRun = false;
   bool help = false;
@@ -39,7 +40,8 @@ struct SweepOptions {
 // that are not numbers or are the same number twice ("lr=0.1,0.10"), a train flag the sweep controls,
 // --retries < 0, a --launcher other than local or slurm, --slurm-timeout < 0, an unclosed quote in
 // --sbatch-args, the Slurm flags (--slurm-script, --sbatch-args, --slurm-timeout) without
-// --launcher slurm, --ranks-per-node < 1 or without a nodes axis, a nodes value above 1 with
+// --launcher slurm, --ranks-per-node < 1 or without a nodes axis, --min-nodes < 1 or without a nodes axis
+// (or without --launcher slurm), a nodes value above 1 with
 // --launcher local, and a second `--` (one too many: dtbench train takes none).
 SweepOptions parseSweepOptions(const std::vector<std::string>& args);
 

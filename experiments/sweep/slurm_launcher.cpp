@@ -62,7 +62,30 @@ int slurmExitCodeOf(const std::string& slurmExitCode) {
   }
 }
 
+// The CPUs a task asks for in sbatch's words (--cpus-per-task=C, --cpus-per-task C, -c C, -cC; the last
+// one counts), else 1.
+int cpusPerTaskIn(const std::vector<std::string>& words) {
+  std::string value;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if ((w == "--cpus-per-task" || w == "-c") && i + 1 < words.size()) value = words[i + 1];
+    else if (w.rfind("--cpus-per-task=", 0) == 0) value = w.substr(16);
+    else if (w.size() > 2 && w.rfind("-c", 0) == 0 && w[2] != '-') value = w.substr(2);
+  }
+  if (value.empty() || value.size() > 6 || value.find_first_not_of("0123456789") != std::string::npos) return 1;
+  return std::max(1, std::stoi(value));
+}
+
 }  // namespace
+
+void checkMinNodes(int minNodes, const Grid& grid) {
+  if (minNodes < 1)
+    throw common::UsageError("--min-nodes must be at least 1 (the fewest nodes a point's job may run on), got " +
+                             std::to_string(minNodes));
+  if (!hasAxis(grid, "nodes"))
+    throw common::UsageError("--min-nodes is the low end of a node range for the points of a nodes axis; add --grid "
+                             "nodes=M1,M2 (with --ranks-per-node K), or drop --min-nodes");
+}
 
 std::string slurmScript(const GridPoint& point, const SweepSettings& settings) {
   if (!settings.slurm.gpuType.empty() && !(settings.slurm.script.empty() && wantsCuda(point, settings)))
@@ -102,13 +125,24 @@ SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& s
   command = {"sbatch", "--parsable", "--job-name=" + point.name};
   // On nodes: M nodes with K ranks each. --ntasks is given too, so that a job script's own
   // `#SBATCH --ntasks` (e.g. train_cpu.sbatch's through --slurm-script) cannot change the world.
+  // A node range (--min-nodes) gives no task count at all: the job script counts K ranks a node.
   const std::string perNode = point.nodes > 0 ? std::to_string(point.worldSize / point.nodes) : world;
-  if (point.nodes > 0) command.push_back("--nodes=" + std::to_string(point.nodes));
-  command.push_back("--ntasks=" + world);
-  if (point.nodes > 0) command.push_back("--ntasks-per-node=" + perNode);
+  const bool range = point.nodes > 0 && settings.slurm.minNodes > 0 && settings.slurm.minNodes < point.nodes;
+  if (point.nodes > 0) submission.environment.emplace_back("DTBENCH_TASKS_PER_NODE", perNode);
+  if (range) {
+    command.push_back("--nodes=" + std::to_string(settings.slurm.minNodes) + "-" + std::to_string(point.nodes));
+  } else {
+    if (point.nodes > 0) command.push_back("--nodes=" + std::to_string(point.nodes));
+    command.push_back("--ntasks=" + world);
+    if (point.nodes > 0) command.push_back("--ntasks-per-node=" + perNode);
+  }
   command.insert(command.end(), {"--output=" + (fs::path(runs) / (point.name + ".log")).string(),
                                  "--open-mode=append", "--export=ALL"});
   if (!after.empty()) command.push_back("--dependency=afterany:" + after);
+  // Without a task count Slurm gives a node one task's CPUs: ask for K tasks' (a node without them is not taken).
+  const int ranksPerNode = point.nodes > 0 ? point.worldSize / point.nodes : 1;
+  if (range && ranksPerNode > 1)
+    command.push_back("--mincpus=" + std::to_string(ranksPerNode * cpusPerTaskIn(settings.slurm.sbatchArgs)));
   // The default GPU scripts: one GPU per rank of a node (train_gpus.sbatch: the whole world on one node).
   if (!settings.slurm.constraint.empty()) command.push_back("--constraint=" + settings.slurm.constraint);
   if (settings.slurm.script.empty() && wantsCuda(point, settings)) {

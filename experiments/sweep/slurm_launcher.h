@@ -18,6 +18,15 @@
 //    flags name a device (so a point on nodes without --device counts as a GPU point). With that
 //    default script a GPU point adds `--gres=gpu:K` (one GPU per rank of a node) and a CPU point
 //    `--gres=none`, which cancels the script's `#SBATCH --gres=gpu:1` (nodes without GPUs refuse it).
+//  - A node range (--min-nodes MIN, a point on M > MIN nodes): `--nodes=MIN-M` and neither --ntasks nor
+//    --ntasks-per-node, so that Slurm starts the job on as many of MIN..M nodes as are free, and a requeued
+//    job on as many as are free then (sbatch turns --ntasks-per-node=K into a task count of MIN x K, which
+//    caps the nodes, and Slurm keeps a requeued job's task count from its first start). The job script
+//    counts the ranks from the nodes it got (slurm/lib/dtbench_job.sh, dtbench_job_world) and a
+//    checkpoint of another world resumes at the new one. With K > 1 a node must hold K ranks' CPUs:
+//    `--mincpus=K x C`, C the --cpus-per-task of --sbatch-args (else 1). A point on at most MIN nodes is
+//    submitted as without --min-nodes. Every point on nodes has DTBENCH_TASKS_PER_NODE=K in its
+//    environment, so that the job script runs K ranks a node whatever the caller's environment holds.
 //  - Points that would share one machine run one at a time: on the emulated cluster (DTBENCH_CLUSTER
 //    set: its nodes are namespaces of one machine), each job is submitted with
 //    `--dependency=afterany:<the job submitted before it>` while that job is still queued or running,
@@ -60,7 +69,7 @@
 namespace dtbench::sweep {
 
 struct SbatchSubmission {
-  std::vector<std::pair<std::string, std::string>> environment;  // DTBENCH, RUNS, RUN_NAME
+  std::vector<std::pair<std::string, std::string>> environment;  // DTBENCH, RUNS, RUN_NAME[, DTBENCH_TASKS_PER_NODE]
   std::vector<std::string> command;                              // sbatch ... SCRIPT flags...
 };
 
@@ -70,6 +79,10 @@ std::string slurmScript(const GridPoint& point, const SweepSettings& settings);
 // The submission of one point (see the contract); `after`: the job it must wait for ("" none).
 SbatchSubmission sbatchSubmission(const GridPoint& point, const SweepSettings& settings,
                                   const std::string& after = "");
+
+// --min-nodes MIN against the grid: MIN >= 1 and a nodes axis to apply to. Throws common::UsageError
+// naming what to change.
+void checkMinNodes(int minNodes, const Grid& grid);
 
 // What run() refuses before submitting anything: for every point not completed, a job script that
 // does not exist or does not fit --gpu-type (slurmScript); and no `sbatch` in PATH when there is

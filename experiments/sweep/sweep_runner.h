@@ -35,6 +35,7 @@ struct SlurmSettings {
   std::string gpuType;                  // --gpu-type: --gres=gpu:TYPE:N for the GPU points; "" any type
   std::string constraint;               // --constraint: sbatch --constraint=C for every point; "" none
   bool allowOverlap = false;            // --allow-overlap: points that share one machine may run together
+  int minNodes = 0;                     // --min-nodes: a point on M nodes asks for --nodes=min(MIN,M)-M; 0: M
 };
 
 struct SweepSettings {

@@ -2,10 +2,14 @@
 #
 # The job scripts call, in this order:
 #   dtbench_job_init                  checks DTBENCH, picks $RUNS, exports MASTER_ADDR/MASTER_PORT
+#   dtbench_job_world                 (train_multinode.sbatch) the ranks of this attempt, from the nodes
+#                                     Slurm gave it: DTBENCH_JOB_NTASKS, DTBENCH_JOB_TASKS_PER_NODE
 #   dtbench_job_run OUT NTASKS ARGS   runs `dtbench train ARGS --out OUT` on NTASKS tasks under srun
 #                                     and exits the job script the way docs/design.md defines:
 #     - OUT/summary.json says completed:      nothing to do, exit 0 (a finished point is skipped);
-#     - OUT/checkpoint/state.json exists:     the run is continued with --resume;
+#     - OUT/checkpoint/state.json exists:     the run is continued with --resume, at NTASKS ranks even
+#       where the checkpoint's world differs (logged): dtbench keeps the global batch, or refuses
+#       with exit 2 where it does not divide, and the job then ends FAILED, never requeued;
 #     - dtbench exits 75 (it stopped at an agreed step after SIGTERM and wrote a checkpoint):
 #       `scontrol requeue $SLURM_JOB_ID`, exit 0; the requeued job starts here again and resumes;
 #     - any other non-zero exit is a failure: the script exits with that code.
@@ -31,6 +35,9 @@
 #                    mpirun inside the allocation instead of srun's PMI plugin (preemption's SIGTERM
 #                    is then mpirun's to deliver, which kills the ranks: use srun for requeue tests)
 #   MASTER_PORT      gloo's rendezvous port (default: derived from the job id and restart count)
+#   DTBENCH_TASKS_PER_NODE ranks on each node of a multi-node job submitted without --ntasks and
+#                    --ntasks-per-node (a node range, `sbatch --nodes=MIN-MAX`): the job runs this
+#                    many times the nodes it got (default: one rank per node). See dtbench_job_world.
 
 dtbench_log() { echo "dtbench-job[${SLURM_JOB_ID:-local}]: $*" >&2; }
 
@@ -115,6 +122,47 @@ dtbench_run_status() {
   sed -n 's/.*"status"[[:space:]]*:[[:space:]]*"\([a-z]*\)".*/\1/p' "$summary" | head -n1
 }
 
+# dtbench_job_world: the ranks of this attempt of a multi-node job, from what Slurm gave it, into
+# DTBENCH_JOB_NTASKS (and DTBENCH_JOB_TASKS_PER_NODE, srun's --ntasks-per-node, when it is ours to set):
+#   - DTBENCH_TASKS_PER_NODE=K: K x the job's nodes (SLURM_JOB_NUM_NODES);
+#   - else SLURM_NTASKS, Slurm's count for sbatch's --ntasks or --ntasks-per-node;
+#   - else one rank per node (sbatch --nodes alone, e.g. --nodes=2-3: Slurm's default of one task a node).
+# A job submitted with a node range (--nodes=MIN-MAX) gets as many nodes as are free, at least MIN, and
+# a requeued one as many as are free then, so its world is counted here at every start. Give such a job
+# neither --ntasks nor --ntasks-per-node: sbatch turns --ntasks-per-node=K into --ntasks=MIN x K, which
+# caps the nodes at MIN x K, and Slurm keeps the task count of the first start for the requeued job, so
+# that it waits for all its first nodes. Exits 2 on a DTBENCH_TASKS_PER_NODE that is no positive integer.
+dtbench_job_world() {
+  local nodes=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:-1}}
+  DTBENCH_JOB_TASKS_PER_NODE=''
+  if [[ -n ${DTBENCH_TASKS_PER_NODE:-} ]]; then
+    if [[ ! $DTBENCH_TASKS_PER_NODE =~ ^[1-9][0-9]{0,5}$ ]]; then
+      dtbench_log "error: DTBENCH_TASKS_PER_NODE must be a positive integer (ranks on each node), not '$DTBENCH_TASKS_PER_NODE'"
+      exit 2
+    fi
+    DTBENCH_JOB_TASKS_PER_NODE=$DTBENCH_TASKS_PER_NODE
+    DTBENCH_JOB_NTASKS=$((nodes * DTBENCH_TASKS_PER_NODE))
+  elif [[ -n ${SLURM_NTASKS:-} ]]; then
+    DTBENCH_JOB_NTASKS=$SLURM_NTASKS
+  else
+    DTBENCH_JOB_NTASKS=$nodes
+  fi
+  dtbench_log "world: $DTBENCH_JOB_NTASKS ranks on $nodes node(s) (${SLURM_JOB_NODELIST:-?})"
+}
+
+# The world size the run directory's checkpoint was written at: the last segment's in state.json, else
+# its ranks; "" when there is none or it cannot be read (python3 missing).
+dtbench_checkpoint_world() {
+  local state=$1/checkpoint/state.json
+  [[ -f $state ]] && command -v python3 >/dev/null || return 0
+  python3 - "$state" 2>/dev/null <<'PY' || true
+import json, sys
+state = json.load(open(sys.argv[1]))
+segments = state.get("segments") or []
+print(segments[-1]["world_size"] if segments else len(state["ranks"]))
+PY
+}
+
 # srun's MPI plugin for the mpi backend.
 dtbench_srun_mpi() {
   if [[ -n ${DTBENCH_SRUN_MPI:-} ]]; then echo "$DTBENCH_SRUN_MPI"; return; fi
@@ -130,9 +178,16 @@ dtbench_job_run() {
     dtbench_log "$out is completed; nothing to do"
     exit 0
   fi
+  local resized=''
   if [[ -f $out/checkpoint/state.json ]]; then
     dtbench_log "$out has a checkpoint (status ${status:-none}): continuing it with --resume"
     args+=(--resume)
+    local world
+    world=$(dtbench_checkpoint_world "$out")
+    if [[ -n $world && $world != "$ntasks" ]]; then
+      resized="$world -> $ntasks"
+      dtbench_log "the checkpoint was written at $world ranks and this attempt has $ntasks: dtbench resumes at $ntasks ranks, keeping the global batch (it refuses, exit 2, where $ntasks ranks do not divide it)"
+    fi
   elif [[ -e $out ]]; then
     # A failed or crashed run without a checkpoint cannot be continued; keep it for inspection.
     local aside
@@ -146,6 +201,7 @@ dtbench_job_run() {
   fi
 
   local srun_args=(--ntasks="$ntasks" --kill-on-bad-exit=1)
+  [[ -n ${DTBENCH_JOB_TASKS_PER_NODE:-} ]] && srun_args+=(--ntasks-per-node="$DTBENCH_JOB_TASKS_PER_NODE")
   # Slurm 22.05's srun no longer takes --cpus-per-task from the batch environment: pass it on.
   [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && srun_args+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
   if [[ $(dtbench_arg_value --backend "${args[@]}" || true) == mpi ]]; then
@@ -198,6 +254,11 @@ dtbench_job_run() {
     fi
     dtbench_log "error: scontrol requeue $SLURM_JOB_ID failed; resubmit this job to resume from $out"
     exit 75
+  fi
+  if [[ $rc == 2 && -n $resized ]]; then
+    # Not requeued: another attempt would get the same refusal. The run directory is as it was.
+    dtbench_log "error: dtbench refused to resume at $ntasks ranks ($resized; exit 2, the reason above): the job ends here, not requeued; $out and its checkpoint are kept: submit it again on a node count whose ranks divide the global batch, or add --allow-global-batch-change"
+    exit 2
   fi
   if [[ $rc != 0 ]]; then
     dtbench_log "error: dtbench failed with exit code $rc (see $out/summary.json and this log)"

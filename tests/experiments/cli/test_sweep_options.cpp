@@ -108,3 +108,20 @@ TEST_CASE("a second '--' is refused as one too many", "[cli][sweep]") {
   CHECK(parseSweepOptions({"--out", "d", "--grid", "world=1,2", "--", "--model", "lenet"}).trainFlags ==
         std::vector<std::string>{"--model", "lenet"});
 }
+
+TEST_CASE("a sweep's --min-nodes makes each nodes point a node range on Slurm, and nothing else", "[cli][sweep]") {
+  const std::vector<std::string> nodes{"--out", "d", "--grid", "nodes=2,3"};
+  auto with = [](std::vector<std::string> grid, std::vector<std::string> flags) {
+    grid.insert(grid.end(), flags.begin(), flags.end());
+    return grid;
+  };
+  CHECK(parseSweepOptions(with(nodes, {"--launcher", "slurm", "--min-nodes", "2"})).minNodes == 2);
+  CHECK(parseSweepOptions(with(nodes, {"--launcher", "slurm"})).minNodes == 0);
+  CHECK_THROWS_WITH(parseSweepOptions(with(nodes, {"--min-nodes", "2"})),
+                    Catch::Contains("--min-nodes is for --launcher slurm"));
+  CHECK_THROWS_WITH(parseSweepOptions(with(nodes, {"--launcher", "slurm", "--min-nodes", "0"})),
+                    Catch::Contains("--min-nodes must be at least 1"));
+  CHECK_THROWS_WITH(
+      parseSweepOptions(with({"--out", "d", "--grid", "world=1,2"}, {"--launcher", "slurm", "--min-nodes", "2"})),
+      Catch::Contains("add --grid nodes="));
+}

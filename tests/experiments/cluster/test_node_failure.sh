@@ -5,7 +5,11 @@
 # SlurmdTimeout, stops the survivors and requeues the job; after `node-up node2` the job resumes from
 # its last checkpoint and completes with the same param_checksum as the run uninterrupted. Then the
 # same with `scontrol requeue` mid-epoch. A rank killed on a live node instead stops its peers at once
-# (exit 1, naming it and its node; not requeued). Nothing is left running on any node afterwards.
+# (exit 1, naming it and its node; not requeued). Then a job submitted with a node range (--nodes=2-3,
+# --sample-ledger) starts on 3 nodes and loses node2 for good mid-epoch: Slurm requeues it, it starts
+# again on the 2 nodes left and resumes at world 2 from its last checkpoint with the global batch kept,
+# completes, its config.json's segments are world 3 then 2, and `dtbench audit` finds every sample of
+# every epoch trained once. Nothing is left running on any node afterwards.
 #   tests/experiments/cluster/test_node_failure.sh path/to/dtbench
 set -uo pipefail
 DTBENCH=$(realpath "${1:?usage: $0 DTBENCH}")
@@ -43,6 +47,9 @@ pushed() {
     *) return 1 ;;
   esac
 }
+
+down2() { [[ $(node_state node2) == down* ]]; }
+requeued() { [[ $(job_field "$job" Restarts) -ge 1 ]]; }
 
 # run_interrupted NAME HOW: submits, waits for the first checkpoint, interrupts (HOW: node-down or
 # requeue), brings the job to its end and checks it against the reference.
@@ -109,4 +116,47 @@ state=$(wait_job "$job" 60)
 [[ $(job_field "$job" Restarts) == 0 ]] || fail "job $job was requeued after a killed rank"
 grep -Eq "rank 1 .*node2|node2.*rank 1" "$work/killed-rank.out" || fail "no survivor named rank 1 on node2: $(grep -i rank "$work/killed-rank.out" | head -n 5)"
 expect_nothing_left
-echo "PASS: node failure and scontrol requeue mid-epoch: requeued, resumed, same checksum, nothing left running"
+
+# A node range: the job continues on what the cluster has (slurm/README.md, "Node ranges"). No task count
+# (one rank a node), so Slurm gives it as many of nodes 2-3 as are free, at every start.
+name=node-range
+out=$RUNS/$name
+info "$name: --nodes=2-3 with --sample-ledger; node2 goes down and stays down"
+job=$(RUN_NAME=$name sbatch --parsable --job-name="$name" --nodes=2-3 --gres=gpu:1 --cpus-per-task=1 --time=10 \
+  --requeue --output="$work/$name.out" "$repo/slurm/train_multinode.sbatch" "${train[@]}" --sample-ledger) ||
+  fail "sbatch --nodes=2-3 failed"
+checkpointed() { [[ -f $out/checkpoint/state.json ]] || job_done "$job"; }
+wait_for 90 "the first checkpoint of job $job" checkpointed
+[[ $(job_state "$job") == RUNNING ]] || fail "job $job ended before it could be interrupted ($(job_state "$job"))"
+[[ $(job_field "$job" NumNodes) == 3 ]] || fail "job $job started on $(job_field "$job" NodeList), want the 3 free nodes"
+info "$name: node-down node2 (job $job)"
+cluster node-down node2 2>/dev/null || fail "node-down failed"
+wait_for 60 "Slurm to mark node2 down" down2
+wait_for 60 "job $job to be requeued after the node failure" requeued
+free_since=''
+wait_for 180 "job $job to run again on 2 nodes and finish" pushed "$job"
+[[ $(job_state "$job") == COMPLETED ]] || fail "job $job ended $(job_state "$job") on $(job_field "$job" NodeList)"
+[[ $(job_field "$job" NumNodes) == 2 && $(node_state node2) == down* ]] ||
+  fail "job $job's last start ran on $(job_field "$job" NodeList) with node2 $(node_state node2), want the 2 live nodes"
+grep -q 'NODE FAILURE' "$work/$name.out" || fail "the job log does not show Slurm's node failure"
+grep -q 'world: 2 ranks on 2 node(s)' "$work/$name.out" || fail "the requeued job did not count 2 ranks on its 2 nodes"
+grep -q 'checkpoint was written at 3 ranks and this attempt has 2' "$work/$name.out" ||
+  fail "the requeued job did not log the world change: $(grep dtbench-job "$work/$name.out" | tail -n 5)"
+/usr/bin/python3 - "$out" <<'PY' || fail "$name: its records do not show a run of world 3, then 2"
+import json, sys
+out = sys.argv[1]
+summary = json.load(open(out + "/summary.json"))
+config = json.load(open(out + "/config.json"))
+assert summary["status"] == "completed", f"status {summary['status']}"
+assert summary.get("resumed_at"), "summary.json has no resumed_at"
+worlds = [s["world_size"] for s in config.get("segments", [])]
+batches = [(s["batch_size"], s["global_batch_size"]) for s in config.get("segments", [])]
+print(f"node-range: segments {config.get('segments')}")
+assert worlds == [3, 2], f"segments' worlds {worlds}, want [3, 2]"
+assert batches == [(32, 96), (48, 96)], f"segments' batches {batches}, want 32 x 3 then 48 x 2 (global 96 kept)"
+assert config["segments"][1]["first_global_step"] > 1, "the second segment starts at step 1"
+PY
+"$DTBENCH" audit "$out" >"$work/audit.out" 2>&1 || { cat "$work/audit.out" >&2; fail "dtbench audit $out failed"; }
+info "$name: $(tail -n 1 "$work/audit.out")"
+expect_nothing_left
+echo "PASS: node failure and scontrol requeue mid-epoch: requeued, resumed, same checksum; a node range continued on 2 nodes, audited; nothing left running"

@@ -141,6 +141,64 @@ TEST_CASE("a point on M nodes is sbatch --nodes=M --ntasks-per-node=K through tr
   }
 }
 
+TEST_CASE("with --min-nodes a point on M nodes asks for a node range and no task count, so that a requeued job runs "
+          "on the nodes that are free", "[sweep][slurm][nodes]") {
+  const ScriptFolder folder;
+  using Environment = std::vector<std::pair<std::string, std::string>>;
+  const std::string runs = (folder.root / "runs").string();
+  SECTION("CPU ranks, one a node: --nodes=MIN-M and nothing else of tasks; the job script counts the nodes") {
+    SweepSettings settings = settingsIn(folder, {"--device", "cpu"});
+    settings.slurm.minNodes = 2;
+    const auto range = sbatchSubmission(slurmPointOf({"nodes=1,2,3"}, 1, 2), settings);
+    CHECK(range.command == Words{"sbatch", "--parsable", "--job-name=nodes3", "--nodes=2-3",
+                                 "--output=" + runs + "/nodes3.log", "--open-mode=append", "--export=ALL",
+                                 "--gres=none", folder.script("train_multinode.sbatch"), "--device", "cpu"});
+    CHECK(range.environment == Environment{{"DTBENCH", "/opt/dtbench"}, {"RUNS", runs}, {"RUN_NAME", "nodes3"},
+                                           {"DTBENCH_TASKS_PER_NODE", "1"}});
+    // A point on MIN nodes or fewer has no range: its node count as without --min-nodes.
+    for (size_t index : {0, 1}) {
+      const auto fixed = sbatchSubmission(slurmPointOf({"nodes=1,2,3"}, 1, index), settings).command;
+      const std::string nodes = std::to_string(index + 1);
+      CHECK(Words(fixed.begin() + 3, fixed.begin() + 6) ==
+            Words{"--nodes=" + nodes, "--ntasks=" + nodes, "--ntasks-per-node=1"});
+    }
+  }
+  SECTION("K ranks a node: every node must hold K tasks' CPUs (--mincpus = K x --cpus-per-task)") {
+    SweepSettings settings = settingsIn(folder, {});
+    settings.slurm.minNodes = 1;
+    for (const auto& [args, mincpus] : std::vector<std::pair<Words, std::string>>{
+             {{"--time=10"}, "--mincpus=2"},
+             {{"-c", "4", "--time=10"}, "--mincpus=8"},
+             {{"--cpus-per-task=2", "-c3"}, "--mincpus=6"},
+             {{"--cpus-per-task", "5"}, "--mincpus=10"}}) {
+      settings.slurm.sbatchArgs = args;
+      const auto submission = sbatchSubmission(slurmPointOf({"nodes=4"}, 2, 0), settings);
+      Words want{"sbatch", "--parsable", "--job-name=nodes4", "--nodes=1-4", "--output=" + runs + "/nodes4.log",
+                 "--open-mode=append", "--export=ALL", mincpus, "--gres=gpu:2"};
+      want.insert(want.end(), args.begin(), args.end());
+      want.push_back(folder.script("train_multinode.sbatch"));
+      CHECK(submission.command == want);
+      CHECK(submission.environment.back() == std::pair<std::string, std::string>{"DTBENCH_TASKS_PER_NODE", "2"});
+    }
+  }
+  SECTION("a point on fixed nodes also tells the job script its ranks a node") {
+    const auto fixed = sbatchSubmission(slurmPointOf({"nodes=2"}, 3, 0), settingsIn(folder, {"--device", "cpu"}));
+    CHECK(fixed.environment.back() == std::pair<std::string, std::string>{"DTBENCH_TASKS_PER_NODE", "3"});
+    const auto world = sbatchSubmission(slurmPointOf({"world=2"}, 1, 0), settingsIn(folder, {"--device", "cpu"}));
+    CHECK(world.environment.size() == 3);  // one machine's tasks: no nodes to count
+  }
+  SECTION("--min-nodes below 1, or without a nodes axis, is refused naming what to change") {
+    Grid nodes, world;
+    dtbench::sweep::addAxis(nodes, parseGridAxis("nodes=2,4"));
+    dtbench::sweep::addAxis(world, parseGridAxis("world=2,4"));
+    CHECK_NOTHROW(dtbench::sweep::checkMinNodes(1, nodes));
+    CHECK_THROWS_WITH(dtbench::sweep::checkMinNodes(0, nodes),
+                      Catch::Contains("--min-nodes must be at least 1") && Catch::Contains("got 0"));
+    CHECK_THROWS_WITH(dtbench::sweep::checkMinNodes(2, world),
+                      Catch::Contains("add --grid nodes=M1,M2") && Catch::Contains("or drop --min-nodes"));
+  }
+}
+
 TEST_CASE("a point on nodes without train_multinode.sbatch is refused before anything is submitted",
           "[sweep][slurm][nodes]") {
   const ScriptFolder folder;
