@@ -34,6 +34,7 @@ json configJson(const RunConfig& settings, const RunFacts& facts) {
   out["devices"] = json::array();
   for (const DeviceFacts& device : facts.devices) out["devices"].push_back(deviceJson(device));
   if (facts.speedOfLight) out["speed_of_light"] = speedOfLightJson(*facts.speedOfLight);
+  if (facts.segments.size() > 1) out["segments"] = segmentsJson(facts.segments);
   if (const std::optional<WorldFacts>& world = facts.world) {
     out["hosts"] = world->hosts;
     out["hosts_emulated"] = world->hostsEmulated;
@@ -204,6 +205,7 @@ RunRecord readConfigJson(const json& config, std::vector<std::string>& problems)
   });
   read("devices", [&](const json& v) { f.devices = listValue<DeviceFacts>(v, readDeviceJson); });
   read("speed_of_light", [&](const json& v) { f.speedOfLight = readSpeedOfLightJson(v); });
+  read("segments", [&](const json& v) { f.segments = readSegmentsJson(v); });
   if (config.contains("hosts")) {
     WorldFacts world;
     read("hosts", [&](const json& v) { world.hosts = listValue<std::string>(v, textValue); });
@@ -261,7 +263,7 @@ RunRecord readConfigFile(const std::string& runDirectory, std::vector<std::strin
 const std::vector<std::string>& factKeys() {
   static const std::vector<std::string> keys{"rank",          "environment",     "slurm_job_id",  "model_parameters",
                                              "train_samples", "test_samples",    "dp_devices",    "cluster_file",
-                                             "devices",       "speed_of_light",
+                                             "devices",       "speed_of_light",  "segments",
                                              "link_rate_bps", "hosts",           "hosts_emulated", "segment_bytes",
                                              "buckets",       "bucket_elements", "bucket_dtypes",  "bucket_collectives"};
   return keys;

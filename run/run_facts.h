@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/run_config.h"
+#include "run/run_segment.h"
 #include "run/speed_of_light.h"
 
 namespace dtbench::run {
@@ -89,6 +90,9 @@ struct RunFacts {
   // "speed_of_light": the model's FLOPs and the peak they are measured against (run/speed_of_light.h);
   // absent in runs written before it existed.
   std::optional<SpeedOfLight> speedOfLight;
+  // "segments": the run's stretches at one world (run/run_segment.h), written once a --resume changed the
+  // world size (more than one); empty for a run of one world, whose settings say its world and batch.
+  std::vector<RunSegment> segments;
 };
 
 // The device models of a run: every rank's label() ("cuda NVIDIA A100-SXM4-80GB"), the distinct ones

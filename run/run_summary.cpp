@@ -36,6 +36,7 @@ json summaryJson(const RunSummary& s) {
               {"skipped_steps", s.skippedSteps}};
   if (s.startedAt) out["started_at"] = *s.startedAt;
   if (!s.resumedAt.empty()) out["resumed_at"] = s.resumedAt;
+  if (s.segments.size() > 1) out["segments"] = segmentsJson(s.segments);
   if (s.updatedAt) out["updated_at"] = *s.updatedAt;
   if (s.finishedAt) out["finished_at"] = *s.finishedAt;
   if (s.status) out["status"] = factsOf(*s.status).name;
@@ -78,6 +79,7 @@ RunSummary readSummaryJson(const json& summary, std::vector<std::string>& proble
   fields.read("skipped_steps", [&](const json& v) { s.skippedSteps = wholeValue(v); });
   fields.read("started_at", number(s.startedAt));
   fields.read("resumed_at", [&](const json& v) { s.resumedAt = listValue<double>(v, numberValue); });
+  fields.read("segments", [&](const json& v) { s.segments = readSegmentsJson(v); });
   fields.read("updated_at", number(s.updatedAt));
   fields.read("finished_at", number(s.finishedAt));
   fields.read("status", [&](const json& v) {

@@ -17,6 +17,7 @@
 
 #include "run/epoch_stats.h"
 #include "run/run_outcome.h"
+#include "run/run_segment.h"
 
 namespace dtbench::run {
 
@@ -49,6 +50,11 @@ struct RunSummary {
   // before they were recorded (and the GPU's on the CPU).
   std::optional<std::vector<int64_t>> peakHostBytes;  // "peak_host_bytes"
   std::optional<std::vector<int64_t>> peakGpuBytes;   // "peak_gpu_bytes"
+
+  // "segments": the run's stretches at one world (run/run_segment.h), as config.json lists them, once a
+  // --resume changed the world size; empty for a run of one world (worldSize, batchSize and
+  // globalBatchSize are the first segment's either way).
+  std::vector<RunSegment> segments;
 
   // The finished epoch `epoch`; nullptr when the summary has none.
   const EpochStats* findEpoch(int64_t epoch) const;

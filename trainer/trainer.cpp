@@ -385,6 +385,7 @@ bool Trainer::State::trainEpochs() {
     // Resumed mid-epoch: the batches this segment's loader dealt before the checkpoint.
     for (int64_t skip = continued ? position.stepsBefore : 0; skip < position.stepsDone; ++skip) loader.next();
     for (int64_t s = position.stepsDone + 1; s <= epochSteps; ++s) {
+      checkpointer->stepStarting();  // a resized run's first step: its resize latency ends here
       StepOutcome outcome = step->run(epoch, s, position.globalStep + 1, recorder->trace());
       const run::StepRecord& r = outcome.record;
       ++position.globalStep;
@@ -418,6 +419,7 @@ bool Trainer::State::trainEpochs() {
     run::EpochStats stats = recorder->gatherEpoch(epoch, epochFullSteps);
     progress.clear();
     evaluate(stats);
+    checkpointer->recordSegments();  // summary.json's segments, and config.json's latency once known
     recorder->endEpoch(stats);
     if (continued) {
       // Later epochs are whole epochs of this world.

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,8 @@ TEST_CASE("every key written is the schema's or a fact's", "[run][facts]") {
   facts.dpDevices = 1;
   facts.linkRateBps.emplace();
   facts.speedOfLight.emplace();
+  facts.segments = {run::RunSegment{}, run::RunSegment{}};  // written once there are two
+  facts.segments[1].firstGlobalStep = 5;
   const nlohmann::json written = run::configJson(run::RunConfig{}, facts);
   for (const auto& [key, value] : written.items()) {
     INFO(key);
@@ -203,4 +206,53 @@ TEST_CASE("measured facts and recorded plans out of range are damage, named", "[
     c["compress"] = "none";
     c["bucket_collectives"] = {{{{"what", "gradients"}, {"elements", 62006}, {"dtype", "float32"}}}};
   }, {"one all-reduce of its 62007 elements in float32"});
+}
+
+TEST_CASE("a resized run's segments and their resize latency read back, damage named", "[run][facts]") {
+  run::RunFacts facts;
+  run::RunSegment first;
+  first.worldSize = 4;
+  first.batchSize = 3;
+  first.globalBatchSize = 12;
+  first.lr = 0.1;
+  run::RunSegment second = first;
+  second.firstGlobalStep = 9;
+  second.worldSize = 2;
+  second.batchSize = 6;
+  second.previousStepAt = 1795400002.5;
+  second.firstStepAt = 1795400010.0;
+  facts.segments = {first, second};
+  const nlohmann::json written = run::configJson(run::resolveDefaults(run::RunConfig{}), facts);
+  const nlohmann::json& list = written.at("segments");
+  CHECK_FALSE(list[0].contains("resize_latency_s"));  // the first segment has no resize
+  CHECK(list[1].at("resize_latency_s").get<double>() == Approx(7.5));
+  std::vector<std::string> problems;
+  const run::RunRecord read = run::readConfigJson(written, problems);
+  CAPTURE(problems);
+  CHECK(problems.empty());
+  REQUIRE(read.facts.segments.size() == 2);
+  CHECK(read.facts.segments[1].resizeLatencyS() == Approx(7.5));
+  CHECK(run::segmentOfStep(read.facts.segments, 8) == 0);
+  CHECK(run::segmentOfStep(read.facts.segments, 9) == 1);
+  // A first step not yet started: null latency.
+  facts.segments[1].firstStepAt.reset();
+  CHECK(run::configJson(run::resolveDefaults(run::RunConfig{}), facts).at("segments")[1].at("resize_latency_s").is_null());
+  for (const auto& [key, value, named] :
+       {std::tuple<std::string, nlohmann::json, std::string>{"world_size", 0, "world_size takes a whole number from 1"},
+        {"global_batch_size", 13, "global_batch_size is 13, not batch_size x world_size 12"},
+        {"first_global_step", 1, ""},
+        {"resize_latency_s", 3.0, "resize_latency_s takes first_step_at - previous_step_at"},
+        {"first_step_at", "soon", "first_step_at takes Unix seconds"}}) {
+    nlohmann::json damaged = written;
+    damaged["segments"][1][key] = value;
+    problems.clear();
+    run::readConfigJson(damaged, problems);
+    CAPTURE(key, problems);
+    if (named.empty()) {  // a second segment from step 1 is allowed (the first trained none)
+      CHECK(problems.empty());
+      continue;
+    }
+    REQUIRE(problems.size() == 1);
+    CHECK_THAT(problems.front(), Catch::Contains("config.json: segments [1].") && Catch::Contains(named));
+  }
 }

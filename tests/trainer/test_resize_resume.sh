@@ -13,14 +13,20 @@
 #      steps (lr 0.002, no momentum) so that rounding does not grow chaotically: at lr 0.02 and momentum 0.9
 #      an uninterrupted 4-rank and 2-rank run of the same global batches drift 1e-4 apart within an epoch.
 #      The same comparison against the other samples (the 4-rank run's rank 0 after the resize) must fail.
-#      dtbench report reads the run and leaves it out of its tables as `resized`;
+#      dtbench report shows the run a segment a row;
 #  (b) the same, 2 ranks resumed by 4;
 #  (c) refusals before training that leave the run directory as it was: 3 ranks (32 does not divide:
 #      exit 2 naming 2 or 4 ranks and --allow-global-batch-change), a rank's sample ledger missing, another
 #      model; then 3 ranks with --allow-global-batch-change train to the end, recording 8 per rank, global
 #      batch 24 and lr 0.002 x 24/32 = 0.0015, and audit clean;
 #  (d) --sync pairavg stopped at 2 ranks and resumed by 4 is refused (exit 2, naming why), the run
-#      directory as it was.
+#      directory as it was;
+#  (e) inside one epoch (2400 samples, global batch 12, a checkpoint every 4 steps): 4 ranks x 3 stopped by
+#      SIGTERM, 3 ranks x 4 stopped by SIGTERM, 6 ranks x 2 to the end: audit clean, the epoch in 3 segments;
+#      every segment's resize latency in config.json, summary.json and state.json, consistent with
+#      train_history.log and the times the test relaunched; dtbench report's Table 1 a row per segment;
+#  (f) 4 ranks x 3 with rank 2 killed by SIGKILL mid-epoch, resumed by 2 ranks x 6 from the last checkpoint:
+#      the second segment starts after the checkpoint's step, audit clean, the latency consistent.
 # Usage: test_resize_resume.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
@@ -171,10 +177,12 @@ if stopped 4 "$tmp/shrink" "${flags[@]}" --batch-size 8; then
 c = collections.Counter(r["rank"] for r in csv.DictReader(open(sys.argv[1])))
 print(" ".join(f"{r}:{c[r]}" for r in sorted(c)))' "$tmp/shrink/batches.csv")
     [[ $rows == "0:256 1:256 2:$k 3:$k" ]] || fail "(a) batches.csv rows per rank '$rows' (want 0:256 1:256 2:$k 3:$k)"
-    # dtbench report reads the resized run and leaves it out of its tables, saying why.
+    # dtbench report shows the resized run a segment a row (its setup says which).
     if "$dtbench" report "$tmp/shrink" >"$tmp/report.md" 2>"$tmp/report.err"; then
-      grep -q "resized: a --resume changed its world size (config.json's segments: N=4 x B=8 from step 1, N=2 x B=16" \
-        "$tmp/report.md" || fail "(a) dtbench report does not flag the resized run: $(tail -n 5 "$tmp/report.md")"
+      for seg in "1/2 of shrink, global batch 32" "2/2 of shrink, global batch 32"; do
+        grep -q "segment $seg" "$tmp/report.md" ||
+          fail "(a) dtbench report has no row of segment $seg: $(head -c 1500 "$tmp/report.md")"
+      done
     else
       fail "(a) dtbench report on the resized run failed: $(tail -c 400 "$tmp/report.err")"
     fi
@@ -249,6 +257,175 @@ if stopped 2 "$tmp/pairavg" "${flags[@]}" --batch-size 8 --sync pairavg; then
     echo "ok: (d) refused: $(grep -Eo -- "$pattern" "$tmp/pairavg.resumed.0.err")"
   fi
   [[ $(unchanged "$tmp/pairavg") == "$before" ]] || fail "(d) the refused pairavg --resume changed the run directory"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# (e) and (f): inside one epoch, global batch 12 (4 x 3, 3 x 4, 2 x 6, 6 x 2), 2400 samples (200 steps), a
+# checkpoint every 4 steps, so that a stop can wait for rows on the disk and still fall inside the epoch.
+small=(train --model lenet --dataset synthetic --synthetic-train-size 2400 --synthetic-test-size 16 --threads 1
+       --workers 0 --device cpu --quiet --no-eval --epochs 1 --seed 5 --lr 0.002 --momentum 0 --timeout 30
+       --sample-ledger --checkpoint-every 4)
+
+# checkpointed DIR STEP SECONDS PID: waits until DIR's checkpoint holds global step STEP or later; fails after
+# SECONDS or once PID (rank 0) has ended.
+checkpointed() {
+  local at
+  for _ in $(seq 1 $(($3 * 20))); do
+    at=$(json "$1/checkpoint/state.json" global_step)
+    [[ -n $at && $at -ge $2 ]] && return 0
+    kill -0 "$4" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+
+# in_epoch DIR: 0 when DIR's checkpoint is inside the run's one epoch (200 steps).
+in_epoch() {
+  local done_steps
+  done_steps=$(py -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["epoch"], s["steps_done"])' \
+    "$1/checkpoint/state.json" 2>/dev/null)
+  echo "    $1 checkpoint at (epoch, steps done) = ($done_steps)"
+  [[ $done_steps =~ ^1\ [1-9][0-9]*$ ]] && (( ${done_steps#* } < 200 ))
+}
+
+# sigterm_at WORLD DIR STEP ARGS...: WORLD ranks (a fresh run, or --resume in ARGS) stopped by SIGTERM once
+# DIR's checkpoint holds step STEP; 0 when every rank exited 75 inside the epoch.
+sigterm_at() {
+  local world=$1 dir=$2 step=$3 port first ok=0
+  shift 3
+  port=$(( 20000 + RANDOM % 20000 ))
+  first=${#pids[@]}
+  for ((r = 0; r < world; r++)); do start_rank $r "$world" $port "$dir.$world.log.$r" "$@" --out "$dir"; done
+  if ! checkpointed "$dir" "$step" 120 "${pids[first]}"; then
+    fail "$dir: no checkpoint of step $step at $world ranks: $(tail -c 400 "$dir.$world.log.0.err")"
+    for p in "${pids[@]:first}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    return 1
+  fi
+  for ((r = 0; r < world; r++)); do kill -TERM "${pids[first + r]}"; done
+  for ((r = 0; r < world; r++)); do
+    finish "${pids[first + r]}" 60
+    [[ $rc == 75 ]] || { fail "$dir: rank $r of $world exited '$rc' on SIGTERM (want 75)"; ok=1; }
+  done
+  in_epoch "$dir" || { fail "$dir: the stop at $world ranks is not inside the epoch"; ok=1; }
+  return $ok
+}
+
+# one_epoch_clean DIR SEGMENTS: dtbench audit exits 0, its one epoch ok with 0 duplicates and 0 missing,
+# trained by SEGMENTS segments.
+one_epoch_clean() {
+  local out code
+  out=$("$dtbench" audit "$1" 2>&1)
+  code=$?
+  echo "$out" | sed 's/^/    /'
+  [[ $code == 0 ]] || { fail "$1: dtbench audit exited $code (want 0)"; return; }
+  py -c '
+import sys
+rows = [l.split() for l in sys.stdin.read().splitlines() if l.strip()[:1].isdigit()]
+assert len(rows) == 1, rows
+epoch, expected, seen, dups, missing, dropped, padded, ranks, segs, status = rows[0][:10]
+assert (dups, missing, status, segs) == ("0", "0", "ok", sys.argv[1]) and expected == seen, rows[0]
+' "$2" <<<"$out" || fail "$1: the audit is not one epoch ok with 0 duplicates and 0 missing in $2 segments"
+}
+
+# latency_consistent DIR RESUMED_AT...: every segment after the first records its resize latency in config.json,
+# summary.json and the checkpoint's state.json alike: previous_step_at is the Timestamp of train_history.log's
+# Batch row of the step before the segment, first_step_at is after the test started that resume (RESUMED_AT,
+# in order) and before the segment's first step's row, and resize_latency_s is their difference, > 0.
+latency_consistent() {
+  py - "$@" <<'EOF'
+import csv, json, sys
+d, started = sys.argv[1], [float(t) for t in sys.argv[2:]]
+at = {}
+with open(f"{d}/train_history.log", newline="") as f:
+    for r in csv.DictReader(f):
+        if r["Type"] == "Batch": at[int(r["Step"])] = float(r["Timestamp"])
+config = json.load(open(f"{d}/config.json"))["segments"]
+summary = json.load(open(f"{d}/summary.json"))["segments"]
+assert summary == config, ("summary.json's segments differ from config.json's", summary, config)
+state = json.load(open(f"{d}/checkpoint/state.json"))["segments"]
+assert state == config, ("state.json's segments differ from config.json's", state, config)
+assert len(config) == len(started) + 1, (len(config), started)
+assert "resize_latency_s" not in config[0], config[0]
+for s, launched in zip(config[1:], started):
+    first = s["first_global_step"]
+    prev, start, latency = s["previous_step_at"], s["first_step_at"], s["resize_latency_s"]
+    assert abs(prev - at[first - 1]) < 1e-3, (s, at[first - 1])
+    assert launched < start < at[first], (s, launched, at[first])
+    assert latency > 0 and abs(latency - (start - prev)) < 1e-6, s
+    assert latency > launched - prev, (s, launched)
+    print(f"segment from step {first}: resize latency {latency:.3f} s "
+          f"(the test relaunched {launched - prev:.3f} s after the last kept step)")
+EOF
+}
+
+echo "(e) 4 ranks x 3, SIGTERM, 3 ranks x 4, SIGTERM, 6 ranks x 2: one epoch, three worlds"
+if sigterm_at 4 "$tmp/seq" 8 "${small[@]}" --batch-size 3; then
+  sleep 1  # the resize takes at least this
+  launched1=$(date +%s.%N)
+  if sigterm_at 3 "$tmp/seq" $(( $(json "$tmp/seq/checkpoint/state.json" global_step) + 8 )) "${small[@]}" \
+       --batch-size 3 --resume; then
+    sleep 1
+    launched2=$(date +%s.%N)
+    run_world 6 "$tmp/seq.6" "${small[@]}" --batch-size 3 --out "$tmp/seq" --resume
+    if [[ ${codes[*]} == "0 0 0 0 0 0" ]]; then
+      got=$(segments "$tmp/seq")
+      [[ $got =~ ^1:4:3:12:0.002\ [0-9]+:3:4:12:0.002\ [0-9]+:6:2:12:0.002$ ]] ||
+        fail "(e) config.json segments '$got' (want 4 x 3, 3 x 4, 6 x 2, global batch 12)"
+      one_epoch_clean "$tmp/seq" 3
+      if result=$(latency_consistent "$tmp/seq" "$launched1" "$launched2" 2>&1); then
+        echo "ok: (e) $result"
+      else
+        fail "(e) resize latency: $result"
+      fi
+      # dtbench report: one Table 1 row per segment, each its own N and per-rank batch, marked as a segment.
+      if "$dtbench" report --format csv --table time_speedup "$tmp/seq" >"$tmp/seq.report.csv" 2>"$tmp/seq.report.err"; then
+        py - "$tmp/seq.report.csv" <<'EOF' || fail "(e) dtbench report's Table 1 is not a row per segment: $(cat "$tmp/seq.report.csv")"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if "segment" in r.get("setup", "")]
+got = sorted((r["N"], r["batch"], r["setup"].split("segment ")[1].split(" ")[0]) for r in rows)
+assert got == [("3", "4", "2/3"), ("4", "3", "1/3"), ("6", "2", "3/3")], got
+for r in rows:
+    assert float(r["T_s"]) > 0 and r["basis"].startswith("extrapolated"), r
+print("ok: (e) report rows", got)
+EOF
+      else
+        fail "(e) dtbench report failed: $(tail -c 400 "$tmp/seq.report.err")"
+      fi
+    else
+      fail "(e) the 6-rank resume exited ${codes[*]}: $(tail -c 600 "$tmp/seq.6.0.err")"
+    fi
+  fi
+fi
+
+echo "(f) 4 ranks x 3, SIGKILL of rank 2 mid-epoch, resumed by 2 ranks from the last checkpoint"
+port=$(( 20000 + RANDOM % 20000 ))
+first=${#pids[@]}
+for ((r = 0; r < 4; r++)); do start_rank $r 4 $port "$tmp/kill.log.$r" "${small[@]}" --batch-size 3 --out "$tmp/kill"; done
+if checkpointed "$tmp/kill" 12 120 "${pids[first]}"; then
+  # Rank 2 is this shell's child and not yet waited for: its pid is still its own.
+  kill -KILL "${pids[first + 2]}"
+  for ((r = 0; r < 4; r++)); do finish "${pids[first + r]}" 90; done
+  in_epoch "$tmp/kill" || fail "(f) the last checkpoint before the SIGKILL is not inside the epoch"
+  kept=$(json "$tmp/kill/checkpoint/state.json" global_step)
+  sleep 1
+  launched=$(date +%s.%N)
+  run_world 2 "$tmp/kill.2" "${small[@]}" --batch-size 3 --out "$tmp/kill" --resume
+  if [[ ${codes[*]} == "0 0" ]]; then
+    got=$(segments "$tmp/kill")
+    [[ $got == "1:4:3:12:0.002 $((kept + 1)):2:6:12:0.002" ]] ||
+      fail "(f) config.json segments '$got' (want '1:4:3:12:0.002 $((kept + 1)):2:6:12:0.002': from the last checkpoint)"
+    one_epoch_clean "$tmp/kill" 2
+    if result=$(latency_consistent "$tmp/kill" "$launched" 2>&1); then
+      echo "ok: (f) $result"
+    else
+      fail "(f) resize latency: $result"
+    fi
+  else
+    fail "(f) the 2-rank resume after the SIGKILL exited ${codes[*]}: $(tail -c 600 "$tmp/kill.2.0.err")"
+  fi
+else
+  fail "(f) no checkpoint of step 12 at 4 ranks: $(tail -c 400 "$tmp/kill.log.0.err")"
+  for p in "${pids[@]:first}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 fi
 
 echo "resize_resume_test: $failures failure(s), total $(( $(date +%s) - start_all ))s"

@@ -18,7 +18,9 @@
 #include <torch/utils.h>
 
 #include "comm/allgather_values.h"
+#include "common/clock.h"
 #include "common/counter_hash.h"
+#include "common/csv_file.h"
 #include "common/usage_error.h"
 #include "data/sampler.h"
 #include "run/checkpoint_folder.h"
@@ -28,6 +30,7 @@
 #include "run/run_outcome.h"
 #include "run/run_summary.h"
 #include "run/sample_ledger.h"
+#include "run/train_history.h"
 #include "trainer/checkpoint/rng_state.h"
 #include "trainer/checkpoint/training_state.h"
 
@@ -103,17 +106,6 @@ int64_t ranksPerNodeOf(const World* world) {
   int64_t most = 0;
   for (const std::string& host : world->hostNames) most = std::max(most, ++perHost[host]);
   return most;
-}
-
-RunSegment segmentFromJson(const nlohmann::json& j) {
-  RunSegment s;
-  s.firstGlobalStep = j.at("first_global_step").get<int64_t>();
-  s.worldSize = j.at("world_size").get<int64_t>();
-  s.ranksPerNode = j.at("ranks_per_node").get<int64_t>();
-  s.batchSize = j.at("batch_size").get<int64_t>();
-  s.globalBatchSize = j.at("global_batch_size").get<int64_t>();
-  s.lr = j.at("lr").get<double>();
-  return s;
 }
 
 // A new rank's step records of the epoch in progress, after a resume at `worldSize` ranks: old ranks r,
@@ -253,6 +245,13 @@ std::vector<RunSegment> checkCheckpointState(const nlohmann::json& state, const 
       seg.globalBatchSize = fields.integer(list[i], "global_batch_size", name + ".global_batch_size", 1);
       seg.lr = fields.typed(list[i], "lr", name + ".lr", Type::number_float).get<double>();
       if (!(seg.lr > 0) || !std::isfinite(seg.lr)) fields.fail(name + ".lr", "must be a finite number > 0");
+      try {  // the resize latency's times (absent from checkpoints written before they were recorded)
+        const RunSegment times = run::readSegmentJson(list[i]);
+        seg.previousStepAt = times.previousStepAt;
+        seg.firstStepAt = times.firstStepAt;
+      } catch (const std::invalid_argument& e) {
+        fields.fail(name, e.what());
+      }
       if (seg.globalBatchSize != seg.batchSize * seg.worldSize)
         fields.fail(name + ".global_batch_size", "is " + std::to_string(seg.globalBatchSize) + ", not batch_size x world_size " +
                                                      std::to_string(seg.batchSize * seg.worldSize));
@@ -367,18 +366,29 @@ void checkLedgersPresent(const std::string& outDir, const std::vector<RunSegment
   }
 }
 
-}  // namespace
-
-nlohmann::json toJson(const RunSegment& s) {
-  return {{"first_global_step", s.firstGlobalStep}, {"world_size", s.worldSize},
-          {"ranks_per_node", s.ranksPerNode},       {"batch_size", s.batchSize},
-          {"global_batch_size", s.globalBatchSize}, {"lr", s.lr}};
+// Resize latency (run/run_segment.h): when rank 0 recorded the run's step `globalStep`, the Timestamp of
+// its "Batch" row in train_history.log (the last such row: the log was cut back to the checkpoint);
+// nullopt before the first step, or where the log does not read (a latency unknown, never a refused resume:
+// the checkpoint's check has held the log's size to its rows).
+std::optional<double> stepRecordedAt(const std::string& outDir, int64_t globalStep) {
+  if (globalStep < 1) return std::nullopt;
+  try {
+    const std::vector<run::HistoryRow> rows = run::readTrainHistory(common::CsvFile::read(outDir + "/train_history.log"));
+    for (auto row = rows.rbegin(); row != rows.rend(); ++row)
+      if (row->type == run::HistoryRowType::kBatch && row->step == globalStep) return row->timestamp;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
+
+}  // namespace
 
 RunSegment nextSegment(const RunSegment& last, int64_t worldSize, int64_t ranksPerNode, int64_t firstGlobalStep,
                        bool allowGlobalBatchChange) {
   RunSegment next = last;
   next.firstGlobalStep = firstGlobalStep;
+  next.previousStepAt.reset();  // its own resize's, set by restore() and the first step
+  next.firstStepAt.reset();
   next.worldSize = worldSize;
   next.ranksPerNode = ranksPerNode;
   const int64_t global = last.globalBatchSize;
@@ -454,6 +464,7 @@ void Checkpointer::write(const RunPosition& position) {
     if (perRank) archives = comm::allgatherBytes(*world_->communicator, archives.front());
   }
   if (!root()) return;
+  recordSegments();
   nlohmann::json state = recorder_.runState();
   state["epoch"] = position.epoch;
   state["steps_done"] = position.stepsDone;
@@ -461,8 +472,7 @@ void Checkpointer::write(const RunPosition& position) {
   state["elapsed_s"] = position.elapsedS;
   state["epoch_start"] = position.epochStart;
   state["steps_before"] = position.stepsBefore;
-  state["segments"] = nlohmann::json::array();
-  for (const RunSegment& segment : segments_) state["segments"].push_back(toJson(segment));
+  state["segments"] = run::segmentsJson(segments_);
   state["per_rank_models"] = perRank;
   state["ranks"] = nlohmann::json::array();
   for (const std::string& text : states) state["ranks"].push_back(nlohmann::json::parse(text));
@@ -522,8 +532,7 @@ RunPosition Checkpointer::restore(int64_t datasetSize) {
       state["epoch_start"] = start;
       state["steps_before"] = before;
     }
-    state["segments"] = nlohmann::json::array();
-    for (const RunSegment& segment : segments) state["segments"].push_back(toJson(segment));
+    state["segments"] = run::segmentsJson(segments);
     archive = rankArchive(loaded, 0);
     if (loaded.state.value("sync_state", false))
       for (int r = 0; r < worldSize; ++r)
@@ -539,6 +548,11 @@ RunPosition Checkpointer::restore(int64_t datasetSize) {
     if (!lock) lock.emplace(config_.outDir);
     recorder_.open(run::RunDirectory::reopen(std::move(*lock), loaded.state.at("history_bytes").get<int64_t>(),
                                         loaded.state.at("batches_bytes").get<int64_t>()));
+    if (from != worldSize) {
+      // The resize's start: the previous segment's last step the run keeps, as the cut log recorded it.
+      segments.back().previousStepAt = stepRecordedAt(config_.outDir, state.at("global_step").get<int64_t>());
+      state["segments"] = run::segmentsJson(segments);
+    }
     // config.json records the run's segments once it has more than one (and keeps them equal to the
     // checkpoint's: a resumed run that failed before its first checkpoint wrote one too many).
     nlohmann::json configJson = run::readJsonFile(config_.outDir + "/config.json");
@@ -550,10 +564,11 @@ RunPosition Checkpointer::restore(int64_t datasetSize) {
   }
   if (world_) stateText = comm::broadcastBytes(*world_->communicator, stateText, 0);
   const nlohmann::json state = nlohmann::json::parse(stateText);  // checked by rank 0
-  segments_.clear();
-  for (const nlohmann::json& segment : state.at("segments")) segments_.push_back(segmentFromJson(segment));
+  segments_ = run::readSegmentsJson(state.at("segments"));  // checked by rank 0
   const nlohmann::json& ranks = state.at("ranks");
   const bool resized = static_cast<int64_t>(ranks.size()) != worldSize;
+  newSegment_ = resized;
+  latencyRecorded_ = false;
   const bool perRank = state.at("per_rank_models").get<bool>();
   if (world_ && perRank) {
     // Rank r's model and optimizer go to rank r (broadcast one by one: resume happens once).
@@ -598,6 +613,7 @@ RunPosition Checkpointer::restore(int64_t datasetSize) {
     run::RunSummary summary = run::readSummaryJson(state.at("summary"), problems);
     summary.epochs.clear();
     for (const nlohmann::json& e : state.at("epochs")) summary.epochs.push_back(run::readEpochStats(e, "", problems));
+    summary.segments = segments_.size() > 1 ? segments_ : std::vector<RunSegment>{};
     recorder_.restoreRun(summary);
   }
   RunPosition position;
@@ -608,6 +624,20 @@ RunPosition Checkpointer::restore(int64_t datasetSize) {
   position.epochStart = state.value("epoch_start", int64_t{0});
   position.stepsBefore = state.value("steps_before", int64_t{0});
   return position;
+}
+
+void Checkpointer::stepStarting() {
+  if (newSegment_ && !segments_.back().firstStepAt) segments_.back().firstStepAt = common::unixSeconds();
+}
+
+void Checkpointer::recordSegments() {
+  if (!root() || !recorder_.writes() || segments_.size() < 2) return;
+  recorder_.summary().segments = segments_;
+  if (!newSegment_ || latencyRecorded_ || !segments_.back().firstStepAt) return;
+  nlohmann::json configJson = run::readJsonFile(config_.outDir + "/config.json");
+  configJson["segments"] = run::segmentsJson(segments_);
+  recorder_.directory().writeConfig(configJson);
+  latencyRecorded_ = true;
 }
 
 }  // namespace dtbench::trainer

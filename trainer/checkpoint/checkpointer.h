@@ -42,6 +42,7 @@
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 
+#include "run/run_segment.h"
 #include "trainer/config.h"
 #include "trainer/step/grad_scaler.h"
 #include "trainer/record/run_recorder.h"
@@ -63,18 +64,10 @@ struct RunPosition {
   int64_t stepsBefore = 0;
 };
 
-// One stretch of the run at one world (config.json and state.json "segments"). The learning rate has no
-// schedule: it is constant within a segment (a global-batch change rescales it at the segment's start).
-struct RunSegment {
-  int64_t firstGlobalStep = 1;  // the run's step (1-based) the segment trained first
-  int64_t worldSize = 1;
-  int64_t ranksPerNode = 0;     // the most ranks on one host (0: not recorded)
-  int64_t batchSize = 1;        // per rank
-  int64_t globalBatchSize = 1;  // batchSize * worldSize
-  double lr = 0;
-};
-
-nlohmann::json toJson(const RunSegment& segment);
+// One stretch of the run at one world (config.json, summary.json and state.json "segments"; run/run_segment.h).
+// The learning rate has no schedule: it is constant within a segment (a global-batch change rescales it at
+// the segment's start).
+using RunSegment = run::RunSegment;
 
 // The segment a run at `worldSize` continues after `last` (`allowGlobalBatchChange`: the flag), its first
 // step `firstGlobalStep`: the same global batch over `worldSize` ranks, or with the flag where that does
@@ -109,6 +102,14 @@ class Checkpointer {
   const RunSegment& segment() const { return segments_.back(); }
   int64_t segmentIndex() const { return static_cast<int64_t>(segments_.size()) - 1; }
 
+  // Resize latency (run/run_segment.h): every rank, just before each step; the first step of a segment this
+  // process's restore() started records rank 0's clock as the segment's first_step_at. Cheap after that.
+  void stepStarting();
+  // Rank 0, between steps (at every epoch end, before the epoch's summary.json): once the segment's first
+  // step has started, config.json's "segments" get its latency (once); the recorder's summary always holds
+  // the run's segments. write() does it too. Nothing for a run of one segment.
+  void recordSegments();
+
   // The gradient synchronization whose state (--compress powersgd's residuals and factors, one file per
   // rank: sync_rank<R>.pt) checkpoints carry; what restore() read is loaded into it here. Call once,
   // after restore() when resuming, before the first step.
@@ -127,6 +128,8 @@ class Checkpointer {
   GradientSync* sync_ = nullptr;
   std::string restoredSyncState_;  // this rank's, from restore() until attachSync()
   std::vector<RunSegment> segments_;  // the run's, the current one last
+  bool newSegment_ = false;           // restore() started the current segment (a resume at another world size)
+  bool latencyRecorded_ = false;      // config.json holds the new segment's first_step_at
 };
 
 }  // namespace dtbench::trainer

@@ -35,14 +35,17 @@ struct Configuration {
   // series and baseline (a single rank's lacks the multi-rank ones); selectRuns adds the ones that differ
   // among a report's runs to `mode` ("ddp, threads=2") or `setup`, where the tables show them.
   std::map<std::string, std::string> settings;
+  // A segment of a resized run (runs/run_segments.h): "segment 2/3 of RUN, global batch 12", also appended to
+  // `setup`; "" for a run. Part of the key: a segment is never a repeat of another run, nor a baseline.
+  std::string segment;
 
   // Everything but batch and world: what a Table 1 series shares.
   auto series() const { return std::tie(model, dataset, device, mode, settings, setup); }
   // What the single-rank baseline shares: its settings hold none that only several ranks act on.
   auto baseline() const { return std::make_tuple(model, dataset, device, mode, singleRankSettings(settings)); }
   bool operator<(const Configuration& o) const {
-    return std::tie(model, dataset, device, mode, setup, batch, world, nodes, settings) <
-           std::tie(o.model, o.dataset, o.device, o.mode, o.setup, o.batch, o.world, o.nodes, o.settings);
+    return std::tie(model, dataset, device, mode, setup, batch, world, nodes, settings, segment) <
+           std::tie(o.model, o.dataset, o.device, o.mode, o.setup, o.batch, o.world, o.nodes, o.settings, o.segment);
   }
   bool operator==(const Configuration& o) const { return !(*this < o) && !(o < *this); }
 };

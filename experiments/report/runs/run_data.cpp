@@ -52,9 +52,12 @@ std::vector<std::pair<int, int>> ranksOf(const std::vector<Entry>& entries) {
 
 // Ranks in the rows beyond the configuration's world size.
 void checkRanks(const RunData& run, std::vector<std::string>& problems) {
-  const int world = run.worldSize();
+  // A resized run's rows come from every world it had (config.json's segments).
+  const int world = run.largestWorldSize();
   const fs::path dir(run.path);
-  const std::string ofWorld = " in a world of " + std::to_string(world) + " (config.json's world_size)";
+  const std::string ofWorld = " in a world of " + std::to_string(world) +
+                              (run.facts.segments.size() > 1 ? " (the largest of config.json's segments)"
+                                                             : " (config.json's world_size)");
   for (const run::StepRecord& row : run.batches)
     if (row.rank >= world) {
       problems.push_back((dir / "batches.csv").string() + " has rows of rank " + std::to_string(row.rank) + ofWorld);
@@ -110,16 +113,13 @@ void readConfig(RunData& run, const nlohmann::json& config) {
   run::RunRecord record = run::readConfigJson(config, run.problems);
   run.settings = std::move(record.settings);
   run.facts = std::move(record.facts);
-  if (config.is_object() && config.contains("segments") && config.at("segments").is_array() &&
-      config.at("segments").size() > 1) {
-    const auto count = [](const nlohmann::json& segment, const char* key) {
-      const nlohmann::json value = segment.is_object() ? segment.value(key, nlohmann::json()) : nlohmann::json();
-      return value.is_number_integer() ? std::to_string(value.get<int64_t>()) : std::string("?");
-    };
-    for (const nlohmann::json& segment : config.at("segments"))
-      run.resized += (run.resized.empty() ? "" : ", ") + std::string("N=") + count(segment, "world_size") + " x B=" +
-                     count(segment, "batch_size") + " from step " + count(segment, "first_global_step");
-  }
+  if (run.facts.segments.size() > 1) run.resized = run::describeSegments(run.facts.segments);
+}
+
+int RunData::largestWorldSize() const {
+  int64_t most = worldSize();
+  for (const run::RunSegment& s : facts.segments) most = std::max(most, s.worldSize);
+  return static_cast<int>(most);
 }
 
 namespace {

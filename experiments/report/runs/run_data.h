@@ -36,10 +36,15 @@ struct RunData {
   // is absent, and what the run recorded when it started.
   run::RunConfig settings;
   run::RunFacts facts;
-  // config.json's "segments" in words when a --resume changed the world size (docs/run-directory.md), e.g.
-  // "N=4 x B=8 from step 1, N=2 x B=16 from step 69"; empty for a run of one world. `settings` hold the
-  // first segment's world and batch.
+  // config.json's "segments" (facts.segments) in words when a --resume changed the world size
+  // (docs/run-directory.md), e.g. "N=4 x B=8 from step 1, N=2 x B=16 from step 69"; empty for a run of one
+  // world. `settings` hold the first segment's world and batch; the tables take each segment as a run of
+  // its own (runs/run_segments.h).
   std::string resized;
+  // A segment of a resized run, taken as a run of its own (runs/run_segments.h): "segment 2/3 of RUN, global
+  // batch 12", and the whole run; empty and null for a run (or a run of one world).
+  std::string segmentLabel;
+  const RunData* segmentOf = nullptr;
   run::RunSummary summary;  // summary.json (run/run_summary.h); the status unknown without one
   std::vector<run::StepRecord> batches;
   std::vector<run::HistoryRow> history;
@@ -57,6 +62,8 @@ struct RunData {
   std::string model() const;
   std::string dataset() const;
   int worldSize() const { return settings.worldSize(); }
+  // The largest world of its segments (the world of a run of one world): the ranks its rows may name.
+  int largestWorldSize() const;
   int64_t batchSize() const { return settings.data.batchSize; }
 };
 

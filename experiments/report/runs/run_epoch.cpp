@@ -89,7 +89,8 @@ EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
     return selection;
   }
   // A --resume at another world size: its epochs' rows come from several worlds, and N, B and T(N) would
-  // mix them (docs/run-directory.md, "segments").
+  // mix them (docs/run-directory.md, "segments"); selectRuns takes such a run segment by segment
+  // (runs/run_segments.h), each a run of one world.
   if (!run.resized.empty()) {
     selection.reason = "resized: a --resume changed its world size (config.json's segments: " + run.resized +
                        "); the tables take runs of one world";

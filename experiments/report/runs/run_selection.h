@@ -1,9 +1,13 @@
 #pragma once
 // RunSelection: the runs a report reads, split into those usable for the tables (with their chosen
 // epoch and configuration) and those left out with the reason; usable runs grouped by
-// configuration, repeats together (docs/report.md, "Which runs").
+// configuration, repeats together (docs/report.md, "Which runs"). A completed run resized by --resume
+// is taken segment by segment (docs/report.md, "Resized runs"): each segment usable or left out on its
+// own, its configuration marked with the segment (Configuration::segment), never a repeat or a baseline
+// of another run.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +34,9 @@ struct RunSelection {
   std::vector<LeftOutRun> leftOut;
   // Usable runs by configuration (repeats share an entry), in configuration order.
   std::map<Configuration, std::vector<const UsableRun*>> groups;
+  // The segments of resized runs (runs/run_segments.h), each taken as a run: what usable and leftOut point
+  // to for them.
+  std::vector<std::shared_ptr<const RunData>> segments;
 };
 
 // `runs` must outlive the selection.

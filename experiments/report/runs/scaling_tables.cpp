@@ -243,8 +243,10 @@ std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
   std::map<BaselineKey, const std::vector<const UsableRun*>*> baselines;
   std::set<SeriesKey> series;
   std::set<std::tuple<std::string, std::string, std::string, std::string, Settings>> served;
+  // A segment of a resized run is never a baseline: at N = 1 it is a series of its own.
+  const auto isBaseline = [](const Configuration& c) { return c.world == 1 && c.segment.empty(); };
   for (const auto& [configuration, repeats] : selection.groups) {
-    if (configuration.world == 1) {
+    if (isBaseline(configuration)) {
       baselines[baselineOf(configuration)] = &repeats;
     } else {
       series.insert(seriesOf(configuration));
@@ -253,14 +255,14 @@ std::vector<ScalingRow> scalingRows(const RunSelection& selection) {
   }
   // Baselines no distributed series uses form their own series ("single rank").
   for (const auto& [configuration, repeats] : selection.groups)
-    if (configuration.world == 1 && !served.count(configuration.baseline())) series.insert(seriesOf(configuration));
+    if (isBaseline(configuration) && !served.count(configuration.baseline())) series.insert(seriesOf(configuration));
 
   std::vector<ScalingRow> rows;
   for (const SeriesKey& key : series) {
     const auto& [model, dataset, device, mode, settings, setup] = key;
     std::vector<ScalingRow> members;
     for (const auto& [configuration, repeats] : selection.groups) {
-      const bool inSeries = configuration.world == 1
+      const bool inSeries = isBaseline(configuration)
                                 ? configuration.baseline() ==
                                       std::make_tuple(model, dataset, device, mode, singleRankSettings(settings))
                                 : seriesOf(configuration) == key;

@@ -324,6 +324,14 @@ TEST_CASE("a resume at another world size keeps the global batch, or scales the 
   CHECK(two.globalBatchSize == 32);
   CHECK(two.lr == 0.1);
   CHECK(dtbench::trainer::nextSegment(two, 8, 4, 60, false).batchSize == 4);
+  // A segment's resize latency is its own: the next one starts without the times of the one before.
+  RunSegment timed = two;
+  timed.previousStepAt = 100.0;
+  timed.firstStepAt = 104.5;
+  const RunSegment after = dtbench::trainer::nextSegment(timed, 4, 4, 60, false);
+  CHECK_FALSE(after.previousStepAt);
+  CHECK_FALSE(after.firstStepAt);
+  CHECK_FALSE(after.resizeLatencyS());
   try {
     dtbench::trainer::nextSegment(four, 3, 3, 41, false);
     FAIL("3 ranks cannot share a global batch of 32");
