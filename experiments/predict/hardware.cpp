@@ -68,7 +68,8 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   if (!json.is_object()) f.fail("the file must hold one JSON object");
   f.onlyKeys(json,
              {"description", "nodes", "ranks_per_node", "intra_node", "inter_node", "compute_scale",
-              "native_efficiency", "link_rate_bps", "calibration", "gpu", "collective_library", "framework"},
+              "native_efficiency", "link_rate_bps", "calibration", "gpu", "collective_library", "framework",
+              "gpu_spread"},
              "");
   Hardware h;
   if (json.contains("description")) h.description = f.text(json, "description", "");
@@ -82,6 +83,7 @@ Hardware hardwareFromJson(const nlohmann::json& json, const std::string& source)
   h.device = readGpuField(json, f);
   if (json.contains("collective_library")) h.collectiveLibrary = collectiveLibraryFromJson(json.at("collective_library"), f);
   if (json.contains("framework")) h.framework = controlPlaneFromJson(json.at("framework"), f);
+  if (json.contains("gpu_spread")) h.gpuSpread = gpuSpreadFromJson(json.at("gpu_spread"), f);
   if (json.contains("native_efficiency")) {
     const nlohmann::json& e = json.at("native_efficiency");
     if (!e.is_object()) f.fail("native_efficiency must be an object {backend: efficiency}");
@@ -111,6 +113,7 @@ nlohmann::json toJson(const Hardware& h) {
   if (!h.device.gpuField().empty()) json["gpu"] = h.device.gpuField();
   if (h.collectiveLibrary) json["collective_library"] = toJson(*h.collectiveLibrary);
   if (h.framework) json["framework"] = toJson(*h.framework);
+  if (h.gpuSpread) json["gpu_spread"] = toJson(*h.gpuSpread);
   return json;
 }
 

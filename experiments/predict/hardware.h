@@ -23,8 +23,10 @@
 // is the library whose cost model picks a native all-reduce's algorithm (collective_library.h) and
 // `framework` (optional) the framework whose control plane delays each launch (control_plane.h):
 // absent, the native all-reduce is its backend's model (native_models.h) and nothing is charged for
-// a control plane. Any other key is refused (a misspelt key must not pass silently), except
-// `description` and `calibration` (what --calibrate wrote; not read back).
+// a control plane; `gpu_spread` (optional) is a fleet's static per-GPU variation, with its source
+// (gpu_spread.h), charged in the straggler term on top of the input's measured spread. Any other key is
+// refused (a misspelt key must not pass silently), except `description` and `calibration` (what
+// --calibrate wrote; not read back).
 
 #include <map>
 #include <optional>
@@ -36,6 +38,7 @@
 #include "experiments/predict/collective_library.h"
 #include "experiments/predict/compute_device.h"
 #include "experiments/predict/control_plane.h"
+#include "experiments/predict/gpu_spread.h"
 #include "experiments/predict/network_model.h"
 
 namespace dtbench::predict {
@@ -61,6 +64,7 @@ struct Hardware {
   ComputeDevice device;               // "gpu": what its ranks are (compute_device.h); unknown when absent
   std::optional<CollectiveLibrary> collectiveLibrary;  // "collective_library"; none: the backend's model
   std::optional<ControlPlane> framework;               // "framework"; none: no control plane charged
+  std::optional<GpuSpread> gpuSpread;                  // "gpu_spread"; none: the input's measured spread only
 
   // The file's native_efficiency of `backend` (a backend's name), else its model's.
   double efficiencyOf(const std::string& backend) const;

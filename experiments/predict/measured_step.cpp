@@ -193,6 +193,7 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
     run.backwardS += r.backwardS / n;
     run.optimizerS += r.optimizerS / n;
     run.computeS += (r.stepS - r.dataS - r.commExposedS) / n;
+    run.computeSamplesS.push_back(r.stepS - r.dataS - r.commExposedS);
     run.measuredStepS += (r.stepS - r.dataS) / n;
     run.measuredExposedS += r.commExposedS / n;
     run.measuredCommTotalS += r.commTotalS / n;

@@ -58,6 +58,9 @@ struct MeasuredStep {
   // Means over the rows, seconds.
   double h2dS = 0, forwardS = 0, backwardS = 0, optimizerS = 0, computeS = 0;
   double measuredStepS = 0, measuredExposedS = 0, measuredCommTotalS = 0;  // step_s − data_s, and the run's own comm
+  // The critical rows' compute, one per step kept (their mean is computeS): how well the mean is known
+  // (prediction_band.h). Empty for a description.
+  std::vector<double> computeSamplesS;
   std::vector<MeasuredParameter> parameters;  // model order
   bool readyMeasured = false;  // false: step_profile.json missing, ready times spread by size (see .cpp)
   int64_t bufferElements = 0;  // floating-point buffers broadcast every step (0 when unknown)

@@ -4,6 +4,7 @@
 
 #include "comm/backends/backend.h"
 #include "comm/bucket_layout.h"
+#include "experiments/predict/prediction_band.h"
 #include "experiments/predict/prediction_peak.h"
 #include "experiments/predict/scaling_limits.h"
 #include "experiments/report/runs/scaling_tables.h"
@@ -100,6 +101,15 @@ Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::strin
                                   "ranks' compute\")"
                             : std::string("not modelled: ") +
                                   (run.described ? "the description has no compute_spread" : "fewer than 2 compute samples"));
+  if (hw.gpuSpread) add("fleet spread", hw.gpuSpread->assumed());
+  add("band", "T_lo_s..T_hi_s and efficiency_lo..efficiency_hi cover the input's own sampling uncertainty only: "
+             "its mean compute (how many steps it averaged) and its straggler term (how well its per-rank samples "
+             "fix the slowest of N). They do not cover the hardware file's numbers (bandwidths, latencies, "
+             "compute_scale, a gpu_spread row, native efficiency), the network model's form, the costs not charged "
+             "(rank 0's negotiation and other control-plane work, copies into the buckets, data loading), drift "
+             "or warm-up the input's steps did not show, or systematic differences between the input's machine "
+             "and the target (its device, cores, software): an input with no spread gives a band of the point "
+             "value, which is no claim that the prediction is exact");
   if (baseline.compress != run::Compression::kNone) {
     std::string what = run::compressionNames().name(baseline.compress);
     if (baseline.compress == run::Compression::kPowerSgd)
@@ -128,8 +138,9 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   t1.name = "time_speedup";
   t1.title = "Table 1 — time and speedup (predicted)";
   t1.columns = report::configurationColumns();
-  for (const char* c : {"runs", "epoch", "steps", "T_s", "basis", "speedup", "efficiency", "N_T1_over_TN", "images_per_s",
-                        "GFLOP_s_per_rank", "MFU", "of_gemm_probe"})
+  for (const char* c : {"runs", "epoch", "steps", "T_s", "T_lo_s", "T_hi_s", "basis", "speedup", "efficiency",
+                        "efficiency_lo", "efficiency_hi", "N_T1_over_TN", "images_per_s", "GFLOP_s_per_rank", "MFU",
+                        "of_gemm_probe"})
     t1.columns.push_back(c);
   const PredictionPeak peak = predictionPeak(run, hw);
   const std::optional<double> peakFlops = peak.speedOfLight ? peak.speedOfLight->peakFlopsPerS() : std::nullopt;
@@ -154,13 +165,18 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
   steps.columns = {"N", "nodes", "what", "bytes", "launch_s", "start_s", "end_s", "duration_s", "straggler_s"};
 
   const double t1Base = baseline.epochS;
+  std::vector<int64_t> bandWorlds = {baseline.world};
+  for (const StepPrediction& p : predictions) bandWorlds.push_back(p.world);
+  const InputUncertainty uncertainty = inputUncertainty(run, bandWorlds);
   for (const StepPrediction& p : predictions) {
+    const PredictionBand band = predictionBand(p, baseline, uncertainty, hw.computeScale);
     const double k = static_cast<double>(p.stepsPerEpoch);
     std::vector<Cell> row = configurationCells(p, run);
     const double speedup = p.epochS > 0 ? t1Base / p.epochS : 0;
     for (const Cell& c : {Cell::empty(), Cell::empty(), Cell::integral(p.stepsPerEpoch), Cell::seconds(p.epochS),
-                          Cell::of("predicted"), Cell::ratio(speedup), Cell::ratio(speedup / p.world),
-                          Cell::ratio(speedup * p.world), Cell::ratio(p.imagesPerS)})
+                          Cell::seconds(band.epochS.lo), Cell::seconds(band.epochS.hi), Cell::of("predicted"),
+                          Cell::ratio(speedup), Cell::ratio(speedup / p.world), Cell::ratio(band.efficiency.lo),
+                          Cell::ratio(band.efficiency.hi), Cell::ratio(speedup * p.world), Cell::ratio(p.imagesPerS)})
       row.push_back(c);
     // One rank's arithmetic over the predicted step: its images per second × the training FLOPs of one.
     std::optional<double> achieved, fraction;
@@ -211,6 +227,11 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
               "predicted step (compute + exposed communication; data loading excluded, as in the report's T).",
               std::string("- `speedup` = predicted T(1) / predicted T(N) (T(1): the ") +
                   (run.described ? "described" : "measured") + " compute alone).",
+              "- `T_lo_s`…`T_hi_s`, `efficiency_lo`…`efficiency_hi`: the band from the input's own sampling "
+              "uncertainty: its mean compute's 95 % interval (Student's t over its steps) and the straggler term's "
+              "(1.96 × a seeded bootstrap's standard error), each at its ends; the exposed communication as "
+              "predicted (docs/predict.md, \"The band\"; the Assumed table says what it does not cover). The "
+              "speedup's band is N × the efficiency's.",
               "- `GFLOP_s_per_rank` = the model's training FLOPs per image × one rank's predicted images per second; "
               "`MFU` = that ÷ the hardware file's GPU's dense datasheet peak (`gpu`), `of_gemm_probe` = that ÷ the run's "
               "measured CPU matrix-product rate (`gpu` none); docs/predict.md, \"FLOPs and MFU\".",
@@ -265,6 +286,7 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
                                                   : "not recorded: spread over backward by bytes (config.json buckets)");
   }
   add("compute spread", run.spread.describe());
+  add("band", uncertainty.describe());
   add("buffer broadcast", run.bufferElementsKnown ? std::to_string(run.bufferElements) + " elements"
                                                   : "not recorded: not modelled");
   add("hardware", hardwarePath + (hw.description.empty() ? "" : " (" + hw.description + ")"));

@@ -270,7 +270,10 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.forwardS = run.forwardS * scale;
   p.backwardS = run.backwardS * scale;
   p.optimizerS = run.optimizerS * scale;
-  p.stragglerS = run.spread.stragglerS(world) * scale;
+  const double measuredStraggler = run.spread.stragglerS(world);
+  const double straggler = hw.gpuSpread ? hw.gpuSpread->stragglerS(run.spread, run.computeS, world) : measuredStraggler;
+  p.stragglerS = straggler * scale;
+  p.fleetStragglerS = (straggler - measuredStraggler) * scale;
   p.stragglerFitted = run.spread.known() && run.spread.fitted(world);
   p.computeS = run.computeS * scale + p.stragglerS;
   p.stepsPerEpoch = stepsPerEpoch(run, world);

@@ -5,7 +5,8 @@
 //
 //   compute C = the measured compute × compute_scale, of which h2d + forward come first, then
 //   backward B; the slowest of N ranks takes longer than the mean by the straggler term
-//   E[max over N] − E[max over the input's ranks] of the per-rank compute (compute_spread.h), added to
+//   E[max over N] − E[max over the input's ranks] of the per-rank compute (compute_spread.h; with a hardware
+//   file's gpu_spread, a fleet's static per-GPU spread combined with it: gpu_spread.h), added to
 //   its forward, so C and backward's start move by it; gradient p is ready at h2d + forward + ready(p) × scale. Buckets are those of
 //   comm::assignBucketsBySize over the parameters (--bucket-mb, first bucket 1 MiB), or with
 //   --bucket-layout fusion those of comm::assignBucketsByFusion (Horovod's rule, --bucket-mb its
@@ -92,6 +93,9 @@ struct StepPrediction {
   // much later, so backward and every bucket start later too. Part of computeS.
   double stragglerS = 0;
   bool stragglerFitted = false;  // N beyond the samples: from the fitted tail
+  // What a hardware file's gpu_spread (a fleet's static per-GPU variation) adds to stragglerS, within it
+  // (hardware.h, docs/predict.md "A fleet's static spread"); 0 without the row.
+  double fleetStragglerS = 0;
   double commTotalS = 0, commExposedS = 0, stepS = 0;
   // comm_exposed split as its collectives are: the part of each collective after backward's end, split
   // in proportion to its own bandwidth, latency and codec parts (docs/predict.md, "What limits

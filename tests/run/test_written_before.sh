@@ -88,8 +88,8 @@ PY
 }
 
 # The same for Markdown output (predict's): every "## " table 0ad05bc printed, with its columns, rows
-# and notes; tables, columns and notes added since are not 0ad05bc's (the Assumed table, Table 1's
-# speed of light, empty for these runs).
+# and notes; tables, columns, notes and named facts (rows of Assumed and Inputs) added since are not
+# 0ad05bc's (the Assumed table, Table 1's speed of light, empty for these runs; the band).
 same_markdown_tables() {  # same_markdown_tables EXPECTED_MD NOW_MD
   /usr/bin/python3 - "$1" "$2" <<'PY'
 import sys
@@ -114,6 +114,15 @@ for title, old in then.items():
         continue
     header, rows = old["rows"][0], old["rows"][1:]
     nheader, nrows = new["rows"][0], new["rows"][1:]
+    # A table of named facts (its first column names each row: Assumed's `what`, Inputs' `input`) may gain
+    # facts: each of 0ad05bc's rows is matched by its name. Any other table keeps its rows one for one.
+    if header[0] in ("what", "input") and nheader[:1] == header[:1]:
+        named = {r[0]: r for r in nrows}
+        missing = [r[0] for r in rows if r[0] not in named]
+        if missing:
+            problems.append(f"table {title!r} lost the rows {missing}")
+            continue
+        nrows = [named[r[0]] for r in rows]
     if any(c not in nheader for c in header) or len(rows) != len(nrows):
         problems.append(f"table {title!r}: columns {nheader} / {len(nrows)} rows, 0ad05bc {header} / {len(rows)} rows")
         continue

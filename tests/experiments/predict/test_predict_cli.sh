@@ -57,6 +57,21 @@ if abs(float(t1[1]["T_s"]) - 16 * compute) > 1e-5 + 1e-6 * 16 * compute:
     problems.append(f"T(1) {t1[1]['T_s']} != 16 x mean compute {16 * compute:.6f}")
 if float(t1[1]["speedup"]) != 1.0:
     problems.append(f"speedup at N=1 is {t1[1]['speedup']}")
+# The band (docs/predict.md, "The band"): T(1) = 16 steps x (C ± t(n-1) s/sqrt(n)), the run's own 15 steps; at
+# every N the band holds the point value, and the baseline's efficiency is 1 exactly.
+samples = [float(r["step_s"]) - float(r["data_s"]) - float(r["comm_exposed_s"]) for r in rows]
+t975 = {13: 2.160, 14: 2.145, 15: 2.131}[len(samples) - 1]
+half = 16 * t975 * statistics.stdev(samples) / len(samples) ** 0.5
+for end, sign in (("T_lo_s", -1), ("T_hi_s", 1)):
+    if abs(float(t1[1][end]) - (16 * compute + sign * half)) > 2e-6 + 1e-6 * 16 * compute:
+        problems.append(f"T(1)'s {end} {t1[1][end]} != 16 x (C {sign:+d} t s/sqrt(n)) = {16 * compute + sign * half:.6f}")
+for n in (1, 2, 4):
+    if not float(t1[n]["T_lo_s"]) < float(t1[n]["T_s"]) < float(t1[n]["T_hi_s"]):
+        problems.append(f"N={n}: T band {t1[n]['T_lo_s']}..{t1[n]['T_hi_s']} does not hold T {t1[n]['T_s']}")
+    if not float(t1[n]["efficiency_lo"]) <= float(t1[n]["efficiency"]) <= float(t1[n]["efficiency_hi"]):
+        problems.append(f"N={n}: efficiency band does not hold {t1[n]['efficiency']}")
+if t1[1]["efficiency_lo"] != t1[1]["efficiency"] or t1[1]["efficiency_hi"] != t1[1]["efficiency"]:
+    problems.append("the baseline's efficiency has a band: T(1)/T(1) is exact")
 if not float(t1[4]["T_s"]) < float(t1[1]["T_s"]):
     problems.append("4 ranks are not faster than 1 for a tiny model on fast links")
 t2 = {int(r["N"]): r for r in csv.DictReader(open(f"{work}/t2.csv"))}
