@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace dtbench::common {
 namespace {
@@ -68,6 +69,28 @@ SampleSpread sampleSpread(const std::vector<double>& values, const std::string& 
   }
   if (spread.p50 > 0) spread.maxOverP50 = spread.max / spread.p50;
   return spread;
+}
+
+double studentT95(long long dof) {
+  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (dof < 1) throw std::invalid_argument("studentT95: " + std::to_string(dof) + " degrees of freedom (at least 1)");
+  if (dof <= 30) return kTable[dof - 1];
+  const double z = 1.959964, v = static_cast<double>(dof);
+  return z + (z * z * z + z) / (4 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v) +
+         (3 * std::pow(z, 7) + 19 * std::pow(z, 5) + 17 * z * z * z - 15 * z) / (384 * v * v * v);
+}
+
+double meanHalfWidth95(const std::vector<double>& samples) {
+  if (samples.size() < 2) return 0;
+  const auto [least, most] = std::minmax_element(samples.begin(), samples.end());
+  if (*least == *most) return 0;  // no spread: the mean is exact (the sums below would leave rounding)
+  const double n = static_cast<double>(samples.size());
+  const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / n;
+  double squares = 0;
+  for (const double x : samples) squares += (x - mean) * (x - mean);
+  return studentT95(static_cast<long long>(samples.size()) - 1) * std::sqrt(squares / (n - 1) / n);
 }
 
 }  // namespace dtbench::common

@@ -53,4 +53,12 @@ double sampleQuantile(std::vector<double> values, double q, const std::string& w
 // The spread of `values` (any order). Throws as sampleQuantile.
 SampleSpread sampleSpread(const std::vector<double>& values, const std::string& what);
 
+// Student's t for a two-sided 95 % interval with `dof` >= 1 degrees of freedom: the table to 30, then the
+// Cornish-Fisher expansion around the normal's 1.959964 (within 0.001 from 30 on).
+double studentT95(long long dof);
+
+// The half-width of the 95 % interval of the mean of `samples`: t₀.₉₇₅(n − 1) · s/√n; 0 for fewer than two
+// samples or none that differ.
+double meanHalfWidth95(const std::vector<double>& samples);
+
 }  // namespace dtbench::common

@@ -76,3 +76,15 @@ TEST_CASE("bad samples are refused with their index", "[common][sample_spread]")
   CHECK_THROWS_WITH(sampleQuantile({1, 2}, 1.5, "t"), Contains("outside [0, 1]"));
   CHECK(sampleQuantile({4, 1, 3, 2}, 0.9, "t") == Approx(3.7));  // h = 2.7: 3 + 0.7·(4 − 3)
 }
+
+TEST_CASE("Student's t at 95 % and the interval of a mean", "[common][sample_spread]") {
+  CHECK(studentT95(1) == Approx(12.706));
+  CHECK(studentT95(30) == Approx(2.042));
+  CHECK(studentT95(60) == Approx(2.000).margin(0.001));   // tables: 2.000
+  CHECK(studentT95(120) == Approx(1.980).margin(0.001));  // tables: 1.980
+  CHECK_THROWS(studentT95(0));
+  // 60, 70, 80 ms: mean 70, s = 10, t(2) = 4.303: 4.303 · 10/√3 = 24.843 ms.
+  CHECK(meanHalfWidth95({0.060, 0.070, 0.080}) == Approx(0.024843).epsilon(1e-4));
+  CHECK(meanHalfWidth95({0.5}) == 0);
+  CHECK(meanHalfWidth95({0.5, 0.5, 0.5}) == 0);
+}

@@ -1,5 +1,7 @@
 #include "experiments/report/runs/run_epoch.h"
 
+#include "common/sample_spread.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -46,29 +48,13 @@ double RunEpoch::imagesPerS() const {
 
 int finishedEpochs(const RunData& run) { return static_cast<int>(run.summary.epochs.size()); }
 
-namespace {
-
-// Student's t for a two-sided 95 % interval with `dof` degrees of freedom: the table to 30, then the
-// Cornish-Fisher expansion around the normal's 1.959964 (within 0.001 from 30 on).
-double studentT95(int64_t dof) {
-  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (dof >= 1 && dof <= 30) return kTable[dof - 1];
-  const double z = 1.959964, v = static_cast<double>(dof);
-  return z + (z * z * z + z) / (4 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v) +
-         (3 * std::pow(z, 7) + 19 * std::pow(z, 5) + 17 * z * z * z - 15 * z) / (384 * v * v * v);
-}
-
-}  // namespace
-
 std::optional<double> RunEpoch::extrapolationHalfWidthS() const {
   if (!extrapolated || steps < 2) return std::nullopt;
   const RankSums& r = ranks[critical];
   const double n = static_cast<double>(steps), mean = r.trainS / n;
   const double variance = std::max(0.0, (r.trainSquares - n * mean * mean) / (n - 1));
   const double population = std::sqrt(std::max(0.0, 1 - n / static_cast<double>(fullSteps)));
-  return static_cast<double>(fullSteps) * studentT95(steps - 1) * std::sqrt(variance / n) * population;
+  return static_cast<double>(fullSteps) * common::studentT95(steps - 1) * std::sqrt(variance / n) * population;
 }
 
 EpochSelection selectEpoch(const RunData& run, std::optional<int> wanted) {
