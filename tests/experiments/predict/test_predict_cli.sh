@@ -249,12 +249,14 @@ PY
   --table time_speedup,prediction_inputs >"$work/fusion.md"
 grep -q "fusion buckets" "$work/fusion.md" || fail "the fusion what-if is not named in Table 1"
 grep -q "(fusion layout)" "$work/fusion.md" || fail "the prediction inputs do not name the fusion layout"
-# The hardware files of real systems and the published check's step description load and predict.
+# The hardware files of real systems and the published checks' step descriptions load and predict.
 systems=$(cd "$examples/../systems" && pwd)
 for hw in "$systems"/*.json; do
   grep -q '"description": ".*[Ss]ource\|NVIDIA/nccl\|horovod/horovod' "$hw" || fail "$hw does not name its sources"
-  "$DTBENCH" predict "$examples/../published/vgg16-imagenet-p100.step.json" --hardware "$hw" --world 8,64 \
-    --format csv --table time_speedup >/dev/null || fail "predict on $hw failed"
+  for step in "$examples"/../published/*.step.json; do
+    "$DTBENCH" predict "$step" --hardware "$hw" --world 8,64 --format csv --table time_speedup >/dev/null ||
+      fail "predict of $(basename "$step") on $hw failed"
+  done
 done
 
 cat >"$work/bad-step.json" <<'EOF'
