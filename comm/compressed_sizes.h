@@ -1,8 +1,8 @@
 #pragma once
 // What a gradient bucket all-reduces under --compress, as data from its gradients' shapes alone
-// (docs/design.md, "Gradient compression"). No LibTorch: the trainer's PowerSGD
-// (trainer/sync/powersgd.h) sends exactly these sizes, and the step model of `dtbench predict` lays
-// them out for a run it only has the shapes of.
+// (docs/design.md, "Gradient compression"). No LibTorch: powersgd's row (run/compression.h) says from
+// these sizes what a bucket sends, which the trainer's PowerSGD (trainer/sync/powersgd.h) all-reduces
+// and the step model of `dtbench predict` lays out for a run it only has the shapes of.
 //
 // PowerSGD views a gradient of two or more dimensions as a matrix of n rows (its first dimension) and
 // m columns (the rest) and, with r = min(n, m, R), sends its rank-r factors P (n × r) and Q (m × r)

@@ -338,12 +338,7 @@ std::vector<Setting> makeSettings() {
                ">= 0 (0 = never)", atLeast(0)),
       distributed);
   // How the gradients travel changes what every rank adds up: the same on every rank, and kept by --resume.
-  add(choice("compress", "--compress", A::kResumed,
-             "ssgd: how gradient buckets travel: none (float32), fp16 or bf16 (each bucket cast and divided by the "
-             "world size before a 16-bit all-reduce, as PyTorch's fp16_compress_hook and bf16_compress_hook), or "
-             "powersgd (every matrix-shaped gradient whose rank-R factors are at most half its size sent as the two "
-             "factors P and Q, with error feedback and warm start, as PyTorch's powerSGD_hook; the rest all-reduced "
-             "whole)",
+  add(choice("compress", "--compress", A::kResumed, "ssgd: how gradient buckets travel: " + compressionHelp(),
              compressionNames(), [](auto& c) -> auto& { return c.sync.compress; }),
       distributed);
   add(withRule(field("compress_rank", "--compress-rank", V::kInteger, A::kResumed,

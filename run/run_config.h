@@ -96,7 +96,7 @@ struct SyncConfig {
   double bucketMb = kDefaultBucketMb;  // ssgd bucket cap (MiB); the first bucket is capped at kFirstBucketBytes
   bool localBnStats = false;          // keep BatchNorm running statistics local (no broadcast from rank 0)
   int64_t checkEvery = 0;             // ssgd: compare a parameter checksum across ranks every K steps
-  Compression compress = Compression::kNone;       // ssgd: how the buckets travel
+  Compression compress{};                          // ssgd: how the buckets travel (none: the enum's first)
   int64_t compressRank = kDefaultCompressRank;     // powersgd: the rank R of the factors
   int64_t compressStart = kDefaultCompressStart;   // powersgd: steps 1..K all-reduced uncompressed
 };

@@ -7,8 +7,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "comm/element_type.h"
 #include "common/cluster_file.h"
 #include "run/config_schema.h"
+#include "run/compression.h"
 #include "run/json_values.h"
 
 namespace dtbench::run {
@@ -122,10 +124,12 @@ std::string devicesLabel(const RunFacts& facts) {
 
 namespace {
 
-// What --compress sends of a bucket, against the bucket itself: the gradients in the bucket's type
-// (none) or the 16-bit one (fp16, bf16), one all-reduce of all its elements; under powersgd its
-// uncompressed part and, where a matrix is compressed, its factors P and Q in float32, which together
-// are smaller than the bucket (a factor pair is sent only where (n + m)·r·2 < n·m: comm/compressed_sizes.h).
+// What --compress sends of a bucket, against the bucket itself: where what it sends follows from the
+// bucket's size and type alone (a row that takes no rank: none, fp16, bf16), exactly what bucketSends()
+// gives (run/compression.h); under a low-rank compression (powersgd), whose sends follow from shapes
+// config.json does not hold, its uncompressed part and, where a matrix is compressed, its factors P and
+// Q in float32, which together are smaller than the bucket (a factor pair is sent only where
+// (n + m)·r·2 < n·m: comm/compressed_sizes.h).
 std::string bucketCollectivesProblem(const BucketFacts& buckets, Compression compress) {
   if (buckets.collectives.empty()) return "";  // written before it was recorded
   const std::string where = "bucket_collectives";
@@ -139,26 +143,37 @@ std::string bucketCollectivesProblem(const BucketFacts& buckets, Compression com
     const std::vector<CollectiveFacts>& list = buckets.collectives[b];
     const int64_t elements = buckets.elements[b];
     const std::string bucket = where + " bucket " + std::to_string(b) + ": ";
-    if (compress != Compression::kPowerSgd) {
-      const std::string type = compress == Compression::kFp16   ? "float16"
-                               : compress == Compression::kBf16 ? "bfloat16"
-                               : buckets.dtypes.empty()         ? "float32"
-                                                                : buckets.dtypes[b];
-      if (list.size() != 1 || list.front().what != "gradients" || list.front().elements != elements ||
-          list.front().dtype != type)
-        return bucket + "--compress " + std::string(compressionNames().name(compress)) +
-               " sends one all-reduce of its " + std::to_string(elements) + " elements in " + type;
+    const CompressionRow& row = compressionRow(compress);
+    if (!row.takesRank) {
+      BucketToSend whole;
+      whole.elements = elements;
+      whole.carriesFlag = b + 1 == buckets.elements.size();
+      try {
+        if (!buckets.dtypes.empty()) whole.type = comm::parseElementType(buckets.dtypes[b]);
+      } catch (const std::invalid_argument& e) {
+        return "bucket_dtypes bucket " + std::to_string(b) + ": " + e.what();
+      }
+      const std::vector<BucketSend> sends = row.sends(whole, 0);
+      bool same = list.size() == sends.size();
+      for (size_t i = 0; same && i < sends.size(); ++i)
+        same = list[i].what == sends[i].what && list[i].elements == sends[i].elements &&
+               list[i].dtype == comm::name(sends[i].type);
+      if (!same)
+        return bucket + "--compress " + row.name + " sends " +
+               (sends.size() == 1 ? "one all-reduce" : std::to_string(sends.size()) + " all-reduces") + " of its " +
+               std::to_string(elements) + " elements in " + comm::name(sends.front().type);
       continue;
     }
+    const std::string name = row.name;
     int64_t uncompressed = 0, p = 0, q = 0, sent = 0;
     for (const CollectiveFacts& c : list) {
-      if (c.dtype != "float32") return bucket + "powersgd sends float32, not " + c.dtype;
-      int64_t& slot = c.what == "uncompressed" ? uncompressed : c.what == "p" ? p : c.what == "q" ? q : sent;
-      if (&slot == &sent) return bucket + "powersgd sends uncompressed, p and q, not '" + c.what + "'";
+      if (c.dtype != "float32") return bucket + name + " sends float32, not " + c.dtype;
+      int64_t& slot = c.what == "uncompressed" ? uncompressed : c.what == kFactorPart ? p : c.what == "q" ? q : sent;
+      if (&slot == &sent) return bucket + name + " sends uncompressed, p and q, not '" + c.what + "'";
       if (slot != 0) return bucket + "'" + c.what + "' twice";
       slot = c.elements;
     }
-    if ((p > 0) != (q > 0)) return bucket + "powersgd sends P and Q together";
+    if ((p > 0) != (q > 0)) return bucket + name + " sends P and Q together";
     if (uncompressed + p + q == 0) return bucket + "sends nothing";
     // The compressed matrices hold the elements not sent whole, and their factors under half of those.
     const int64_t inMatrices = elements - uncompressed;

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
+#include <system_error>
 #include <utility>
 
 #include "run/json_values.h"
@@ -110,6 +112,24 @@ RunSummary readSummaryFile(const std::string& runDirectory, std::vector<std::str
   const nlohmann::json summary =
       readJsonOrProblem((std::filesystem::path(runDirectory) / "summary.json").string(), problems);
   return readSummaryJson(summary, problems);
+}
+
+std::optional<RunOutcome> readRunOutcome(const std::string& runDirectory) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(runDirectory, error))
+    throw std::invalid_argument(runDirectory + " is not a directory");
+  const bool hasSummary = fs::exists(fs::path(runDirectory) / "summary.json", error);
+  if (!hasSummary && !fs::exists(fs::path(runDirectory) / "config.json", error))
+    throw std::invalid_argument(runDirectory + " is not a run directory (it has neither config.json nor summary.json)");
+  if (!hasSummary) return std::nullopt;
+  std::vector<std::string> problems;
+  const RunSummary summary = readSummaryFile(runDirectory, problems);
+  // A problem elsewhere in the file (an epoch's figure) leaves the outcome it records standing.
+  if (summary.status || problems.empty()) return summary.status;
+  std::string text;
+  for (const std::string& problem : problems) text += (text.empty() ? "" : "; ") + problem;
+  throw std::runtime_error(runDirectory + ": " + text);
 }
 
 }  // namespace dtbench::run

@@ -71,4 +71,12 @@ RunSummary readSummaryJson(const nlohmann::json& summary, std::vector<std::strin
 // <runDirectory>/summary.json read back (readJsonOrProblem, then readSummaryJson).
 RunSummary readSummaryFile(const std::string& runDirectory, std::vector<std::string>& problems);
 
+// How the run in `runDirectory` stands or ended, as its summary.json records it: what `dtbench status` prints
+// and scripts ask it for (docs/run-directory.md, "summary.json"). nullopt ("unknown") for a run directory
+// without summary.json (a run killed before its first write), or whose summary.json records no outcome.
+// Throws std::invalid_argument when `runDirectory` is no directory or holds no run (neither config.json nor
+// summary.json), std::runtime_error naming the problem when summary.json cannot be read or its status names
+// no outcome.
+std::optional<RunOutcome> readRunOutcome(const std::string& runDirectory);
+
 }  // namespace dtbench::run

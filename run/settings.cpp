@@ -36,14 +36,6 @@ const common::NamedValues<Sync>& syncNames() {
   return names;
 }
 
-const common::NamedValues<Compression>& compressionNames() {
-  static const common::NamedValues<Compression> names(
-      {"gradient compression", "gradient compressions"}, "--compress",
-      {{Compression::kNone, "none"}, {Compression::kFp16, "fp16"}, {Compression::kBf16, "bf16"},
-       {Compression::kPowerSgd, "powersgd"}});
-  return names;
-}
-
 const common::NamedValues<ParallelMode>& modeNames() {
   static const common::NamedValues<ParallelMode> names("--mode",
                                                        {{ParallelMode::kDdp, "ddp"}, {ParallelMode::kDp, "dp"}});

@@ -5,6 +5,7 @@
 // the tools that read run directories turn it into the enum again (run/config_schema.h).
 
 #include "common/named_values.h"
+#include "run/compression.h"
 
 namespace dtbench::run {
 
@@ -13,9 +14,7 @@ enum class DeviceKind { kCpu, kCuda };
 enum class OptimizerKind { kSgd, kAdam, kRmsprop };
 enum class Amp { kOff, kBf16, kFp16 };  // autocast's type: none, bfloat16, float16
 enum class Sync { kSsgd, kPairavg };
-// How --sync ssgd's gradient buckets travel (trainer/sync/bucket_compression.h): as they are (float32),
-// cast to float16 or bfloat16, or as PowerSGD's low-rank factors.
-enum class Compression { kNone, kFp16, kBf16, kPowerSgd };
+// How --sync ssgd's gradient buckets travel (Compression, compressionNames()): run/compression.h, its rows.
 enum class ParallelMode { kDdp, kDp };  // ddp: one process per rank; dp: one process, several local GPUs
 // How a step's phases are timed (trainer/step/step_timer.h): device events read back later, a device
 // synchronization at every phase boundary, or not at all.
@@ -27,7 +26,6 @@ const common::NamedValues<DeviceKind>& deviceNames();        // cpu cuda
 const common::NamedValues<OptimizerKind>& optimizerNames();  // sgd adam rmsprop
 const common::NamedValues<Amp>& ampNames();                  // off bf16 fp16
 const common::NamedValues<Sync>& syncNames();                // ssgd pairavg
-const common::NamedValues<Compression>& compressionNames();  // none fp16 bf16 powersgd
 const common::NamedValues<ParallelMode>& modeNames();        // ddp dp
 const common::NamedValues<PhaseTiming>& phaseTimingNames();  // events sync none
 const common::NamedValues<bool>& cudnnBenchmarkNames();      // on off

@@ -146,14 +146,20 @@ def run_dtbench(a, world, compress, seed, directory):
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
 
-def epochs_of(side, path):
+def run_complete(dtbench, path):
+    """Whether the run in `path` did all it was asked, as `dtbench status` says (its "complete" fact);
+    False for a directory that holds no run."""
+    got = subprocess.run([dtbench, "status", "--json", path], capture_output=True, text=True)
+    return got.returncode == 0 and json.loads(got.stdout)["complete"]
+
+
+def epochs_of(a, side, path):
     """Every epoch's (train_loss, test_accuracy) of a finished run, or None."""
     try:
         if side == "dtbench":
-            summary = json.load(open(os.path.join(path, "summary.json")))
-            if summary.get("status") != "completed":
+            if not run_complete(a.dtbench, path):
                 return None
-            epochs = summary["epochs"]
+            epochs = json.load(open(os.path.join(path, "summary.json")))["epochs"]
         else:
             epochs = json.load(open(path))["epochs"]
         return [(e["train_loss"], e["test_accuracy"]) for e in epochs]
@@ -224,7 +230,7 @@ def main():
             for side in sides:
                 for compress in compressions:
                     path = path_of(side, world, compress, seed)
-                    if epochs_of(side, path) is not None:
+                    if epochs_of(a, side, path) is not None:
                         continue
                     print(f"[{time.strftime('%H:%M:%S')}] {side} N={world} {compress} seed {seed}", file=sys.stderr)
                     if side == "dtbench":
@@ -242,7 +248,7 @@ def main():
         for world in worlds:
             for compress in compressions:
                 for seed in seeds:
-                    epochs = epochs_of(side, path_of(side, world, compress, seed))
+                    epochs = epochs_of(a, side, path_of(side, world, compress, seed))
                     lines.append(f"| {side} | {world} | {compress} | {seed} | "
                                  + " / ".join(f"{100 * e[1]:.2f}" for e in epochs) + f" | {epochs[-1][0]:.4f} |")
                     finals.setdefault((side, world, compress), []).append(epochs[-1])

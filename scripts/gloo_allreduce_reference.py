@@ -37,6 +37,8 @@ def main():
         dist.all_reduce(worst, op=dist.ReduceOp.MAX)
         algbw = nbytes / (worst.item() * 1e-6) / 1e9
         if rank == 0:
+            # busbw = algbw x 2(N-1)/N, nccl-tests' factor, written out here: this reference runs in torch's
+            # Python beside dtbench, not through it (dtbench's one home: comm/topology/ring.h, ringBusFactor).
             print(f"{nbytes},{nbytes // 4},{worst.item():.1f},{algbw:.4f},{algbw * 2 * (size - 1) / size:.4f}", flush=True)
         nbytes *= factor
     dist.destroy_process_group()

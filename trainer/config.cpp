@@ -9,6 +9,7 @@
 #include "common/usage_error.h"
 #include "dtbench/build_config.h"
 #include "models/registry.h"
+#include "run/compression.h"
 #include "run/config_schema.h"
 #include "trainer/record/environment.h"
 #include "trainer/graph/graph_refusal.h"
@@ -60,19 +61,7 @@ void validate(const RunConfig& config) {
         "moves the bytes itself: pick a point-to-point topology (ring, tree, star, ...) or pairavg");
   if (config.sync.checkEvery > 0 && config.sync.kind != Sync::kSsgd)
     throw UsageError("--check-every compares parameters across ranks, which only --sync ssgd keeps identical");
-  if (config.sync.compress != Compression::kNone) {
-    const std::string compress = "--compress " + std::string(compressionNames().name(config.sync.compress));
-    if (config.sync.kind != Sync::kSsgd)
-      throw UsageError(compress + " compresses the gradients --sync ssgd all-reduces; --sync pairavg averages "
-                       "parameters with one partner: use --sync ssgd, or --compress none");
-    if (config.mode == ParallelMode::kDp)
-      throw UsageError(compress + " compresses the all-reduce between ranks; --mode dp has one process and no "
-                       "all-reduce: use --mode ddp, or --compress none");
-    if (config.gpu.cudaGraph)
-      throw UsageError(compress + " decides on the host, step by step, what each bucket sends (and PowerSGD keeps "
-                       "per-rank state), which a captured step cannot replay: leave out --cuda-graph, or use "
-                       "--compress none");
-  }
+  run::checkCompression(config);
   const comm::Backend backend = config.comm.connection.backend;
   if (comm::backendRow(backend).needsCuda && !cuda)
     throw UsageError("--backend " + std::string(comm::name(backend)) + " communicates between GPUs: use it with "

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "comm/topology/registry.h"
+#include "comm/topology/ring.h"
 
 namespace dtbench::comm {
 namespace {
@@ -65,7 +66,7 @@ LinkBound linkBound(const Schedule& schedule, const HostLayout& hosts, int64_t n
       }
     }
   const int n = schedule.worldSize;
-  const double busbwBytes = static_cast<double>(numel) * static_cast<double>(elementBytes) * 2 * (n - 1) / n;
+  const double busbwBytes = static_cast<double>(numel) * static_cast<double>(elementBytes) * ringBusFactor(n);
   if (bound.minSeconds > 0 && busbwBytes > 0) {
     bound.busbwBytesPerSecond = busbwBytes / bound.minSeconds;
     bound.busiestLinkBytesPerBusbwByte = static_cast<double>(busiestBytes) / busbwBytes;

@@ -44,6 +44,8 @@ int64_t ringBytesPerRank(int64_t bytes, int worldSize) {
   return worldSize < 2 ? 0 : 2 * (worldSize - 1) * bytes / worldSize;
 }
 
-double ringBusBandwidth(double algbw, int worldSize) { return algbw * 2.0 * (worldSize - 1) / worldSize; }
+double ringBusFactor(int worldSize) { return worldSize > 1 ? 2.0 * (worldSize - 1) / worldSize : 0; }
+
+double ringBusBandwidth(double algbw, int worldSize) { return algbw * ringBusFactor(worldSize); }
 
 }  // namespace dtbench::comm

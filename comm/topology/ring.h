@@ -20,11 +20,13 @@
 // (docs/reference.md, "Collective cost"), the bandwidth optimum. Invariants tested: the edges form
 // one cycle through all M ranks; verifySchedule holds.
 //
-// The ring's factor 2(N-1)/N lives here once, in the two forms every other place uses:
-// ringBytesPerRank is what each rank sends per all-reduce of S bytes (⌊2(N-1)·S/N⌋, the bytes the
-// traffic recorder and the report model for the backends' own all-reduce, which dtbench does not
-// see), and ringBusBandwidth is nccl-tests' bus bandwidth for all-reduce, algbw · 2(N-1)/N, which
-// makes figures of different world sizes comparable (dtbench allreduce, Table 3).
+// The ring's factor 2(N-1)/N lives here once; every other place calls one of its three forms:
+// ringBusFactor is the factor itself, nccl-tests' bus-bandwidth factor for all-reduce; ringBytesPerRank
+// is what each rank sends per all-reduce of S bytes (⌊2(N-1)·S/N⌋, the bytes the traffic recorder and
+// the report model for the backends' own all-reduce, which dtbench does not see); ringBusBandwidth is
+// nccl-tests' bus bandwidth for all-reduce, algbw · 2(N-1)/N, which makes figures of different world
+// sizes comparable (dtbench allreduce, Table 3, predict's bandwidth table, the link bound's busbw bytes,
+// predict --calibrate's first guess).
 
 #include <cstdint>
 #include <vector>
@@ -45,10 +47,17 @@ std::vector<Step> ringSteps(const std::vector<int>& members, int positions = -1)
 // ring repeats every rank. `period` must divide worldSize (std::invalid_argument otherwise).
 Schedule ringSlice(int worldSize, int period);
 
+// nccl-tests' bus-bandwidth factor for all-reduce (nccl-tests' doc/PERFORMANCE.md, "AllReduce"):
+// busbw = algbw · 2(N-1)/N, because a ring all-reduce of S bytes sends and receives 2(N-1)/N · S bytes
+// on every rank, the least any algorithm moves per rank; busbw is thus the rate each rank's link
+// carries, comparable across N and with the link's own rate. 2(N-1)/N for N = worldSize; 0 for fewer
+// than 2 ranks (one rank sends nothing).
+double ringBusFactor(int worldSize);
+
 // ⌊2(N-1)·bytes/N⌋ for N = worldSize (0 for one rank).
 int64_t ringBytesPerRank(int64_t bytes, int worldSize);
 
-// algbw · 2(N-1)/N for N = worldSize, in algbw's unit.
+// algbw · ringBusFactor(worldSize), in algbw's unit.
 double ringBusBandwidth(double algbw, int worldSize);
 
 }  // namespace dtbench::comm

@@ -90,12 +90,6 @@ const common::NamedValues<bool>& timingNames() {
   return names;
 }
 
-// 2 for 2.0, 1.5: a number as C++ streams it.
-std::string numberText(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
 
 
 int intAtLeast(const std::string& flag, const cxxopts::OptionValue& value, int min) {

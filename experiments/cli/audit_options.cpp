@@ -3,8 +3,26 @@
 #include <cxxopts.hpp>
 
 #include "experiments/cli/command_line.h"
+#include "experiments/cli/option_rows.h"
 
 namespace dtbench::experiments {
+namespace {
+
+// `dtbench audit`'s flags besides RUNDIR; the default is AuditOptions'.
+const std::vector<OptionRow<AuditOptions>>& auditRows() {
+  static const std::vector<OptionRow<AuditOptions>> rows{
+      {"show", "", "How many duplicate and missing indices to name", ValueKind::kInteger,
+       [](const AuditOptions& o) { return std::to_string(o.show); },
+       [](AuditOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.show = v.as<long long>();
+         if (o.show < 0) throwUsage("audit", flag + " must be >= 0, got " + std::to_string(o.show));
+       },
+       "N"},
+  };
+  return rows;
+}
+
+}  // namespace
 
 AuditOptions parseAuditOptions(const std::vector<std::string>& args) {
   AuditOptions o;
@@ -21,12 +39,9 @@ AuditOptions parseAuditOptions(const std::vector<std::string>& args) {
       "(no RUNDIR, no ledger in it).\n\n"
       "Synopsis: dtbench audit [--show N] RUNDIR");
   options.set_width(100);
-  // clang-format off
-  options.add_options()
-    ("show", "How many duplicate and missing indices to name", cxxopts::value<int64_t>()->default_value("10"))
-    ("directory", "The run directory", cxxopts::value<std::vector<std::string>>())
-    ("h,help", "Show this help");
-  // clang-format on
+  addOptionRows(options, auditRows());
+  options.add_options()("directory", "The run directory", cxxopts::value<std::vector<std::string>>())(
+      "h,help", "Show this help");
   options.parse_positional({"directory"});
   options.positional_help("RUNDIR");
   const ParsedOptions result = parseOptions(options, "audit", args);
@@ -42,8 +57,7 @@ AuditOptions parseAuditOptions(const std::vector<std::string>& args) {
   if (directories.size() != 1)
     throwUsage("audit", "audit one run directory at a time, got " + std::to_string(directories.size()));
   o.directory = directories.front();
-  o.show = parsed["show"].as<int64_t>();
-  if (o.show < 0) throwUsage("audit", "--show must be >= 0, got " + std::to_string(o.show));
+  applyOptionRows(parsed, auditRows(), o);
   return o;
 }
 

@@ -23,6 +23,8 @@ const std::vector<Subcommand>& subcommands() {
       {"capture", "capture a run's packets with libpcap (record) and turn them into wire tables (analyze)",
        runCaptureCommand},
       {"audit", "check a run's sample ledger (train --sample-ledger): every sample once per epoch", runAuditCommand},
+      {"status", "print how a run stands or ended (summary.json's outcome: running, completed, ...)",
+       runStatusCommand},
   };
   return table;
 }

@@ -17,6 +17,7 @@ int runSweepCommand(const std::vector<std::string>& args);
 int runPredictCommand(const std::vector<std::string>& args);
 int runCaptureCommand(const std::vector<std::string>& args);
 int runAuditCommand(const std::vector<std::string>& args);
+int runStatusCommand(const std::vector<std::string>& args);
 
 struct Subcommand {
   const char* name;

@@ -14,6 +14,7 @@
 //      o.settings.warmupIters = atLeast(flag, v.as<long long>(), 0); }}
 
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,11 @@ struct OptionRow {
   std::function<std::string(const Settings&)> shown;
   // Sets `settings` from the given value; `flag` ("--min-bytes") names it in errors.
   std::function<void(Settings& settings, const cxxopts::OptionValue& value, const std::string& flag)> set;
-  std::string argument;   // what --help shows after the flag ("NAME"; "" shows cxxopts' "arg")
+  std::string argument = {};  // what --help shows after the flag ("NAME"; "" shows cxxopts' "arg")
   bool required = false;  // a UsageError "--node NAME is required" when the flag is not given
+  // A text flag that may be given more than once: its value is a std::vector<std::string> of every
+  // word given (cxxopts also splits each at commas).
+  bool repeated = false;
 
   // "min-bytes" of "b,min-bytes".
   std::string longName() const { return name.substr(name.find(',') + 1); }
@@ -56,6 +60,7 @@ void addOptionRows(cxxopts::Options& options, const std::vector<OptionRow<Settin
       case ValueKind::kText:
       case ValueKind::kUnknown: value = cxxopts::value<std::string>(); break;
     }
+    if (row.repeated) value = cxxopts::value<std::vector<std::string>>();
     if (row.shown && row.kind != ValueKind::kSwitch) value->default_value(row.shown(defaults));
     options.add_option(row.group, cxxopts::Option(row.name, row.help, value, row.argument));
   }
@@ -76,6 +81,18 @@ void applyOptionRows(const cxxopts::ParseResult& parsed, const std::vector<Optio
 
 // A text flag's value.
 inline std::string optionText(const cxxopts::OptionValue& value) { return value.as<std::string>(); }
+
+// A repeated flag's values, every one given.
+inline std::vector<std::string> optionTexts(const cxxopts::OptionValue& value) {
+  return value.as<std::vector<std::string>>();
+}
+
+// 2 for 2.0, 1.5: a number as --help shows a default.
+inline std::string numberText(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
 
 // `value`, or a common::UsageError "FLAG must be at least MIN, got VALUE".
 inline long long atLeast(const std::string& flag, long long value, long long min) {

@@ -169,17 +169,7 @@ int runPredictCommand(const std::vector<std::string>& args) {
         "predict --describe-model MODEL --gpu " + hardware.device.gpuField() + " --forward-ms F --backward-ms B ...; " +
         "experiments/predict/steps/ holds measured ones), or take this compute as theirs, scaled by the file's " +
         "compute_scale, with --accept-other-device");
-  predict::WhatIf whatIf;
-  if (!o.topology.empty()) whatIf.topology = comm::Topology::parse(o.topology);
-  if (!o.backend.empty()) whatIf.backend = comm::backendNames().parse(o.backend);
-  if (!o.sync.empty()) whatIf.sync = run::syncNames().parse(o.sync);
-  whatIf.bucketMb = o.bucketMb;
-  whatIf.bucketLayout = o.bucketLayout;
-  if (o.noOverlap) whatIf.overlap = false;
-  whatIf.elementBytes = o.elementBytes;
-  whatIf.segmentBytes = o.segmentBytes;
-  whatIf.compress = o.compress;
-  whatIf.compressRank = o.compressRank;
+  const predict::WhatIf& whatIf = o.whatIf;
   if (o.vary) return varyCommand(o, run, hardware, whatIf);
   std::vector<predict::StepPrediction> predictions;
   for (int world : o.worlds) {

@@ -1,17 +1,23 @@
 #include "experiments/cli/predict_options.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <utility>
 #include <system_error>
 
 #include <cxxopts.hpp>
+#include <nlohmann/json.hpp>
 
 #include "comm/bucket_layout.h"
 #include "comm/topology/registry.h"
 #include "common/lists.h"
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "experiments/cli/option_rows.h"
 #include "experiments/predict/rate_axis.h"
 #include "experiments/predict/step_model.h"
 #include "run/config_schema.h"
@@ -53,25 +59,6 @@ void refuseEmptyRequired(const std::vector<std::string>& args) {
     for (const auto& [flag, what] : required)
       if ((args[i] == flag && i + 1 < args.size() && args[i + 1].empty()) || args[i] == std::string(flag) + "=")
         throwUsage("predict", std::string(flag) + " got an empty value; " + what);
-}
-
-// The values of a what-if flag that --vary compares along its axis: comma-separated, each once. Without
-// --vary a flag holds one value, and a list is refused saying where lists belong.
-std::vector<std::string> whatIfList(const cxxopts::ParseResult& p, const char* flag, bool varied) {
-  const std::string text = p[flag].as<std::string>();
-  const std::vector<std::string> values = common::splitList(text);
-  if (!varied) {
-    if (text.find(',') != std::string::npos)
-      throwUsage("predict", std::string("--") + flag + " '" + text + "' names several values; each prediction takes "
-                            "one, and several are compared along a hardware number with --vary, e.g. --" + flag +
-                            " " + text + " --vary inter_node.bandwidth_gbit_s=1,10,100");
-    return {text};
-  }
-  if (values.empty()) throwUsage("predict", std::string("--") + flag + " got no value");
-  std::set<std::string> seen;
-  for (const std::string& v : values)
-    if (!seen.insert(v).second) throwUsage("predict", std::string("--") + flag + " '" + text + "' names " + v + " twice");
-  return values;
 }
 
 }  // namespace
@@ -128,6 +115,273 @@ std::vector<int> parseWorldList(const std::string& text) {
   return worlds;
 }
 
+namespace {
+
+using PredictRow = OptionRow<PredictOptions>;
+
+// A text flag that sets one string of PredictOptions.
+PredictRow predictTextRow(const std::string& name, const std::string& help, std::string PredictOptions::*field) {
+  return {name, "", help, ValueKind::kText, nullptr,
+          [field](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.*field = optionText(v); }};
+}
+
+// The value given to `setting`'s flag, in config.json's terms (what the row's set takes).
+nlohmann::json settingJson(const run::Setting& setting, const cxxopts::OptionValue& v) {
+  switch (setting.type) {
+    case run::ValueType::kSwitch: return setting.switchValue;
+    case run::ValueType::kInteger:
+    case run::ValueType::kCount: return static_cast<int64_t>(v.as<long long>());
+    case run::ValueType::kNumber: return v.as<double>();
+    default: return optionText(v);
+  }
+}
+
+ValueKind settingKind(const run::Setting& setting) {
+  switch (setting.type) {
+    case run::ValueType::kSwitch: return ValueKind::kSwitch;
+    case run::ValueType::kInteger:
+    case run::ValueType::kCount: return ValueKind::kInteger;
+    case run::ValueType::kNumber: return ValueKind::kNumber;
+    default: return ValueKind::kText;
+  }
+}
+
+// `value` through train's row of `setting` (run/config_schema.h): its parse and its rule, each error
+// naming the flag; the configuration it set.
+run::RunConfig throughSetting(const run::Setting& setting, const nlohmann::json& value) {
+  run::RunConfig config;
+  setting.set(config, value);
+  run::checkRule(setting, config);
+  return config;
+}
+
+// A what-if flag that is dtbench train's `flag`: the type, parse and rule of train's row, predict's
+// help; `take` copies the value out of the configuration the row set.
+PredictRow settingRow(const std::string& flag, const std::string& help,
+                      void (*take)(PredictOptions&, const run::RunConfig&)) {
+  const run::Setting& setting = *run::findSettingByFlag(flag);
+  return {setting.flag.substr(2), "", help, settingKind(setting), nullptr,
+          [&setting, take](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+            take(o, throughSetting(setting, settingJson(setting, v)));
+          }};
+}
+
+// The values of a what-if flag that --vary compares along its axis: comma-separated, each once, each
+// through train's row of the flag. Without --vary one value only (checkPrediction).
+std::vector<run::RunConfig> whatIfValues(const std::string& flag, const std::string& text) {
+  const std::vector<std::string> values = common::splitList(text);
+  if (values.empty()) throwUsage("predict", flag + " got no value");
+  std::set<std::string> seen;
+  std::vector<run::RunConfig> configs;
+  for (const std::string& v : values) {
+    if (!seen.insert(v).second) throwUsage("predict", flag + " '" + text + "' names " + v + " twice");
+    configs.push_back(throughSetting(*run::findSettingByFlag(flag), v));
+  }
+  return configs;
+}
+
+// Predict's flags up to --describe-model, in --help's order.
+const std::vector<PredictRow>& predictRows() {
+  static const std::vector<PredictRow> rows{
+      predictTextRow("hardware", "The machine to predict for (JSON; docs/predict.md, \"The hardware file\")",
+                     &PredictOptions::hardwarePath),
+      {"world", "", "World sizes, e.g. 2,4,8 or 2,4,...,1024 (at most 65536 ranks, 1024 sizes); nodes = world / ranks_per_node",
+       ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.worlds = parseWorldList(optionText(v)); }},
+      {"topology", "", "What if the all-reduce used this topology (default: the run's)", ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         for (const run::RunConfig& c : whatIfValues(flag, optionText(v))) o.topologies.push_back(c.comm.topology.name());
+         if (o.topologies.size() == 1) o.whatIf.topology = comm::Topology::parse(o.topologies.front());
+       }},
+      settingRow("--backend", "Backend whose native efficiency applies to --topology native (default: the run's)",
+                 [](PredictOptions& o, const run::RunConfig& c) { o.whatIf.backend = c.comm.connection.backend; }),
+      settingRow("--sync", "What if gradients were synchronized this way: " + run::syncNames().joined(" or ") +
+                               " (default: the run's)",
+                 [](PredictOptions& o, const run::RunConfig& c) { o.whatIf.sync = c.sync.kind; }),
+      settingRow("--bucket-mb", "What if buckets were capped at this many MiB (default: the run's)",
+                 [](PredictOptions& o, const run::RunConfig& c) { o.whatIf.bucketMb = c.sync.bucketMb; }),
+      {"bucket-layout", "",
+       "What if buckets were laid out by this rule: ddp (c10d's, the trainer's) or fusion (Horovod's Tensor Fusion, "
+       "--bucket-mb its threshold; docs/predict.md) (default: the run's)",
+       ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.whatIf.bucketLayout = comm::bucketLayoutNames().parse(optionText(v));
+       }},
+      settingRow("--no-overlap", "What if one fused all-reduce ran after backward",
+                 [](PredictOptions& o, const run::RunConfig& c) { o.whatIf.overlap = c.sync.overlap; }),
+      {"element-bytes", "", "What if every gradient element had this many bytes (2: float16/bfloat16, 4: float32)",
+       ValueKind::kInteger, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         const long long bytes = v.as<long long>();
+         if (bytes != 2 && bytes != 4)
+           throw UsageError(flag + " is 2 (float16, bfloat16) or 4 (float32), got " + std::to_string(bytes));
+         o.whatIf.elementBytes = bytes;
+       }},
+      {"segment-bytes", "", "Pipeline segment of a point-to-point topology (default: the run's or the topology's)",
+       ValueKind::kInteger, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         if (v.as<long long>() < 0) throw UsageError(flag + " must be >= 0 (0: whole chunks)");
+         o.whatIf.segmentBytes = v.as<long long>();
+       }},
+      {"compress", "",
+       "What if gradients were compressed (" + run::compressionNames().joined(", ", " or ") +
+           "): each bucket's compressed all-reduces, and the encoding and decoding the run measured for the same "
+           "compression (else 0, said in the Assumed table) (default: the run's)",
+       ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         for (const run::RunConfig& c : whatIfValues(flag, optionText(v))) o.compressions.push_back(c.sync.compress);
+         if (o.compressions.size() == 1) o.whatIf.compress = o.compressions.front();
+       }},
+      settingRow("--compress-rank", "powersgd: the rank of its factors (default: the run's)",
+                 [](PredictOptions& o, const run::RunConfig& c) { o.whatIf.compressRank = c.sync.compressRank; }),
+      {"format", "", "md, csv (every table, each after a '# title' line) or json", ValueKind::kText,
+       [](const PredictOptions& o) { return std::string(reportFormatNames().name(o.format)); },
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.format = reportFormatNames().parse(optionText(v));
+       }},
+      {"table", "",
+       "Print only these tables, comma-separated (assumed, time_speedup, compute_comm, bandwidth, step_breakdown, "
+       "limits, prediction_inputs; with --vary rate_axis, crossings); one table with --format csv is plain CSV",
+       ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.tables = common::splitList(optionText(v)); }},
+      {"vary", "",
+       "Predict with this number of the hardware file set to each value in turn (KEY=V1,V2,...; KEY one of " +
+           common::joinList(predict::rateAxisKeys()) + "): the tables rate_axis and crossings, where the "
+           "configurations listed in --compress and --topology (comma-separated) take equal steps",
+       ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.vary = predict::parseRateAxis(optionText(v)); }},
+      predictTextRow("plots", "Draw predicted speedup, compute vs exposed communication and the step's terms (limits) "
+                              "against world size into DIR (PNG and PDF, python3-matplotlib)", &PredictOptions::plotsDir),
+      {"measured", "", "With --plots: run directories of the same configuration, drawn beside the prediction "
+                       "(comma-separated)", ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.measured = common::splitList(optionText(v)); }},
+      {"accept-other-device", "", "Take the step's compute as the hardware's ranks' although it ran on another device "
+                                  "than the hardware file's gpu (a CPU run for a GPU system; predict refuses it otherwise)",
+       ValueKind::kSwitch, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue&, const std::string&) { o.acceptOtherDevice = true; }},
+      {"calibrate", "", "dtbench allreduce --csv results to fit the links to (comma-separated)", ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.calibrate = common::splitList(optionText(v));
+         if (o.calibrate.empty()) throwUsage("predict", flag + " needs at least one CSV file");
+       }},
+      {"allreduce", "", "dtbench allreduce --csv results to predict on --hardware, each row beside its measurement "
+                        "(validation of the link model; comma-separated)", ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.allreduce = common::splitList(optionText(v));
+         if (o.allreduce.empty()) throwUsage("predict", flag + " needs at least one CSV file");
+       }},
+      predictTextRow("output", "With --calibrate: write the fitted hardware file here; with --describe or "
+                               "--describe-model: the step description (else either is printed)", &PredictOptions::outputPath),
+      predictTextRow("describe", "Write the step description of RUN (a run directory or a description)",
+                     &PredictOptions::describe),
+      {"describe-model", "", "Write the step description of a model of the zoo, its phases given in milliseconds",
+       ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.zoo.model = optionText(v); }},
+  };
+  return rows;
+}
+
+// A phase of --describe-model in milliseconds (ZooStepRequest holds seconds).
+PredictRow phaseRow(const std::string& name, const std::string& help, double predict::ZooStepRequest::*field,
+                    bool shown) {
+  return {name, "", "With --describe-model: " + help, ValueKind::kNumber,
+          shown ? std::function<std::string(const PredictOptions&)>(
+                      [field](const PredictOptions& o) { return numberText(o.zoo.*field * 1e3); })
+                : nullptr,
+          [field](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.zoo.*field = v.as<double>() / 1e3; }};
+}
+
+// --describe-model's flags; the defaults are predict::ZooStepRequest's member initializers.
+const std::vector<PredictRow>& zooRows() {
+  using Z = predict::ZooStepRequest;
+  static const std::vector<PredictRow> rows{
+      {"image-size", "", "With --describe-model: square images of this many pixels (a ResNet at 64 or more takes its "
+                         "ImageNet layout)", ValueKind::kInteger,
+       [](const PredictOptions& o) { return std::to_string(o.zoo.imageSize); },
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.zoo.imageSize = v.as<long long>(); }},
+      {"classes", "", "With --describe-model: classes of the classifier", ValueKind::kInteger,
+       [](const PredictOptions& o) { return std::to_string(o.zoo.classes); },
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.zoo.classes = v.as<long long>(); }},
+      {"dataset", "", "With --describe-model: the dataset's name, as text for the tables", ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.zoo.dataset = optionText(v); }},
+      {"batch-size", "", "With --describe-model: images per rank and step", ValueKind::kInteger, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.zoo.batchSize = static_cast<int>(std::clamp<long long>(v.as<long long>(), INT_MIN, INT_MAX));
+       }},
+      {"train-samples", "", "With --describe-model: images per epoch", ValueKind::kInteger,
+       [](const PredictOptions& o) { return std::to_string(o.zoo.trainSamples); },
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.zoo.trainSamples = v.as<long long>(); }},
+      phaseRow("h2d-ms", "the step's copy to the device", &Z::h2dS, true),
+      phaseRow("forward-ms", "the step's forward", &Z::forwardS, true),
+      phaseRow("backward-ms", "the step's backward", &Z::backwardS, false),
+      phaseRow("optimizer-ms", "the step's optimizer", &Z::optimizerS, true),
+      {"compute-source", "", "With --describe-model: where the phases come from (text kept in the description)",
+       ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.zoo.source = optionText(v); }},
+      {"gpu", "", "With --describe-model: the device the phases are of, a GPU of the peak table (docs/gpu-peaks.md) "
+                  "or none (CPU); predict compares it with the hardware file's gpu", ValueKind::kText, nullptr,
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.zoo.gpu = optionText(v); }},
+  };
+  return rows;
+}
+
+// --calibrate: no prediction flags, and an --output that is not one of the measurements.
+void checkCalibrate(const cxxopts::ParseResult& p, const PredictOptions& o) {
+  std::error_code error;
+  // The same file by path, or by another name for it (a hard link): either would overwrite the measurement.
+  for (const std::string& input : o.calibrate)
+    if (!o.outputPath.empty() &&
+        (std::filesystem::weakly_canonical(input, error) == std::filesystem::weakly_canonical(o.outputPath, error) ||
+         std::filesystem::equivalent(input, o.outputPath, error)))
+      throwUsage("predict", "--output " + o.outputPath + " is the measurement --calibrate reads; write the "
+                            "hardware file elsewhere, e.g. --output hardware.json");
+  if (p.count("run") || p.count("hardware") || p.count("world"))
+    throwUsage("predict", "--calibrate fits a hardware file from all-reduce results; predict with it in a second "
+                          "command (RUN --hardware FILE --world ...)");
+}
+
+void checkDescribe(const cxxopts::ParseResult& p, PredictOptions& o) {
+  if (p.count("describe") && p.count("describe-model"))
+    throwUsage("predict", "--describe (a run) and --describe-model (a zoo model) write one description each: give one");
+  if (p.count("run") || p.count("hardware") || p.count("world"))
+    throwUsage("predict", "--describe and --describe-model write a step description; predict from it in a second "
+                          "command (STEP.json --hardware FILE --world ...)");
+  if (p.count("describe-model")) o.describeModel = o.zoo;
+}
+
+// A prediction (or --allreduce's): the flags of the other modes refused, the required ones there, the
+// what-if lists under --vary only.
+void checkPrediction(const cxxopts::ParseResult& p, PredictOptions& o) {
+  for (const PredictRow& row : zooRows())
+    if (p.count(row.longName())) throwUsage("predict", "--" + row.longName() + " belongs to --describe-model");
+  if (p.count("output")) throwUsage("predict", "--output belongs to --calibrate, --describe and --describe-model");
+  if (!o.allreduce.empty()) {
+    if (!p.count("hardware")) throwUsage("predict", "--allreduce needs --hardware FILE: the machine to predict the rows on");
+    if (p.count("run") || p.count("world"))
+      throwUsage("predict", "--allreduce predicts the rows of its CSV files; a run and --world belong to a step prediction");
+    return;
+  }
+  if (!p.count("run"))
+    throwUsage("predict", "name the measured run directory or a step description, e.g. dtbench predict runs/r18-1 "
+                          "--hardware hw.json --world 2,4,8");
+  if (!p.count("hardware")) throwUsage("predict", "--hardware FILE is required (docs/predict.md, \"The hardware file\")");
+  if (!p.count("world")) throwUsage("predict", "--world is required, e.g. --world 2,4,...,64");
+  for (const char* flag : {"topology", "compress"})
+    if (!o.vary && p.count(flag) && common::splitList(p[flag].as<std::string>()).size() > 1) {
+      const std::string text = p[flag].as<std::string>();
+      throwUsage("predict", std::string("--") + flag + " '" + text + "' names several values; each prediction takes "
+                            "one, and several are compared along a hardware number with --vary, e.g. --" + flag +
+                            " " + text + " --vary inter_node.bandwidth_gbit_s=1,10,100");
+    }
+  if (o.vary && !o.plotsDir.empty())
+    throwUsage("predict", "--plots draws the prediction on one hardware file; --vary prints its axis as tables (draw "
+                          "them from --format csv --table rate_axis)");
+  if (!o.measured.empty() && o.plotsDir.empty())
+    throwUsage("predict", "--measured runs are drawn beside the prediction: give --plots DIR too");
+}
+
+}  // namespace
+
 PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   PredictOptions o;
   cxxopts::Options options(
@@ -143,66 +397,9 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
       "          dtbench predict --describe-model MODEL [--image-size S --classes K] --batch-size B\n"
       "                       --forward-ms F --backward-ms B [--optimizer-ms O] [--output step.json]");
   options.set_width(100);
-  // clang-format off
-  options.add_options()
-    ("hardware", "The machine to predict for (JSON; docs/predict.md, \"The hardware file\")", cxxopts::value<std::string>())
-    ("world", "World sizes, e.g. 2,4,8 or 2,4,...,1024 (at most 65536 ranks, 1024 sizes); nodes = world / ranks_per_node", cxxopts::value<std::string>())
-    ("topology", "What if the all-reduce used this topology (default: the run's)", cxxopts::value<std::string>())
-    ("backend", "Backend whose native efficiency applies to --topology native (default: the run's)", cxxopts::value<std::string>())
-    ("sync", "What if gradients were synchronized this way: " + run::syncNames().joined(" or ") + " (default: the run's)",
-     cxxopts::value<std::string>())
-    ("bucket-mb", "What if buckets were capped at this many MiB (default: the run's)", cxxopts::value<double>())
-    ("bucket-layout", "What if buckets were laid out by this rule: ddp (c10d's, the trainer's) or fusion (Horovod's "
-                      "Tensor Fusion, --bucket-mb its threshold; docs/predict.md) (default: the run's)",
-     cxxopts::value<std::string>())
-    ("no-overlap", "What if one fused all-reduce ran after backward")
-    ("element-bytes", "What if every gradient element had this many bytes (2: float16/bfloat16, 4: float32)", cxxopts::value<int64_t>())
-    ("segment-bytes", "Pipeline segment of a point-to-point topology (default: the run's or the topology's)", cxxopts::value<int64_t>())
-    ("compress", "What if gradients were compressed (" + run::compressionNames().joined(", ", " or ") +
-                 "): each bucket's compressed all-reduces, and the encoding and decoding the run measured for the "
-                 "same compression (else 0, said in the Assumed table) (default: the run's)",
-     cxxopts::value<std::string>())
-    ("compress-rank", "powersgd: the rank of its factors (default: the run's)", cxxopts::value<int64_t>())
-    ("format", "md, csv (every table, each after a '# title' line) or json", cxxopts::value<std::string>()->default_value("md"))
-    ("table", "Print only these tables, comma-separated (assumed, time_speedup, compute_comm, bandwidth, "
-              "step_breakdown, limits, prediction_inputs; with --vary rate_axis, crossings); one table with "
-              "--format csv is plain CSV",
-     cxxopts::value<std::string>())
-    ("vary", "Predict with this number of the hardware file set to each value in turn (KEY=V1,V2,...; KEY one of " +
-             common::joinList(predict::rateAxisKeys()) + "): the tables rate_axis and crossings, where "
-             "the configurations listed in --compress and --topology (comma-separated) take equal steps",
-     cxxopts::value<std::string>())
-    ("plots", "Draw predicted speedup, compute vs exposed communication and the step's terms (limits) against "
-              "world size into DIR (PNG and PDF, python3-matplotlib)", cxxopts::value<std::string>())
-    ("measured", "With --plots: run directories of the same configuration, drawn beside the prediction "
-                 "(comma-separated)", cxxopts::value<std::string>())
-    ("accept-other-device", "Take the step's compute as the hardware's ranks' although it ran on another device "
-                            "than the hardware file's gpu (a CPU run for a GPU system; predict refuses it otherwise)")
-    ("calibrate", "dtbench allreduce --csv results to fit the links to (comma-separated)", cxxopts::value<std::string>())
-    ("allreduce", "dtbench allreduce --csv results to predict on --hardware, each row beside its measurement "
-                  "(validation of the link model; comma-separated)", cxxopts::value<std::string>())
-    ("output", "With --calibrate: write the fitted hardware file here; with --describe or --describe-model: the step "
-               "description (else either is printed)", cxxopts::value<std::string>())
-    ("describe", "Write the step description of RUN (a run directory or a description)", cxxopts::value<std::string>())
-    ("describe-model", "Write the step description of a model of the zoo, its phases given in milliseconds",
-     cxxopts::value<std::string>())
-    ("image-size", "With --describe-model: square images of this many pixels (a ResNet at 64 or more takes its "
-                   "ImageNet layout)", cxxopts::value<int64_t>()->default_value("32"))
-    ("classes", "With --describe-model: classes of the classifier", cxxopts::value<int64_t>()->default_value("10"))
-    ("dataset", "With --describe-model: the dataset's name, as text for the tables", cxxopts::value<std::string>())
-    ("batch-size", "With --describe-model: images per rank and step", cxxopts::value<int>())
-    ("train-samples", "With --describe-model: images per epoch", cxxopts::value<int64_t>()->default_value("50000"))
-    ("h2d-ms", "With --describe-model: the step's copy to the device", cxxopts::value<double>()->default_value("0"))
-    ("forward-ms", "With --describe-model: the step's forward", cxxopts::value<double>()->default_value("0"))
-    ("backward-ms", "With --describe-model: the step's backward", cxxopts::value<double>())
-    ("optimizer-ms", "With --describe-model: the step's optimizer", cxxopts::value<double>()->default_value("0"))
-    ("compute-source", "With --describe-model: where the phases come from (text kept in the description)",
-     cxxopts::value<std::string>())
-    ("gpu", "With --describe-model: the device the phases are of, a GPU of the peak table (docs/gpu-peaks.md) or "
-            "none (CPU); predict compares it with the hardware file's gpu", cxxopts::value<std::string>())
-    ("run", "Measured run directory", cxxopts::value<std::string>())
-    ("h,help", "Show this help");
-  // clang-format on
+  addOptionRows(options, predictRows());
+  addOptionRows(options, zooRows());
+  options.add_options()("run", "Measured run directory", cxxopts::value<std::string>())("h,help", "Show this help");
   options.parse_positional({"run"});
   options.positional_help("RUN");
   refuseEmptyRequired(args);
@@ -213,123 +410,15 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
     return o;
   }
   const cxxopts::ParseResult& p = result.result;
-  o.format = reportFormatNames().parse(p["format"].as<std::string>());
-  if (p.count("table")) o.tables = common::splitList(p["table"].as<std::string>());
-  if (p.count("calibrate")) {
-    o.calibrate = common::splitList(p["calibrate"].as<std::string>());
-    if (o.calibrate.empty()) throwUsage("predict", "--calibrate needs at least one CSV file");
-    if (p.count("output")) {
-      o.outputPath = p["output"].as<std::string>();
-      std::error_code error;
-      // The same file by path, or by another name for it (a hard link): either would overwrite the measurement.
-      for (const std::string& input : o.calibrate)
-        if (std::filesystem::weakly_canonical(input, error) == std::filesystem::weakly_canonical(o.outputPath, error) ||
-            std::filesystem::equivalent(input, o.outputPath, error))
-          throwUsage("predict", "--output " + o.outputPath + " is the measurement --calibrate reads; write the "
-                                "hardware file elsewhere, e.g. --output hardware.json");
-    }
-    if (p.count("run") || p.count("hardware") || p.count("world"))
-      throwUsage("predict", "--calibrate fits a hardware file from all-reduce results; predict with it in a second "
-                            "command (RUN --hardware FILE --world ...)");
-    return o;
-  }
-  if (p.count("describe") || p.count("describe-model")) {
-    if (p.count("describe") && p.count("describe-model"))
-      throwUsage("predict", "--describe (a run) and --describe-model (a zoo model) write one description each: give one");
-    if (p.count("run") || p.count("hardware") || p.count("world"))
-      throwUsage("predict", "--describe and --describe-model write a step description; predict from it in a second "
-                            "command (STEP.json --hardware FILE --world ...)");
-    if (p.count("output")) o.outputPath = p["output"].as<std::string>();
-    if (p.count("describe")) {
-      o.describe = p["describe"].as<std::string>();
-      return o;
-    }
-    predict::ZooStepRequest& r = o.describeModel.emplace();
-    r.model = p["describe-model"].as<std::string>();
-    r.imageSize = p["image-size"].as<int64_t>();
-    r.classes = p["classes"].as<int64_t>();
-    if (p.count("dataset")) r.dataset = p["dataset"].as<std::string>();
-    if (p.count("batch-size")) r.batchSize = p["batch-size"].as<int>();
-    r.trainSamples = p["train-samples"].as<int64_t>();
-    r.h2dS = p["h2d-ms"].as<double>() / 1e3;
-    r.forwardS = p["forward-ms"].as<double>() / 1e3;
-    if (p.count("backward-ms")) r.backwardS = p["backward-ms"].as<double>() / 1e3;
-    r.optimizerS = p["optimizer-ms"].as<double>() / 1e3;
-    if (p.count("compute-source")) r.source = p["compute-source"].as<std::string>();
-    if (p.count("gpu")) r.gpu = p["gpu"].as<std::string>();
-    return o;
-  }
-  for (const char* flag : {"image-size", "classes", "train-samples", "h2d-ms", "forward-ms", "optimizer-ms"})
-    if (p.count(flag) && !p[flag].has_default())
-      throwUsage("predict", std::string("--") + flag + " belongs to --describe-model");
-  for (const char* flag : {"dataset", "batch-size", "backward-ms", "compute-source", "gpu"})
-    if (p.count(flag)) throwUsage("predict", std::string("--") + flag + " belongs to --describe-model");
-  if (p.count("output")) throwUsage("predict", "--output belongs to --calibrate, --describe and --describe-model");
-  if (p.count("allreduce")) {
-    o.allreduce = common::splitList(p["allreduce"].as<std::string>());
-    if (o.allreduce.empty()) throwUsage("predict", "--allreduce needs at least one CSV file");
-    if (!p.count("hardware")) throwUsage("predict", "--allreduce needs --hardware FILE: the machine to predict the rows on");
-    if (p.count("run") || p.count("world"))
-      throwUsage("predict", "--allreduce predicts the rows of its CSV files; a run and --world belong to a step prediction");
-    o.hardwarePath = p["hardware"].as<std::string>();
-    return o;
-  }
-  if (!p.count("run")) throwUsage("predict", "name the measured run directory or a step description, e.g. dtbench predict runs/r18-1 "
-                                             "--hardware hw.json --world 2,4,8");
-  o.run = p["run"].as<std::string>();
-  if (!p.count("hardware")) throwUsage("predict", "--hardware FILE is required (docs/predict.md, \"The hardware file\")");
-  o.hardwarePath = p["hardware"].as<std::string>();
-  if (!p.count("world")) throwUsage("predict", "--world is required, e.g. --world 2,4,...,64");
-  o.worlds = parseWorldList(p["world"].as<std::string>());
-  if (p.count("vary")) o.vary = predict::parseRateAxis(p["vary"].as<std::string>());
-  if (p.count("topology")) {
-    o.topologies = whatIfList(p, "topology", o.vary.has_value());
-    if (o.vary)
-      for (const std::string& name : o.topologies) comm::Topology::parse(name);  // refused here, naming the valid ones
-    if (o.topologies.size() == 1) o.topology = o.topologies.front();
-  }
-  if (p.count("backend")) o.backend = p["backend"].as<std::string>();
-  if (p.count("sync")) {
-    o.sync = p["sync"].as<std::string>();
-    run::syncNames().parse(o.sync);  // refused here, naming the valid ones
-  }
-  if (p.count("bucket-mb")) {
-    o.bucketMb = p["bucket-mb"].as<double>();
-    run::RunConfig whatIf;  // the rule of train's --bucket-mb (run/config_schema.h)
-    whatIf.sync.bucketMb = *o.bucketMb;
-    run::checkRule(*run::findSettingByFlag("--bucket-mb"), whatIf);
-  }
-  if (p.count("bucket-layout")) o.bucketLayout = comm::bucketLayoutNames().parse(p["bucket-layout"].as<std::string>());
-  o.noOverlap = p.count("no-overlap") > 0;
-  if (p.count("element-bytes")) {
-    o.elementBytes = p["element-bytes"].as<int64_t>();
-    if (*o.elementBytes != 2 && *o.elementBytes != 4)
-      throw UsageError("--element-bytes is 2 (float16, bfloat16) or 4 (float32), got " + std::to_string(*o.elementBytes));
-  }
-  if (p.count("compress")) {
-    for (const std::string& name : whatIfList(p, "compress", o.vary.has_value()))
-      o.compressions.push_back(run::compressionNames().parse(name));
-    if (o.compressions.size() == 1) o.compress = o.compressions.front();
-  }
-  if (p.count("compress-rank")) {
-    o.compressRank = p["compress-rank"].as<int64_t>();
-    run::RunConfig whatIf;  // the rule of train's --compress-rank (run/config_schema.h)
-    whatIf.sync.compressRank = *o.compressRank;
-    run::checkRule(*run::findSettingByFlag("--compress-rank"), whatIf);
-  }
-  o.acceptOtherDevice = p.count("accept-other-device") > 0;
-  if (p.count("plots")) o.plotsDir = p["plots"].as<std::string>();
-  if (o.vary && !o.plotsDir.empty())
-    throwUsage("predict", "--plots draws the prediction on one hardware file; --vary prints its axis as tables (draw "
-                          "them from --format csv --table rate_axis)");
-  if (p.count("measured")) {
-    if (o.plotsDir.empty()) throwUsage("predict", "--measured runs are drawn beside the prediction: give --plots DIR too");
-    o.measured = common::splitList(p["measured"].as<std::string>());
-  }
-  if (p.count("segment-bytes")) {
-    o.segmentBytes = p["segment-bytes"].as<int64_t>();
-    if (*o.segmentBytes < 0) throw UsageError("--segment-bytes must be >= 0 (0: whole chunks)");
-  }
+  if (p.count("run")) o.run = p["run"].as<std::string>();
+  applyOptionRows(p, predictRows(), o);
+  applyOptionRows(p, zooRows(), o);
+  if (!o.calibrate.empty())
+    checkCalibrate(p, o);
+  else if (p.count("describe") || p.count("describe-model"))
+    checkDescribe(p, o);
+  else
+    checkPrediction(p, o);
   return o;
 }
 

@@ -9,6 +9,7 @@
 #include "comm/bucket_layout.h"
 #include "experiments/cli/report_options.h"
 #include "experiments/predict/rate_axis.h"
+#include "experiments/predict/step_model.h"
 #include "experiments/predict/zoo_step.h"
 #include "run/settings.h"
 
@@ -22,14 +23,11 @@ struct PredictOptions {
   std::vector<std::string> allreduce;     // --allreduce CSV[,CSV...]: measured rows to predict (with --hardware)
   std::string outputPath;                 // --output (calibration's hardware file, or a step description)
   std::string describe;                   // --describe RUN: write RUN's step description
-  std::optional<predict::ZooStepRequest> describeModel;  // --describe-model NAME and its flags
-  std::string topology, backend, sync;
-  std::optional<double> bucketMb;
-  std::optional<comm::BucketLayout> bucketLayout;  // --bucket-layout ddp|fusion
-  bool noOverlap = false;
-  std::optional<int64_t> elementBytes, segmentBytes;
-  std::optional<dtbench::run::Compression> compress;  // --compress
-  std::optional<int64_t> compressRank;       // --compress-rank
+  predict::ZooStepRequest zoo;            // --describe-model's flags; defaults: ZooStepRequest's
+  std::optional<predict::ZooStepRequest> describeModel;  // --describe-model NAME: `zoo`
+  // The what-if flags; those that are dtbench train's flags (--topology, --backend, --sync, --no-overlap,
+  // --bucket-mb, --compress, --compress-rank) parsed and checked by train's rows (run/config_schema.h).
+  predict::WhatIf whatIf;
   ReportFormat format = ReportFormat::kMarkdown;
   std::vector<std::string> tables;
   std::string plotsDir;                   // --plots
@@ -37,7 +35,7 @@ struct PredictOptions {
   // --vary KEY=V1,V2,...: the prediction repeated with that hardware number at each value
   // (experiments/predict/rate_axis.h). With it --compress and --topology may list several values, each
   // a configuration compared along the axis; `compressions` and `topologies` hold them (one value: also
-  // in `compress`, `topology`).
+  // in whatIf.compress, whatIf.topology).
   std::optional<predict::RateAxis> vary;
   std::vector<dtbench::run::Compression> compressions;
   std::vector<std::string> topologies;

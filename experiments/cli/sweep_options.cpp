@@ -1,6 +1,7 @@
 #include "experiments/cli/sweep_options.h"
 
 #include <algorithm>
+#include <climits>
 #include <initializer_list>
 #include <memory>
 #include <utility>
@@ -9,6 +10,7 @@
 
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
+#include "experiments/cli/option_rows.h"
 #include "experiments/cli/train_options.h"
 #include "experiments/sweep/point_attempts.h"
 #include "experiments/sweep/slurm_launcher.h"
@@ -44,6 +46,147 @@ void checkGridKey(const sweep::GridAxis& axis) {
   }
 }
 
+using SweepRow = OptionRow<SweepOptions>;
+
+// A refusal of a Slurm flag unless --launcher slurm (read before it: its row comes first).
+void slurmOnly(const SweepOptions& o, const std::string& flag) {
+  if (o.launcher != Launcher::kSlurm) throw UsageError(flag + " is for --launcher slurm; add --launcher slurm or drop it");
+}
+
+// A flag of `dtbench sweep` that takes a text value for one string of SweepOptions.
+SweepRow sweepTextRow(const std::string& name, const std::string& help, std::string SweepOptions::*field,
+                 bool slurm = false) {
+  return {name, "", help, ValueKind::kText, nullptr,
+          [field, slurm](SweepOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+            if (slurm) slurmOnly(o, flag);
+            o.*field = optionText(v);
+          }};
+}
+
+// `dtbench sweep`'s flags, in --help's order (--launcher before the Slurm flags that check it); the
+// defaults are SweepOptions' member initializers. The --grid values are read after the rows, in the
+// order given and after the --grid-file's axes (readGrid).
+const std::vector<SweepRow>& sweepRows() {
+  static const std::vector<SweepRow> rows{
+      {"out", "", "The sweep's directory: one run directory per point, their logs, jobs.csv, report.md",
+       ValueKind::kText, nullptr,
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.outDir = optionText(v); }, "DIR",
+       true},
+      {"grid", "",
+       "KEY=V1,V2,... (repeatable): world (or gpus) = ranks, nodes = nodes the ranks are placed on (slurm), batch = "
+       "--batch-size, mode = ddp or dp (dp: one process driving world GPUs), any other key K = the train flag --K",
+       ValueKind::kText, nullptr, [](SweepOptions&, const cxxopts::OptionValue&, const std::string&) {}},
+      {"grid-file", "", "A file with one KEY=V1,V2 per line ('#' comments); its keys come before --grid's",
+       ValueKind::kText, nullptr,
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         for (sweep::GridAxis& axis : sweep::readGridFile(optionText(v))) sweep::addAxis(o.grid, std::move(axis));
+       }},
+      {"retries", "", "Run a failed point again up to R more times", ValueKind::kInteger,
+       [](const SweepOptions& o) { return std::to_string(o.retries); },
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         const long long retries = v.as<long long>();
+         if (retries < 0 || retries > sweep::kMostRetries)
+           throw UsageError(flag + " is from 0 to " + std::to_string(sweep::kMostRetries) + ", got " +
+                            std::to_string(retries));
+         o.retries = static_cast<int>(retries);
+       }},
+      {"ranks-per-node", "",
+       "With a nodes axis: ranks on each node, so a point's world is nodes × K (sbatch --nodes=M --ntasks-per-node=K)",
+       ValueKind::kInteger, [](const SweepOptions& o) { return std::to_string(o.ranksPerNode); },
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         const long long ranks = v.as<long long>();
+         if (ranks < 1 || ranks > 1'000'000)
+           throw UsageError(flag + " must be at least 1 (ranks on each node), got " + std::to_string(ranks));
+         o.ranksPerNode = static_cast<int>(ranks);
+       }},
+      {"min-nodes", "",
+       "slurm, with a nodes axis: submit a point on M nodes as the node range --nodes=MIN-M (M when M <= MIN), so "
+       "that a job that Slurm requeues after a preemption or a node failure continues on the nodes that are free, "
+       "resuming at their world with the global batch kept (slurm/README.md, \"Node ranges\")",
+       ValueKind::kInteger, nullptr,
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.minNodes = static_cast<int>(std::clamp<long long>(v.as<long long>(), INT_MIN, INT_MAX));
+       }},
+      {"launcher", "",
+       "Where the points run: local (one after another on this machine) or slurm (one sbatch job per point, all "
+       "submitted at once, then waited for)",
+       ValueKind::kText, [](const SweepOptions& o) { return std::string(launcherNames().name(o.launcher)); },
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string&) {
+         o.launcher = launcherNames().parse(optionText(v));
+       }},
+      sweepTextRow("slurm-script",
+              "slurm: the job script (default: slurm/train_cpu.sbatch, or slurm/train_gpus.sbatch with --device cuda; "
+              "the slurm/ folder is $DTBENCH_SLURM_DIR, else the sources')",
+              &SweepOptions::slurmScript, true),
+      {"sbatch-args", "",
+       "slurm: words added to every sbatch command, e.g. \"--account=A -p P --time=60 --cpus-per-task=4\"",
+       ValueKind::kText, nullptr,
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         slurmOnly(o, flag);
+         o.sbatchArgs = sweep::splitWords(optionText(v));
+       }},
+      {"slurm-timeout", "", "slurm: give up after S seconds, cancelling the jobs left (0: no limit)",
+       ValueKind::kNumber, [](const SweepOptions& o) { return numberText(o.slurmTimeout); },
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         slurmOnly(o, flag);
+         o.slurmTimeout = v.as<double>();
+         if (!(o.slurmTimeout >= 0))
+           throw UsageError(flag + " must be >= 0 seconds (0: no limit), got " + std::to_string(o.slurmTimeout));
+       }},
+      {"gpu-type", "",
+       "slurm: the GPU model every point asks for, as the cluster names it in its gres (a100 gives "
+       "--gres=gpu:a100:N), so that no point and its baseline run on different GPU models",
+       ValueKind::kText, nullptr,
+       [](SweepOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         slurmOnly(o, flag);
+         o.gpuType = optionText(v);
+         // A gres type is one word of Slurm's: letters, digits, '_', '-' and '.'.
+         if (o.gpuType.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+             std::string::npos)
+           throw UsageError(flag + " must be one gres type name as the cluster's gres.conf spells it (letters, "
+                                   "digits, '_', '-', '.'), e.g. a100, got '" + o.gpuType + "'");
+       }},
+      sweepTextRow("constraint",
+              "slurm: sbatch --constraint for every point (node features, e.g. a100|h100 as the cluster defines them)",
+              &SweepOptions::constraint, true),
+      {"allow-overlap", "",
+       "slurm: let Slurm run points at the same time even where they share one machine (the emulated cluster, "
+       "DTBENCH_CLUSTER, whose nodes are one machine): by default each waits for the one before, since points that "
+       "share cores measure each other",
+       ValueKind::kSwitch, nullptr,
+       [](SweepOptions& o, const cxxopts::OptionValue&, const std::string& flag) {
+         slurmOnly(o, flag);
+         o.allowOverlap = true;
+       }},
+      sweepTextRow("plots",
+              "At the end, draw the report's figures of the sweep's runs into DIR (speedup, compute vs communication, "
+              "...: PNG and PDF, as dtbench report --plots)",
+              &SweepOptions::plotsDir),
+      {"dry-run", "", "Print the points and their commands; run nothing", ValueKind::kSwitch, nullptr,
+       [](SweepOptions& o, const cxxopts::OptionValue&, const std::string&) { o.dryRun = true; }},
+  };
+  return rows;
+}
+
+// Every --grid, in the order given, after the --grid-file's axes; then what the rows cannot check
+// alone: the grid's keys, the nodes axis that --ranks-per-node and --min-nodes need, the placement.
+void readGridAndCheck(const cxxopts::ParseResult& parsed, SweepOptions& o) {
+  for (const cxxopts::KeyValue& argument : parsed.arguments())
+    if (argument.key() == "grid") sweep::addAxis(o.grid, sweep::parseGridAxis(argument.value()));
+  if (o.grid.axes.empty())
+    throw UsageError("give the grid: at least one --grid KEY=V1,V2 (e.g. --grid batch=32,64) or --grid-file");
+  for (const sweep::GridAxis& axis : o.grid.axes) checkGridKey(axis);
+  if (parsed.count("ranks-per-node") && !sweep::hasAxis(o.grid, "nodes"))
+    throw UsageError("--ranks-per-node places ranks on the nodes of a nodes axis; add --grid nodes=M1,M2 (with "
+                     "--launcher slurm), or use world=N1,N2 for ranks on one machine");
+  if (parsed.count("min-nodes")) {
+    slurmOnly(o, "--min-nodes");
+    sweep::checkMinNodes(o.minNodes, o.grid);
+  }
+  if (o.launcher == Launcher::kLocal) sweep::checkLocalPlacement(o.grid);
+  sweep::checkTrainFlags(o.grid, o.trainFlags);
+}
+
 }  // namespace
 
 SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
@@ -61,45 +204,8 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
       "On Slurm: dtbench sweep --launcher slurm --sbatch-args \"--time=30 -p cpu\" --out runs/s ...\n"
       "On nodes: dtbench sweep --launcher slurm --grid nodes=1,2,4 --ranks-per-node 2 --out runs/n ...");
   options.set_width(100);
-  // clang-format off
-  options.add_options()
-    ("out", "The sweep's directory: one run directory per point, their logs, jobs.csv, report.md",
-     cxxopts::value<std::string>())
-    ("grid", "KEY=V1,V2,... (repeatable): world (or gpus) = ranks, nodes = nodes the ranks are placed on "
-             "(slurm), batch = --batch-size, mode = ddp or dp (dp: one process driving world GPUs), any other key "
-             "K = the train flag --K", cxxopts::value<std::string>())
-    ("grid-file", "A file with one KEY=V1,V2 per line ('#' comments); its keys come before --grid's",
-     cxxopts::value<std::string>())
-    ("retries", "Run a failed point again up to R more times", cxxopts::value<int>()->default_value("1"))
-    ("ranks-per-node", "With a nodes axis: ranks on each node, so a point's world is nodes × K (sbatch --nodes=M "
-                       "--ntasks-per-node=K)", cxxopts::value<int>()->default_value("1"))
-    ("min-nodes", "slurm, with a nodes axis: submit a point on M nodes as the node range --nodes=MIN-M (M when M "
-                  "<= MIN), so that a job that Slurm requeues after a preemption or a node failure continues on the "
-                  "nodes that are free, resuming at their world with the global batch kept (slurm/README.md, \"Node "
-                  "ranges\")", cxxopts::value<int>())
-    ("launcher", "Where the points run: local (one after another on this machine) or slurm (one sbatch "
-                 "job per point, all submitted at once, then waited for)",
-     cxxopts::value<std::string>()->default_value("local"))
-    ("slurm-script", "slurm: the job script (default: slurm/train_cpu.sbatch, or slurm/train_gpus.sbatch with "
-                     "--device cuda; the slurm/ folder is $DTBENCH_SLURM_DIR, else the sources')",
-     cxxopts::value<std::string>())
-    ("sbatch-args", "slurm: words added to every sbatch command, e.g. \"--account=A -p P --time=60 "
-                    "--cpus-per-task=4\"", cxxopts::value<std::string>())
-    ("slurm-timeout", "slurm: give up after S seconds, cancelling the jobs left (0: no limit)",
-     cxxopts::value<double>()->default_value("0"))
-    ("gpu-type", "slurm: the GPU model every point asks for, as the cluster names it in its gres (a100 gives "
-                 "--gres=gpu:a100:N), so that no point and its baseline run on different GPU models",
-     cxxopts::value<std::string>())
-    ("constraint", "slurm: sbatch --constraint for every point (node features, e.g. a100|h100 as the cluster "
-                   "defines them)", cxxopts::value<std::string>())
-    ("allow-overlap", "slurm: let Slurm run points at the same time even where they share one machine (the "
-                      "emulated cluster, DTBENCH_CLUSTER, whose nodes are one machine): by default each waits for "
-                      "the one before, since points that share cores measure each other")
-    ("plots", "At the end, draw the report's figures of the sweep's runs into DIR (speedup, compute vs "
-              "communication, ...: PNG and PDF, as dtbench report --plots)", cxxopts::value<std::string>())
-    ("dry-run", "Print the points and their commands; run nothing")
-    ("h,help", "Show this help");
-  // clang-format on
+  addOptionRows(options, sweepRows());
+  options.add_options()("h,help", "Show this help");
   const auto split = std::find(args.begin(), args.end(), "--");
   if (split != args.end()) o.trainFlags.assign(split + 1, args.end());
   // One '--' parts the sweep's flags from dtbench train's; a second one would reach dtbench train,
@@ -115,60 +221,8 @@ SweepOptions parseSweepOptions(const std::vector<std::string>& args) {
     o.helpText = result.helpText;
     return o;
   }
-  const cxxopts::ParseResult& parsed = result.result;
-  o.launcher = launcherNames().parse(parsed["launcher"].as<std::string>());
-  if (o.launcher != Launcher::kSlurm)
-    for (const char* flag : {"slurm-script", "sbatch-args", "slurm-timeout", "gpu-type", "constraint", "allow-overlap",
-                             "min-nodes"})
-      if (parsed.count(flag))
-        throw UsageError(std::string("--") + flag + " is for --launcher slurm; add --launcher slurm or drop it");
-  if (parsed.count("slurm-script")) o.slurmScript = parsed["slurm-script"].as<std::string>();
-  if (parsed.count("sbatch-args")) o.sbatchArgs = sweep::splitWords(parsed["sbatch-args"].as<std::string>());
-  o.slurmTimeout = parsed["slurm-timeout"].as<double>();
-  if (parsed.count("gpu-type")) {
-    o.gpuType = parsed["gpu-type"].as<std::string>();
-    // A gres type is one word of Slurm's: letters, digits, '_', '-' and '.'.
-    if (o.gpuType.empty() || o.gpuType.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                         "0123456789_-.") != std::string::npos)
-      throw UsageError("--gpu-type must be one gres type name as the cluster's gres.conf spells it (letters, digits, "
-                       "'_', '-', '.'), e.g. a100, got '" + o.gpuType + "'");
-  }
-  if (parsed.count("constraint")) {
-    o.constraint = parsed["constraint"].as<std::string>();
-    if (o.constraint.empty()) throw UsageError("--constraint needs the node features, e.g. --constraint a100");
-  }
-  o.allowOverlap = parsed.count("allow-overlap") > 0;
-  if (parsed.count("plots")) o.plotsDir = parsed["plots"].as<std::string>();
-  if (!(o.slurmTimeout >= 0))
-    throw UsageError("--slurm-timeout must be >= 0 seconds (0: no limit), got " + std::to_string(o.slurmTimeout));
-  if (!parsed.count("out")) throw UsageError("--out DIR is required: the directory that holds the sweep's runs");
-  o.outDir = parsed["out"].as<std::string>();
-  if (o.outDir.empty()) throw UsageError("--out needs a directory name");
-  o.retries = parsed["retries"].as<int>();
-  if (o.retries < 0 || o.retries > sweep::kMostRetries)
-    throw UsageError("--retries is from 0 to " + std::to_string(sweep::kMostRetries) + ", got " +
-                     std::to_string(o.retries));
-  o.dryRun = parsed.count("dry-run") > 0;
-  if (parsed.count("grid-file"))
-    for (sweep::GridAxis& axis : sweep::readGridFile(parsed["grid-file"].as<std::string>()))
-      sweep::addAxis(o.grid, std::move(axis));
-  for (const cxxopts::KeyValue& argument : parsed.arguments())
-    if (argument.key() == "grid") sweep::addAxis(o.grid, sweep::parseGridAxis(argument.value()));
-  if (o.grid.axes.empty())
-    throw UsageError("give the grid: at least one --grid KEY=V1,V2 (e.g. --grid batch=32,64) or --grid-file");
-  for (const sweep::GridAxis& axis : o.grid.axes) checkGridKey(axis);
-  o.ranksPerNode = parsed["ranks-per-node"].as<int>();
-  if (o.ranksPerNode < 1)
-    throw UsageError("--ranks-per-node must be at least 1 (ranks on each node), got " + std::to_string(o.ranksPerNode));
-  if (parsed.count("ranks-per-node") && !sweep::hasAxis(o.grid, "nodes"))
-    throw UsageError("--ranks-per-node places ranks on the nodes of a nodes axis; add --grid nodes=M1,M2 (with "
-                     "--launcher slurm), or use world=N1,N2 for ranks on one machine");
-  if (parsed.count("min-nodes")) {
-    o.minNodes = parsed["min-nodes"].as<int>();
-    sweep::checkMinNodes(o.minNodes, o.grid);
-  }
-  if (o.launcher == Launcher::kLocal) sweep::checkLocalPlacement(o.grid);
-  sweep::checkTrainFlags(o.grid, o.trainFlags);
+  applyOptionRows(result.result, sweepRows(), o);
+  readGridAndCheck(result.result, o);
   return o;
 }
 

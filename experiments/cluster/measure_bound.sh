@@ -11,29 +11,17 @@
 # factor), its CSV in OUT/<rate>-<backend>-n<nodes>x<K>.csv (with bound_busbw_gbps and of_bound), then
 # OUT/bound.md: per rate, backend, topology and placement, busbw / bound at every size. Runs one after
 # another (the links are the thing measured). Root (cluster.sh rate).
-set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-die() { echo "measure_bound.sh: $*" >&2; exit 2; }
-[[ $# -ge 2 ]] || die "usage: $0 DTBENCH OUT [--rates R...] [--nodes N...] [--per-node K...] [--backends B...] [--sizes 'MIN MAX FACTOR'] [--iters N] [--warmup N]"
-dtbench=$(realpath "$1") out=$2
-shift 2
+# shellcheck source=measure_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/measure_common.sh"
 rates="1gbit 200mbit" nodes_list="2 3 4" per_node_list="1 2" backends="gloo mpi" sizes="64K 64M 4" iters=5 warmup=2
-while (($#)); do
-  case $1 in
-    --rates) rates=$2 ;; --nodes) nodes_list=$2 ;; --per-node) per_node_list=$2 ;; --backends) backends=$2 ;;
-    --sizes) sizes=$2 ;; --iters) iters=$2 ;; --warmup) warmup=$2 ;;
-    *) die "unknown option $1" ;;
-  esac
-  shift 2
-done
-[[ -x $dtbench ]] || die "$dtbench is not executable"
-[[ -n ${DTBENCH_CLUSTER:-} && -f $DTBENCH_CLUSTER ]] || die "no cluster: run eval \"\$(experiments/cluster/cluster.sh env)\" first"
-name=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$DTBENCH_CLUSTER")
+measure_start "[--rates R...] [--nodes N...] [--per-node K...] [--backends B...] [--sizes 'MIN MAX FACTOR'] [--iters N] [--warmup N]" \
+  "--rates=rates --nodes=nodes_list --per-node=per_node_list --backends=backends --sizes=sizes --iters=iters --warmup=warmup" "$@"
+measure_need_cluster
 read -r min max factor <<<"$sizes"
 mkdir -p "$out"
 port=$((21000 + $$ % 4000))
 for rate in $rates; do
-  "$here/cluster.sh" --name "$name" rate "$rate" 2>/dev/null
+  set_rate "$rate"
   for nodes in $nodes_list; do
     for per_node in $per_node_list; do
       for backend in $backends; do
@@ -42,7 +30,7 @@ for rate in $rates; do
         mpi=()
         [[ $backend == mpi ]] && mpi=(--mpi=pmix)
         port=$((port + 1))
-        echo "[$(date +%T)] $rate $backend ${nodes} node(s) x $per_node" >&2
+        log "$rate $backend ${nodes} node(s) x $per_node"
         MASTER_ADDR=node1 MASTER_PORT=$port srun -w "node[1-$nodes]" -N "$nodes" --ntasks-per-node="$per_node" --cpus-per-task=1 "${mpi[@]}" \
           "$dtbench" allreduce --backend "$backend" --topology all -b "$min" -e "$max" -f "$factor" \
           --warmup-iters "$warmup" --iters "$iters" --timeout 600 --csv "$csv.part" >"$out/$rate-$backend-n${nodes}x$per_node.log" 2>&1 ||

@@ -18,25 +18,12 @@
 #            start-up included), OUT/burst_steps.md: the same ratios over the span of the run's counted
 #            traffic (first to last 10 ms bin of traffic_timeline.csv), beside the counted ones.
 # Runs one after another (the links are the thing measured). Root (cluster.sh capture).
-set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-die() { echo "measure_capture.sh: $*" >&2; exit 2; }
-[[ $# -ge 2 ]] || die "usage: $0 DTBENCH OUT [--part reconcile|overhead|burst|all] [--size S] [--repeats N] [--model M] [--batches 'B...'] [--steps N]"
-dtbench=$(realpath "$1") out=$2
-shift 2
+# shellcheck source=measure_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/measure_common.sh"
 part=all size=4M repeats=3 model=mobilenetv2 batches="8 32" steps=8
-while (($#)); do
-  case $1 in
-    --part) part=$2 ;; --size) size=$2 ;; --repeats) repeats=$2 ;; --model) model=$2 ;; --batches) batches=$2 ;;
-    --steps) steps=$2 ;;
-    *) die "unknown option $1" ;;
-  esac
-  shift 2
-done
-[[ -x $dtbench ]] || die "$dtbench is not executable"
-[[ -n ${DTBENCH_CLUSTER:-} && -f $DTBENCH_CLUSTER ]] || die "no cluster: run eval \"\$(experiments/cluster/cluster.sh env)\" first"
-name=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$DTBENCH_CLUSTER")
-cluster() { DTBENCH=$dtbench "$here/cluster.sh" --name "$name" "$@"; }
+measure_start "[--part reconcile|overhead|burst|all] [--size S] [--repeats N] [--model M] [--batches 'B...'] [--steps N]" \
+  "--part=part --size=size --repeats=repeats --model=model --batches=batches --steps=steps" "$@"
+measure_need_cluster
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 port=$((23000 + $$ % 4000))
@@ -68,7 +55,7 @@ if [[ $part == all || $part == reconcile ]]; then
     mpi=()
     [[ $backend == mpi ]] && mpi=(--mpi=pmix)
     for topology in native ring tree star clique binary-tree-star hierarchical; do
-      echo "[$(date +%T)] reconcile: $backend $topology" >&2
+      log "reconcile: $backend $topology"
       run_captured "$out/reconcile/$backend-$topology" 3 "${mpi[@]}" -- allreduce --backend "$backend" --topology "$topology" \
         -b "$size" -e "$size" --warmup-iters 1 --iters 3 --timeout 300 || true
     done
@@ -104,7 +91,7 @@ if [[ $part == all || $part == overhead ]]; then
       [[ -s $dir/run/summary.json ]] && continue
       rm -rf "$dir"; mkdir -p "$dir"
       port=$((port + 1))
-      echo "[$(date +%T)] overhead: $mode capture, repeat $i" >&2
+      log "overhead: $mode capture, repeat $i"
       if [[ $mode == with ]]; then cluster capture start "$dir/wire" >/dev/null; fi
       MASTER_ADDR=node1 MASTER_PORT=$port srun -w "node[1-2]" -N 2 --ntasks-per-node=1 --cpus-per-task=1 \
         "$dtbench" train "${flags[@]}" --backend gloo --topology ring --out "$dir/run" >"$dir.log" 2>&1 || echo "  failed: see $dir.log" >&2
@@ -143,7 +130,7 @@ if [[ $part == all || $part == burst ]]; then
   for topology in ring tree hierarchical; do
     for batch in $batches; do
       dir=$out/burst/$topology-b$batch
-      echo "[$(date +%T)] burst: $topology batch $batch" >&2
+      log "burst: $topology batch $batch"
       # shellcheck disable=SC2207
       flags=($(train_flags "$batch"))
       if [[ ! -s $dir/run/wire/wire_summary.json ]]; then

@@ -24,32 +24,16 @@
 #   OUT/compression.md.
 # Runs one after another on node1..nodeN (rank 0 on node1), each under a time limit; the links are what
 # is measured, so nothing else should run meanwhile. Root.
-set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-die() { echo "measure_compression.sh: $*" >&2; exit 2; }
-[[ $# -ge 2 ]] || die "usage: $0 DTBENCH OUT [--phase calibrate|train|analyse|all] [--rates LIST] [--compress LIST] [--repeats N] [--model M] [--backend B] [--nodes N]"
-dtbench=$(realpath "$1") out=$2
-shift 2
+# shellcheck source=measure_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/measure_common.sh"
 phase=all rates="50mbit 100mbit 200mbit 500mbit 1gbit 2gbit 5gbit" compressions="none fp16 powersgd" repeats=2
 model=resnet18 backend=gloo nodes=2
-while (($#)); do
-  [[ $# -ge 2 ]] || die "$1 needs a value"
-  case $1 in
-    --phase) phase=$2 ;; --rates) rates=$2 ;; --compress) compressions=$2 ;; --repeats) repeats=$2 ;;
-    --model) model=$2 ;; --backend) backend=$2 ;; --nodes) nodes=$2 ;;
-    *) die "unknown option $1" ;;
-  esac
-  shift 2
-done
+measure_start "[--phase calibrate|train|analyse|all] [--rates LIST] [--compress LIST] [--repeats N] [--model M] [--backend B] [--nodes N]" \
+  "--phase=phase --rates=rates --compress=compressions --repeats=repeats --model=model --backend=backend --nodes=nodes" "$@"
 case $phase in calibrate | train | analyse | all) ;; *) die "--phase is calibrate, train, analyse or all, got $phase" ;; esac
-[[ -x $dtbench ]] || die "$dtbench is not executable"
 mkdir -p "$out/hw" "$out/train"
 out=$(realpath "$out")
-log() { echo "[$(date -u +%T)] $*" >&2; }
-if [[ $phase != analyse ]]; then
-  [[ -n ${DTBENCH_CLUSTER:-} && -f $DTBENCH_CLUSTER ]] || die "no cluster: run eval \"\$(experiments/cluster/cluster.sh env)\" first"
-  name=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$DTBENCH_CLUSTER")
-fi
+[[ $phase == analyse ]] || measure_need_cluster
 port=$((23000 + $$ % 4000))
 mpi=()
 [[ $backend == mpi ]] && mpi=(--mpi=pmix)
@@ -68,7 +52,6 @@ hw_suffix() {
   [[ $nodes != 2 ]] && s+="-n$nodes"
   echo "$s"
 }
-set_rate() { "$here/cluster.sh" --name "$name" rate "$1" >/dev/null 2>&1 || die "cannot set the links to $1"; }
 
 if [[ $phase == all || $phase == calibrate ]]; then
   for rate in $rates; do

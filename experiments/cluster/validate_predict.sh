@@ -17,28 +17,14 @@
 #   repeats. Writes OUT/validation.md.
 # Runs one after another on nodes node1..nodeN (rank 0 on node1, where MASTER_ADDR points), each under a
 # time limit; the links are what is measured, so nothing else should run meanwhile. Root.
-set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-die() { echo "validate_predict.sh: $*" >&2; exit 2; }
-[[ $# -ge 2 ]] || die "usage: $0 DTBENCH OUT [--phase allreduce|train|analyse|all] [--repeats N]"
-dtbench=$(realpath "$1") out=$2
-shift 2
+# shellcheck source=measure_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/measure_common.sh"
 phase=all repeats=5
-while (($#)); do
-  case $1 in
-    --phase) phase=$2 ;; --repeats) repeats=$2 ;;
-    *) die "unknown option $1" ;;
-  esac
-  shift 2
-done
-[[ -x $dtbench ]] || die "$dtbench is not executable"
-[[ -n ${DTBENCH_CLUSTER:-} && -f $DTBENCH_CLUSTER ]] || die "no cluster: run eval \"\$(experiments/cluster/cluster.sh env)\" first"
-name=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$DTBENCH_CLUSTER")
+measure_start "[--phase allreduce|train|analyse|all] [--repeats N]" "--phase=phase --repeats=repeats" "$@"
+measure_need_cluster
 mkdir -p "$out/allreduce" "$out/train"
 out=$(realpath "$out")
 port=$((22000 + $$ % 4000))
-log() { echo "[$(date +%T)] $*" >&2; }
-set_rate() { "$here/cluster.sh" --name "$name" rate "$1" >/dev/null 2>&1 || die "cannot set the links to $1"; }
 
 sizes_for() { case $1 in 1gbit) echo "64K 16M" ;; 200mbit) echo "64K 4M" ;; *) echo "64K 1M" ;; esac; }
 nodes_for() { case $1 in 1gbit) echo "2 3 4" ;; 200mbit) echo "2 4" ;; *) echo "2" ;; esac; }

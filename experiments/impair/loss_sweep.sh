@@ -205,7 +205,7 @@ record() {
     echo "loss_sweep: could not write $dir/impairment.json" >&2
   rm -rf "$snap"
   run_dirs+=("$dir")
-  "$python" "$here/sweep_report.py" table "$out" "${run_dirs[@]}" >/dev/null ||
+  DTBENCH=$dtbench "$python" "$here/sweep_report.py" table "$out" "${run_dirs[@]}" >/dev/null ||
     echo "loss_sweep: could not write $out/slowdown.csv" >&2
 }
 

@@ -7,8 +7,9 @@
       namespace's `nft list ruleset` and `tc -s qdisc` as captured after the run, before teardown,
       with the drop rule's packet counter. RATE_MBIT 0 = no rate limit. RANK_RCS: comma-separated
       exit codes in rank order. RULESET_DIR holds nft-<rank>.txt and tc-<rank>.txt.
-  sweep_report.py table OUT_DIR RUN_DIR...
-      From each RUN_DIR's impairment.json, summary.json and batches.csv (in the order given) write
+  DTBENCH=PATH sweep_report.py table OUT_DIR RUN_DIR...
+      From each RUN_DIR's impairment.json, outcome (`dtbench status`), summary.json and batches.csv
+      (in the order given) write
       OUT_DIR/slowdown.csv and OUT_DIR/slowdown.md and print the Markdown table. A failed run's
       error is dtbench's (summary.json), else the last line of its first failing rank's log
       (OUT_DIR/logs/<run>-rank<i>.log).
@@ -32,6 +33,7 @@ import csv
 import json
 import os
 import re
+import subprocess
 import sys
 
 COLUMNS = ["loss_pct", "status", "epoch_time_s", "comm_total_s", "wall_s", "slowdown", "dropped_packets",
@@ -128,6 +130,13 @@ def wire_retransmissions(run_dir):
     return len(kinds), kinds.count("fast"), kinds.count("probe"), kinds.count("timeout")
 
 
+def run_outcome(run_dir):
+    """`dtbench status --json RUN_DIR`: the run's outcome and its facts; None for a directory that holds no
+    run or a summary.json dtbench cannot read."""
+    got = subprocess.run([os.environ["DTBENCH"], "status", "--json", run_dir], capture_output=True, text=True)
+    return json.loads(got.stdout) if got.returncode == 0 else None
+
+
 def row_of(out_dir, run_dir):
     record = json.load(open(os.path.join(run_dir, "impairment.json")))
     try:
@@ -143,9 +152,9 @@ def row_of(out_dir, run_dir):
     elif any(rc != 0 for rc in rcs):
         status = "failed"
         error = "; ".join(f"rank {i} exit {rc}" for i, rc in enumerate(rcs) if rc != 0)
-    elif summary.get("status") != "completed":
+    elif not (outcome := run_outcome(run_dir)) or not outcome["complete"]:
         status = "failed"
-        error = f"summary.json status {summary.get('status', 'missing')}"
+        error = f"summary.json status {outcome['status'] if outcome else 'missing'}"
     if summary.get("error"):
         error = (error + "; " if error else "") + str(summary["error"]).replace("\n", " ")[:300]
     elif status == "failed" and record["sweep_status"] != "timeout":
@@ -204,11 +213,11 @@ def table(out_dir, run_dirs):
 def main(argv):
     if len(argv) == 9 and argv[1] == "impairment":
         impairment(*argv[2:])
-    elif len(argv) >= 3 and argv[1] == "table":
+    elif len(argv) >= 3 and argv[1] == "table" and os.environ.get("DTBENCH"):
         table(argv[2], argv[3:])
     else:
         sys.exit("usage: sweep_report.py impairment RUN_DIR LOSS_PCT RATE_MBIT WALL_S STATUS RANK_RCS RULESET_DIR\n"
-                 "       sweep_report.py table OUT_DIR RUN_DIR...")
+                 "       DTBENCH=PATH sweep_report.py table OUT_DIR RUN_DIR...")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include "comm/element_type.h"
 #include "comm/topology/native_models.h"
 #include "comm/topology/registry.h"
+#include "comm/topology/ring.h"
 #include "common/usage_error.h"
 #include "common/csv_file.h"
 
@@ -111,7 +112,7 @@ Hardware fitClass(const std::vector<AllreduceMeasurement>& all, Hardware base, b
   const std::vector<AllreduceMeasurement> rows = fitRows(all);
   // Start: bandwidth from the largest row as if it were a ring's 2(N-1)/N bytes, latency 50 us.
   const auto largest = *std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
-  const double beta0 = std::max(1e3, 2.0 * (largest.world - 1) / largest.world * largest.bytes / largest.seconds);
+  const double beta0 = std::max(1e3, comm::ringBusFactor(largest.world) * largest.bytes / largest.seconds);
   const auto apply = [&](const std::array<double, 2>& x) {
     Hardware h = base;
     LinkClass& c = intra ? h.intra : h.inter;

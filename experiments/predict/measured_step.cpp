@@ -15,6 +15,7 @@
 #include "common/usage_error.h"
 #include "experiments/report/runs/run_data.h"
 #include "run/run_outcome.h"
+#include "run/compression.h"
 #include "run/settings.h"
 #include "run/step_profile.h"
 #include "run/step_record.h"
@@ -154,7 +155,7 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
   // A compressed run is predicted as its compressed steps: PowerSGD's first --compress-start steps send
   // uncompressed and time no encoding, and their compute lacks what the encoding on the communication
   // thread takes from it on shared cores; they are left out when the epoch has compressed steps.
-  if (data.settings.sync.compress != run::Compression::kNone &&
+  if (run::compressionRow(data.settings.sync.compress).compresses &&
       std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.compressS > 0; }))
     rows.erase(std::remove_if(rows.begin(), rows.end(), [](const auto& r) { return !(r.compressS > 0); }), rows.end());
   // Several ranks: each step waits for the rank that ends backward last, and the others wait for it
@@ -205,7 +206,7 @@ MeasuredStep loadMeasuredStep(const std::string& dir) {
       codec += r.compressS;
       ++compressed;
     }
-  if (data.settings.sync.compress != run::Compression::kNone && compressed > 0)
+  if (run::compressionRow(data.settings.sync.compress).compresses && compressed > 0)
     run.compressS = codec / static_cast<double>(compressed);
   // Without timed phases (--phase-timing none, a --cuda-graph step: one replay, no phases) there is no
   // backward to place the gradients' ready times in: nothing to predict from.

@@ -2,12 +2,11 @@
 
 #include <stdexcept>
 
-#include "comm/backends/backend.h"
 #include "common/usage_error.h"
 #include "experiments/predict/scaling_limits.h"
 #include "experiments/report/figures.h"
 #include "experiments/report/report.h"
-#include "run/settings.h"
+#include "experiments/report/runs/setup_label.h"
 
 namespace dtbench::predict {
 
@@ -19,8 +18,9 @@ nlohmann::json predictionFigureData(const MeasuredStep& run, const std::string& 
                          {"title_suffix", "predicted on " + hardware}};
   if (predictions.empty()) return data;
   const StepPrediction& first = predictions.front();
-  const std::string setup = std::string(comm::name(first.backend)) + "/" + first.topology.name() + " " +
-                            run::syncNames().name(first.sync) + " (predicted on " + hardware + ")";
+  const std::string setup = report::setupLabel(first.backend, first.topology, first.sync, first.overlap,
+                                               first.bucketMb, run.settings.sync.localBnStats) +
+                            " (predicted on " + hardware + ")";
   nlohmann::json points = nlohmann::json::array();
   for (const StepPrediction& p : predictions) {
     points.push_back({{"N", p.world}, {"speedup", p.epochS > 0 ? baseline.epochS / p.epochS : 0.0}});

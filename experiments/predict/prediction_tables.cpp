@@ -4,10 +4,13 @@
 
 #include "comm/backends/backend.h"
 #include "comm/bucket_layout.h"
+#include "comm/topology/ring.h"
 #include "experiments/predict/prediction_band.h"
 #include "experiments/predict/prediction_peak.h"
 #include "experiments/predict/scaling_limits.h"
 #include "experiments/report/runs/scaling_tables.h"
+#include "experiments/report/runs/setup_label.h"
+#include "run/compression.h"
 #include "run/settings.h"
 
 namespace dtbench::predict {
@@ -17,18 +20,13 @@ using report::Cell;
 using report::Table;
 
 std::string setupOf(const StepPrediction& p, const MeasuredStep& run) {
-  std::string s = std::string(comm::name(p.backend)) + "/" + p.topology.name() + " " + run::syncNames().name(p.sync);
-  if (p.sync == run::Sync::kSsgd && !p.overlap) s += ", no overlap";
-  char text[64];
-  if (p.bucketMb != run::kDefaultBucketMb) {
-    std::snprintf(text, sizeof text, ", bucket %g MB", p.bucketMb);
-    s += text;
-  }
+  std::string s = report::setupLabel(p.backend, p.topology, p.sync, p.overlap, p.bucketMb,
+                                     run.settings.sync.localBnStats);
   if (p.bucketLayout != comm::BucketLayout::kDdp)
     s += std::string(", ") + comm::bucketLayoutNames().name(p.bucketLayout) + " buckets";
-  if (p.compress != run::Compression::kNone) {
-    s += std::string(", compress ") + run::compressionNames().name(p.compress);
-    if (p.compress == run::Compression::kPowerSgd) s += " rank " + std::to_string(p.compressRank);
+  if (const run::CompressionRow& row = run::compressionRow(p.compress); row.compresses) {
+    s += std::string(", compress ") + row.name;
+    if (row.takesRank) s += " rank " + std::to_string(p.compressRank);
   } else if (p.elementBytes != run.parameters.front().elementBytes) {
     s += ", " + std::to_string(p.elementBytes) + "-byte gradients";
   }
@@ -40,8 +38,6 @@ std::vector<Cell> configurationCells(const StepPrediction& p, const MeasuredStep
           Cell::of(setupOf(p, run)), Cell::integral(run.batchSize),
           Cell::integral(p.world), Cell::integral(p.nodes)};
 }
-
-double busbwFactor(int n) { return n > 1 ? 2.0 * (n - 1) / n : 0; }
 
 Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::string& hardwarePath,
                    const StepPrediction& baseline) {
@@ -110,10 +106,10 @@ Table assumedTable(const MeasuredStep& run, const Hardware& hw, const std::strin
              "or warm-up the input's steps did not show, or systematic differences between the input's machine "
              "and the target (its device, cores, software): an input with no spread gives a band of the point "
              "value, which is no claim that the prediction is exact");
-  if (baseline.compress != run::Compression::kNone) {
-    std::string what = run::compressionNames().name(baseline.compress);
-    if (baseline.compress == run::Compression::kPowerSgd)
-      what += " rank " + std::to_string(baseline.compressRank) + " (a compressed step, as every step after --compress-start)";
+  if (const run::CompressionRow& row = run::compressionRow(baseline.compress); row.compresses) {
+    std::string what = row.name;
+    if (row.takesRank) what += " rank " + std::to_string(baseline.compressRank);
+    if (row.takesStart) what += " (a compressed step, as every step after --compress-start)";
     std::snprintf(text, sizeof text, "%.4g ms", baseline.codecS * 1e3);
     const double ratio = baseline.gradBytes > 0 ? static_cast<double>(baseline.uncompressedGradBytes) /
                                                       static_cast<double>(baseline.gradBytes)
@@ -196,8 +192,8 @@ std::vector<Table> predictionTables(const MeasuredStep& run, const Hardware& hw,
     t2.rows.push_back(row);
     row = configurationCells(p, run);
     const double algbw = p.commTotalS > 0 ? static_cast<double>(p.gradBytes) / p.commTotalS / 1e9 : 0;
-    const double bound = p.linkBoundS > 0 ? static_cast<double>(p.gradBytes) * busbwFactor(p.world) / p.linkBoundS / 1e9 : 0;
-    const double busbw = algbw * busbwFactor(p.world);
+    const double bound = p.linkBoundS > 0 ? static_cast<double>(p.gradBytes) * comm::ringBusFactor(p.world) / p.linkBoundS / 1e9 : 0;
+    const double busbw = algbw * comm::ringBusFactor(p.world);
     row.push_back(Cell::of("predicted"));
     row.push_back(Cell::of(p.elementBytes == 4 ? "float32" : p.elementBytes == 2 ? "float16/bfloat16"
                                                                               : std::to_string(p.elementBytes) + " B"));

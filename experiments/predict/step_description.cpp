@@ -12,6 +12,7 @@
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
 #include "experiments/predict/json_fields.h"
+#include "run/compression.h"
 #include "run/config_schema.h"
 #include "run/settings.h"
 
@@ -217,7 +218,7 @@ MeasuredStep stepFromDescription(const nlohmann::json& json, const std::string& 
   step.readyMeasured = true;
   readSpeedOfLight(json, f, step);
   if (json.contains("compress_s")) {
-    if (step.settings.sync.compress == run::Compression::kNone)
+    if (!run::compressionRow(step.settings.sync.compress).compresses)
       f.fail("compress_s is the encoding and decoding of settings.compress, which is none here");
     step.compressS = f.number(json, "compress_s", "", true);
   }
@@ -245,7 +246,7 @@ nlohmann::json describeStep(const MeasuredStep& step, const std::string& descrip
                              {"overlap", s.sync.overlap},
                              {"bucket_mb", s.sync.bucketMb},
                              {"bucket_layout", comm::bucketLayoutNames().name(step.bucketLayout)}};
-  if (s.sync.compress != run::Compression::kNone) {
+  if (run::compressionRow(s.sync.compress).compresses) {
     settings["compress"] = run::compressionNames().name(s.sync.compress);
     settings["compress_rank"] = s.sync.compressRank;
   }

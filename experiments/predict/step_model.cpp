@@ -1,6 +1,7 @@
 #include "experiments/predict/step_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -8,11 +9,11 @@
 
 #include "comm/backends/backend.h"
 #include "comm/bucket_layout.h"
-#include "comm/compressed_sizes.h"
 #include "comm/topology/link_bound.h"
 #include "comm/topology/native_models.h"
 #include "comm/topology/registry.h"
 #include "common/usage_error.h"
+#include "run/compression.h"
 
 namespace dtbench::predict {
 namespace {
@@ -151,36 +152,39 @@ struct BucketPart {
   int64_t elementBytes = 4;
 };
 
-// What bucket `k` all-reduces in one step under `compress` (comm/compressed_sizes.h).
+// What bucket `k` all-reduces in one step under `compress`: the row's bucketSends() (run/compression.h),
+// the account the trainer records too, named for the tables ("bucket 2", "bucket 2 P").
 std::vector<BucketPart> partsOf(const Bucket& bucket, size_t k, bool last, const MeasuredStep& run,
                                 run::Compression compress, int64_t rank) {
+  const run::CompressionRow& row = run::compressionRow(compress);
+  run::BucketToSend send;
+  send.elements = bucket.elements;
+  send.carriesFlag = last;
+  // A bucket is modelled by its bytes: 2-byte elements as float16.
+  send.type = bucket.elementBytes == 2 ? comm::ElementType::kFloat16 : comm::ElementType::kFloat32;
+  if (row.takesRank)  // what it sends follows from the gradients' shapes
+    for (size_t i : bucket.parameters) {
+      const MeasuredParameter& p = run.parameters[i];
+      if (p.shape.empty() && p.elements != 1)
+        throw common::UsageError(
+            "--compress " + std::string(row.name) + " needs every gradient's shape, and " + run.path +
+            " does not record " + p.name + "'s " +
+            (run.described
+                 ? "(its parameters give no shape): add each parameter's \"shape\", or write the description again "
+                   "with dtbench predict --describe-model " + run.settings.model + " ... (a model of the zoo), "
+                   "which records every shape"
+                 : "(step_profile.json written before shapes were recorded, or no step_profile.json): train the run "
+                   "again with this dtbench, or describe the step with dtbench predict --describe-model " +
+                       run.settings.model + " ..., which records every shape"));
+      send.shapes.push_back(p.shape);
+    }
   const std::string name = "bucket " + std::to_string(k);
-  switch (compress) {
-    case run::Compression::kNone: return {{name, bucket.elements, bucket.elementBytes}};
-    case run::Compression::kFp16:
-    case run::Compression::kBf16: return {{name, bucket.elements, 2}};
-    case run::Compression::kPowerSgd: break;
-  }
-  std::vector<std::vector<int64_t>> shapes;
-  for (size_t i : bucket.parameters) {
-    const MeasuredParameter& p = run.parameters[i];
-    if (p.shape.empty() && p.elements != 1)
-      throw common::UsageError(
-          "--compress powersgd needs every gradient's shape, and " + run.path + " does not record " + p.name + "'s " +
-          (run.described
-               ? "(its parameters give no shape): add each parameter's \"shape\", or write the description again "
-                 "with dtbench predict --describe-model " + run.settings.model + " ... (a model of the zoo), "
-                 "which records every shape"
-               : "(step_profile.json written before shapes were recorded, or no step_profile.json): train the run "
-                 "again with this dtbench, or describe the step with dtbench predict --describe-model " +
-                     run.settings.model + " ..., which records every shape"));
-    shapes.push_back(p.shape);
-  }
-  const comm::PowerSgdBucketSizes sizes = comm::powerSgdBucketSizes(shapes, rank, last);
   std::vector<BucketPart> parts;
-  if (sizes.uncompressed > 0) parts.push_back({name + " uncompressed", sizes.uncompressed, 4});
-  if (sizes.p > 0) parts.push_back({name + " P", sizes.p, 4});
-  if (sizes.q > 0) parts.push_back({name + " Q", sizes.q, 4});
+  for (const run::BucketSend& s : run::bucketSends(compress, send, rank)) {
+    std::string what = s.what == "gradients" ? "" : s.what;
+    if (what.size() == 1) what[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(what[0])));  // P, Q
+    parts.push_back({what.empty() ? name : name + " " + what, s.elements, comm::bytesPerElement(s.type)});
+  }
   return parts;
 }
 
@@ -218,7 +222,7 @@ double unionSeconds(std::vector<PredictedCollective> cs) {
 // so --element-bytes beside it is refused: naming both flags where both were given, else the step's
 // own compression, which the user may not know it has.
 void refuseCompressionConflicts(const MeasuredStep& run, const WhatIf& w, const StepPrediction& p) {
-  if (p.compress == run::Compression::kNone) return;
+  if (!run::compressionRow(p.compress).compresses) return;
   const std::string compress = run::compressionNames().name(p.compress);
   if (p.sync != run::Sync::kSsgd)
     throw common::UsageError("--compress " + compress + " compresses --sync ssgd's all-reduce; pair averaging has "
@@ -283,8 +287,8 @@ StepPrediction predictStep(const MeasuredStep& run, const Hardware& hw, int worl
   p.compressRank = w.compressRank.value_or(measured.sync.compressRank);
   refuseCompressionConflicts(run, w, p);
   // The encoding and decoding: the run's own, where it measured this compression at this rank.
-  if (p.compress != run::Compression::kNone && run.compressS && measured.sync.compress == p.compress &&
-      (p.compress != run::Compression::kPowerSgd || measured.sync.compressRank == p.compressRank)) {
+  if (run::compressionRow(p.compress).compresses && run.compressS && measured.sync.compress == p.compress &&
+      (!run::compressionRow(p.compress).takesRank || measured.sync.compressRank == p.compressRank)) {
     p.codecS = *run.compressS * hw.computeScale;
     p.codecMeasured = true;
   }

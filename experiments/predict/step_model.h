@@ -117,9 +117,9 @@ struct StepPrediction {
   int64_t stepsPerEpoch = 0;
   double epochS = 0, imagesPerS = 0;
   // --compress (a compressed step, as PowerSGD's after its --compress-start steps): what each bucket
-  // sends comes from comm/compressed_sizes.h; the encoding and decoding, from the run's own measurement
+  // sends comes from its row's bucketSends() (run/compression.h), as the trainer's record; the encoding and decoding, from the run's own measurement
   // of the same compression (scaled by compute_scale), else 0 (codecMeasured false).
-  run::Compression compress = run::Compression::kNone;
+  run::Compression compress{};  // none: the enum's first
   int64_t compressRank = 0;
   double codecS = 0;          // per step, on the communication thread
   bool codecMeasured = false;

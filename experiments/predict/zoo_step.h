@@ -22,7 +22,7 @@ struct ZooStepRequest {
   int64_t channels = 3;
   std::string dataset;           // free text, e.g. "imagenet 224x224"
   int batchSize = 0;             // per rank
-  int64_t trainSamples = 0;      // per epoch
+  int64_t trainSamples = 50000;  // per epoch (CIFAR-10's training set)
   double h2dS = 0, forwardS = 0, backwardS = 0, optimizerS = 0;  // the step's phases, given
   std::string source;            // where the phases come from (into the description)
   std::string gpu;               // the device they are of: "none", a key of the peak table, or "" (unnamed)

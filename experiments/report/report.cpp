@@ -17,6 +17,45 @@
 
 namespace dtbench::report {
 
+const std::vector<TableName>& reportTableNames() {
+  using S = TableSource;
+  static const std::vector<TableName> names{
+      {"time_speedup", S::kRuns},        {"compute_comm", S::kRuns},
+      {"bandwidth", S::kRuns},           {"traffic", S::kRuns},
+      {"traffic_matrix_", S::kEachRun},  {"wire_matrix", S::kWire},
+      {"wire_flows", S::kWire},          {"burstiness", S::kWire},
+      {"reconciliation", S::kWire},      {"reconciliation_summary", S::kWire},
+      {"batch_times", S::kRuns},         {"stragglers", S::kRuns},
+      {"cost", S::kRuns},                {"best", S::kRuns},
+      {"accuracy", S::kRuns},            {"jobs", S::kRuns},
+      {"excluded", S::kRuns},            {"trace_jobs", S::kTraces},
+      {"job_duration_cdf", S::kTraces},  {"queue_delay_cdf", S::kTraces},
+      {"final_states", S::kTraces},      {"gpu_time_by_size", S::kTraces},
+      {"trace_skipped", S::kTraces},
+  };
+  return names;
+}
+
+bool isReportTable(const std::string& name) {
+  for (const TableName& table : reportTableNames())
+    if (table.source == TableSource::kEachRun ? name.rfind(table.name, 0) == 0 && name.size() > table.name.size()
+                                              : name == table.name)
+      return true;
+  return false;
+}
+
+namespace {
+
+// The report's tables are reportTableNames()'s, so that --table's list is the whole of them.
+void checkRegistered(const std::vector<Table>& tables) {
+  for (const Table& table : tables)
+    if (!isReportTable(table.name))
+      throw std::logic_error("the report's table '" + table.name +
+                             "' is missing from reportTableNames() (experiments/report/report.cpp)");
+}
+
+}  // namespace
+
 const Table& Report::table(const std::string& name) const { return findTable(tables, name); }
 
 std::string Report::preamble() const {
@@ -42,6 +81,7 @@ std::unique_ptr<Report> buildReport(const ReportSettings& settings) {
   std::vector<Table>& t = report->tables;
   if (settings.directories.empty()) {
     t = traceTables(report->traces);
+    checkRegistered(t);
     return report;
   }
   report->selection = selectRuns(report->runs, settings.epoch);
@@ -63,6 +103,7 @@ std::unique_ptr<Report> buildReport(const ReportSettings& settings) {
   t.push_back(leftOutTable(report->selection));
   if (!report->traces.empty())
     for (Table& trace : traceTables(report->traces)) t.push_back(std::move(trace));
+  checkRegistered(t);
   return report;
 }
 

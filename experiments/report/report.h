@@ -43,6 +43,22 @@ struct Report {
   std::string preamble() const;                        // the Markdown heading: what was read
 };
 
+// Where a table of the report comes from: the runs (every report of run directories), one table per
+// run (its name the prefix followed by the run's id), the runs' wire captures, the job traces.
+enum class TableSource { kRuns, kEachRun, kWire, kTraces };
+
+struct TableName {
+  std::string name;  // Table::name; of a kEachRun table, the prefix ("traffic_matrix_")
+  TableSource source;
+};
+
+// Every table a report can hold, in the order it prints them: dtbench report --table's names. A
+// report whose tables are not all here is a bug (buildReport throws std::logic_error).
+const std::vector<TableName>& reportTableNames();
+
+// Whether `name` names a table of reportTableNames() ("traffic_matrix_r1" by its prefix).
+bool isReportTable(const std::string& name);
+
 // Throws std::invalid_argument when the directories hold no run (see findRunDirectories); with no
 // directory at all the report holds the job-trace tables alone. Throws std::runtime_error naming the
 // file and line of a malformed sacct or trace file.

@@ -115,11 +115,14 @@ dtbench_arg_value() {
   return 1
 }
 
-# completed | failed | interrupted | running | "" (no summary.json)
+# The run's outcome as `dtbench status` reads it (completed | failed | interrupted | running | unknown),
+# through DTBENCH_LAUNCHER where dtbench runs in it; "" when OUT holds no summary.json, or when dtbench
+# cannot read it (its error goes to the job's log).
 dtbench_run_status() {
-  local summary=$1/summary.json
-  [[ -f $summary ]] || return 0
-  sed -n 's/.*"status"[[:space:]]*:[[:space:]]*"\([a-z]*\)".*/\1/p' "$summary" | head -n1
+  [[ -f $1/summary.json ]] || return 0
+  # shellcheck disable=SC2206  # deliberate word splitting of the launcher's words
+  local launcher=(${DTBENCH_LAUNCHER:-})
+  "${launcher[@]}" "$DTBENCH" status "$1" || true
 }
 
 # dtbench_job_world: the ranks of this attempt of a multi-node job, from what Slurm gave it, into

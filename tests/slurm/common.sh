@@ -38,4 +38,5 @@ start_slurm() {
 # shellcheck source=job_helpers.sh
 source "$here/job_helpers.sh"
 
-summary_status() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$1" 2>/dev/null; }
+# run_status RUNDIR: the run's outcome as `dtbench status` prints it; nothing when it cannot say.
+run_status() { "$DTBENCH" status "$1" 2>/dev/null; }

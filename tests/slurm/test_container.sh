@@ -37,7 +37,7 @@ rc=$?
 cat "$work/sweep.txt"
 [[ $rc == 0 ]] || { tail -n 30 "$work/runs/world2.log" >&2; fail "the sweep exited $rc, want 0"; }
 for name in world1 world2; do
-  [[ $(summary_status "$work/runs/$name/summary.json") == completed ]] || fail "$name did not complete"
+  [[ $(run_status "$work/runs/$name") == completed ]] || fail "$name did not complete"
 done
 cat "$record"
 [[ $(wc -l <"$record") == 3 ]] || fail "want 3 apptainer calls (1 rank + 2 ranks), got $(wc -l <"$record")"

@@ -35,7 +35,7 @@ cat "$work/sweep1.txt"
 [[ $rc == 0 ]] || { show "$sweep_out/batch8-world2.log"; fail "the sweep exited $rc, want 0"; }
 [[ $(grep -c 'submitted as job' "$work/sweep1.txt") == 4 ]] || fail "want 4 submissions"
 for name in batch8-world1 batch8-world2 batch16-world1 batch16-world2; do
-  [[ $(summary_status "$sweep_out/$name/summary.json") == completed ]] || { show "$sweep_out/$name.log"; fail "$name did not complete"; }
+  [[ $(run_status "$sweep_out/$name") == completed ]] || { show "$sweep_out/$name.log"; fail "$name did not complete"; }
   grep -q "^==== dtbench sweep: $name attempt 1 " "$sweep_out/$name.log" || fail "$name.log lacks the attempt header"
   grep -q "dtbench-job\[.*completed" "$sweep_out/$name.log" || fail "$name.log lacks the job's own output"
   [[ $(grep -cE "^$name +completed" "$work/sweep1.txt") == 1 ]] || fail "$name is not reported completed"
@@ -99,7 +99,7 @@ good=dataset_synthetic-model_lenet failing=dataset_cifar10-model_lenet
 [[ $(grep -c "^$failing .*submitted as job" "$work/sweep3.txt") == 1 ]] || fail "the point without data should be submitted once"
 grep -q "^$failing .*failed (data error)" "$work/sweep3.txt" || fail "$failing is not shown as a data error"
 [[ $(grep -c "^$good .*submitted as job" "$work/sweep3.txt") == 1 ]] || fail "the good point should be submitted once"
-[[ $(summary_status "$bad/$good/summary.json") == completed ]] || { show "$bad/$good.log"; fail "the good point did not complete"; }
+[[ $(run_status "$bad/$good") == completed ]] || { show "$bad/$good.log"; fail "the good point did not complete"; }
 [[ ! -e $bad/$failing.attempt-1 ]] || fail "the point without good data ran twice"
 grep -q "data_batch_1.bin" "$bad/$failing.log" || fail "the error is not in the log"
 grep -q "^$failing,.*,failed,.*data_batch_1.bin" "$bad/jobs.csv" || fail "the error is not in jobs.csv: $(cat "$bad/jobs.csv")"
@@ -110,7 +110,7 @@ timeout 150 "$DTBENCH" sweep --launcher slurm --out "$killed" --grid batch=8 --r
   --dataset synthetic --synthetic-train-size 32768 --synthetic-test-size 64 --epochs 1 --max-steps 3000 --threads 1 \
   --quiet >"$work/sweep3b.txt" 2>&1 &
 pid=$!
-running() { grep -qs '"status": *"running"' "$killed/batch8/summary.json" || ! kill -0 "$pid" 2>/dev/null; }
+running() { [[ $(run_status "$killed/batch8") == running ]] || ! kill -0 "$pid" 2>/dev/null; }
 wait_for 60 "the point's run to start" running
 pkill -KILL -f -- "--out $killed/batch8( |$)" || fail "found no run of the point to kill"
 wait "$pid"
@@ -120,7 +120,7 @@ cat "$work/sweep3b.txt"
 [[ $(grep -c 'submitted as job' "$work/sweep3b.txt") == 2 ]] || fail "the killed point should be submitted twice"
 grep -q "^batch8 .*failed (retrying)" "$work/sweep3b.txt" || fail "the killed attempt is not shown retrying"
 [[ -d $killed/batch8.attempt-1 ]] || fail "the killed attempt was not kept aside"
-[[ $(summary_status "$killed/batch8/summary.json") == completed ]] || fail "the resubmitted point did not complete"
+[[ $(run_status "$killed/batch8") == completed ]] || fail "the resubmitted point did not complete"
 grep -qE "^batch8\.attempt-1,.*,failed,died without recording its end" "$killed/jobs.csv" ||
   fail "jobs.csv does not show the killed attempt failed: $(cat "$killed/jobs.csv")"
 

@@ -7,10 +7,13 @@
 #     DTBENCH_TASKS_PER_NODE that is no positive integer: exit 2 naming it;
 #   - a checkpoint written at 3 ranks continued on 2 nodes: --resume at --ntasks=2, the change logged;
 #     dtbench's refusal (exit 2) ends the job with exit 2 and no requeue, the run directory kept; an exit
-#     75 still requeues.
-# Usage: test_job_world.sh REPO
+#     75 still requeues;
+#   - the run's outcome comes from `dtbench status` (the stand-in dtbench hands `status` to the real one): an
+#     interrupted run with a checkpoint is continued, a completed one is left alone, without srun.
+# Usage: test_job_world.sh REPO DTBENCH
 set -uo pipefail
 repo=$(realpath "$1")
+real_dtbench=$(realpath "${2:?usage: $0 REPO DTBENCH}")
 lib=$repo/slurm/lib/dtbench_job.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,7 +24,7 @@ mkdir -p "$stubs"
 printf '#!/bin/sh\necho "$*" >>"%s/srun.calls"\nexit "${STUB_SRUN_RC:-0}"\n' "$tmp" >"$stubs/srun"
 printf '#!/bin/sh\nif [ "$1 $2" = "show hostnames" ]; then echo node1; echo node3; exit 0; fi\necho "$*" >>"%s/scontrol.calls"\nexit 0\n' \
   "$tmp" >"$stubs/scontrol"
-printf '#!/bin/sh\nexit 0\n' >"$stubs/dtbench"
+printf '#!/bin/sh\n[ "$1" = status ] && exec "%s" "$@"\nexit 0\n' "$real_dtbench" >"$stubs/dtbench"
 chmod +x "$stubs"/*
 
 # world ENV...: DTBENCH_JOB_NTASKS and DTBENCH_JOB_TASKS_PER_NODE after dtbench_job_world, or its exit code.
@@ -64,6 +67,8 @@ grep -q -- '^--ntasks=2 .*dtbench train --model lenet --device cpu .*--resume .*
   fail "srun was not run at --ntasks=2 with --resume: $(cat "$tmp/srun.calls" 2>/dev/null)"
 grep -q 'checkpoint was written at 3 ranks and this attempt has 2' "$tmp/job.log" ||
   fail "the world change is not logged: $(cat "$tmp/job.log")"
+grep -q 'has a checkpoint (status interrupted): continuing it with --resume' "$tmp/job.log" ||
+  fail "the run's outcome (dtbench status) is not the job's: $(cat "$tmp/job.log")"
 grep -q 'refused to resume at 2 ranks (3 -> 2; exit 2.*not requeued' "$tmp/job.log" ||
   fail "the refusal's end is not explained: $(cat "$tmp/job.log")"
 [[ ! -e $tmp/scontrol.calls ]] || fail "a refused resume called scontrol $(cat "$tmp/scontrol.calls")"
@@ -82,6 +87,12 @@ grep -q 'checkpoint was written at 3 ranks and this attempt has 2' "$tmp/job.log
   fail "the world change is not logged with DTBENCH_TASKS_PER_NODE: $(cat "$tmp/job.log")"
 job 0 SLURM_JOB_NUM_NODES=3
 grep -q 'checkpoint was written at' "$tmp/job.log" && fail "a resume at the checkpoint's own world logged a change"
+
+printf '{"status": "completed"}\n' >"$runs/r/summary.json"
+job 2 SLURM_JOB_NUM_NODES=2
+rc=$?
+[[ $rc == 0 ]] && grep -q 'is completed; nothing to do' "$tmp/job.log" && [[ ! -e $tmp/srun.calls ]] ||
+  fail "a completed run (dtbench status): exit $rc, srun $(cat "$tmp/srun.calls" 2>/dev/null), log $(cat "$tmp/job.log")"
 
 ((status == 0)) && echo "PASS: the job's world from its nodes; a resume at another world logged, its refusal not requeued"
 exit "$status"

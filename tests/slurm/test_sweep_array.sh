@@ -33,8 +33,8 @@ done
 
 points=(lenet-bs8-n1 lenet-bs8-n2 lenet-bs16-n1 lenet-bs16-n2)
 for p in "${points[@]}"; do
-  s=$(summary_status "$RUNS/$SWEEP_NAME/$p/summary.json")
-  [[ $s == completed ]] || fail "$p: summary.json status '${s:-missing}'"
+  s=$(run_status "$RUNS/$SWEEP_NAME/$p")
+  [[ $s == completed ]] || fail "$p: dtbench status '${s:-none}'"
 done
 
 csv=$("$DTBENCH" report "$RUNS/$SWEEP_NAME" --table time_speedup --format csv) || fail "dtbench report failed"

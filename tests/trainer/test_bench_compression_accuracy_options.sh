@@ -4,9 +4,11 @@
 # naming the flag and what it takes, no traceback, and nothing made under --out. The edge values that
 # dtbench train takes pass through to it: a stand-in dtbench (it records its command line and writes a
 # completed run's summary.json) stands for the training, so nothing trains and no torch is imported.
-# Usage: test_bench_compression_accuracy_options.sh REPO
+# Usage: test_bench_compression_accuracy_options.sh REPO DTBENCH
 set -uo pipefail
 repo=$(realpath "$1")
+REAL_DTBENCH=$(realpath "${2:?usage: $0 REPO DTBENCH}")
+export REAL_DTBENCH
 python=$(command -v python3) || { echo "skipped: no python3 on PATH" >&2; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -14,7 +16,9 @@ status=0
 fail() { echo "FAIL: $*" >&2; status=1; }
 cat >"$tmp/dtbench" <<'EOF'
 #!/usr/bin/env bash
-# Stand-in for `dtbench launch -n N -- dtbench train ... --out DIR`: one completed epoch in DIR.
+# Stand-in for `dtbench launch -n N -- dtbench train ... --out DIR`: one completed epoch in DIR; `dtbench
+# status` is the real one's.
+[[ $1 == status ]] && exec "$REAL_DTBENCH" "$@"
 echo "$*" >>"$(dirname "$0")/commands"
 while (($#)); do [[ $1 == --out ]] && out=$2; shift; done
 mkdir -p "$out"

@@ -24,6 +24,7 @@
 #include "common/usage_error.h"
 #include "data/sampler.h"
 #include "run/checkpoint_folder.h"
+#include "run/compression.h"
 #include "run/config_schema.h"
 #include "run/epoch_stats.h"
 #include "run/run_directory.h"
@@ -346,7 +347,7 @@ void checkWorldChange(const RunConfig& config, const nlohmann::json& state, int6
     throw UsageError(head + "the run trains with --sync pairavg, whose ranks each keep their own model and "
                             "optimizer state (checkpoint/rank<R>.pt), which cannot be dealt to another number of "
                             "ranks; resume with " + std::to_string(from) + " ranks");
-  if (config.sync.compress != run::Compression::kNone || state.value("sync_state", false))
+  if (run::compressionRow(config.sync.compress).compresses || state.value("sync_state", false))
     throw UsageError(head + "the run compresses its gradients (--compress), whose residuals and factors are each "
                             "rank's own (checkpoint/sync_rank<R>.pt) and cannot be dealt to another number of ranks; "
                             "resume with " + std::to_string(from) + " ranks");
@@ -440,7 +441,7 @@ Checkpointer::Checkpointer(const RunConfig& config, World* world, torch::nn::Mod
   segments_.push_back(first);
 }
 
-bool Checkpointer::keepsSyncState() const { return world_ && config_.sync.compress != run::Compression::kNone; }
+bool Checkpointer::keepsSyncState() const { return world_ && run::compressionRow(config_.sync.compress).compresses; }
 
 void Checkpointer::attachSync(GradientSync& sync) {
   sync_ = &sync;

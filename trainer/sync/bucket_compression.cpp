@@ -1,12 +1,12 @@
 #include "trainer/sync/bucket_compression.h"
 
 #include <chrono>
+#include <map>
 #include <stdexcept>
 #include <utility>
 
 #include <ATen/ops/empty.h>
 
-#include "comm/tensor_element_type.h"
 #include "comm/traffic/message_log.h"
 #include "trainer/sync/powersgd.h"
 
@@ -21,26 +21,22 @@ double nowS() {
 // --compress none: the float32 all-reduce BucketedAllreduce has always made.
 class NoCompression final : public BucketCompression {
  public:
-  NoCompression(comm::Communicator& communicator, comm::TopologyAllreduce& allreduce,
-                std::vector<BucketLayout> buckets, std::function<void()> deviceSync)
-      : BucketCompression(communicator, allreduce, std::move(buckets), std::move(deviceSync)) {}
+  NoCompression(const CompressionOptions& options, comm::Communicator& communicator,
+                comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets, std::function<void()> deviceSync)
+      : BucketCompression(options, communicator, allreduce, std::move(buckets), std::move(deviceSync)) {}
 
   void average(size_t bucket, const at::Tensor& flat, int64_t /*globalStep*/) override {
     averageUncompressed(bucket, flat);
-  }
-
-  std::vector<BucketCollective> collectives(size_t bucket) const override {
-    const BucketLayout& b = buckets_.at(bucket);
-    return {{"gradients", b.gradients + (b.carriesFlag ? 1 : 0), comm::ElementType::kFloat32}};
   }
 };
 
 // --compress fp16 / bf16: the bucket cast, divided by the world size, summed in 16 bits, cast back.
 class HalfPrecisionCompression final : public BucketCompression {
  public:
-  HalfPrecisionCompression(at::ScalarType type, comm::Communicator& communicator, comm::TopologyAllreduce& allreduce,
-                           std::vector<BucketLayout> buckets, std::function<void()> deviceSync)
-      : BucketCompression(communicator, allreduce, std::move(buckets), std::move(deviceSync)), type_(type) {
+  HalfPrecisionCompression(at::ScalarType type, const CompressionOptions& options, comm::Communicator& communicator,
+                           comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                           std::function<void()> deviceSync)
+      : BucketCompression(options, communicator, allreduce, std::move(buckets), std::move(deviceSync)), type_(type) {
     halves_.resize(buckets_.size());
   }
 
@@ -59,24 +55,57 @@ class HalfPrecisionCompression final : public BucketCompression {
     flat.copy_(half);
   }
 
-  std::vector<BucketCollective> collectives(size_t bucket) const override {
-    const BucketLayout& b = buckets_.at(bucket);
-    return {{"gradients", b.gradients + (b.carriesFlag ? 1 : 0), comm::elementTypeOf(type_)}};
-  }
-
  private:
   at::ScalarType type_;
   std::vector<at::Tensor> halves_;  // one buffer per bucket, where the bucket's buffer is (made at its first step)
 };
 
+template <typename Codec>
+std::unique_ptr<BucketCompression> makeCodec(const CompressionOptions& options, comm::Communicator& communicator,
+                                        comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                                        std::function<void()> deviceSync) {
+  return std::make_unique<Codec>(options, communicator, allreduce, std::move(buckets), std::move(deviceSync));
+}
+
+template <at::ScalarType kType>
+std::unique_ptr<BucketCompression> makeHalfCodec(const CompressionOptions& options, comm::Communicator& communicator,
+                                            comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                                            std::function<void()> deviceSync) {
+  return std::make_unique<HalfPrecisionCompression>(kType, options, communicator, allreduce, std::move(buckets),
+                                                    std::move(deviceSync));
+}
+
+// Each compression's codec (its row's `codec`), one line each.
+const std::map<run::Compression, CodecFactory>& codecTable() {
+  static const std::map<run::Compression, CodecFactory> table{
+      {run::Compression::kNone, makeCodec<NoCompression>},
+      {run::Compression::kFp16, makeHalfCodec<at::kHalf>},
+      {run::Compression::kBf16, makeHalfCodec<at::kBFloat16>},
+      {run::Compression::kPowerSgd, makePowerSgd},
+  };
+  return table;
+}
+
 }  // namespace
 
-BucketCompression::BucketCompression(comm::Communicator& communicator, comm::TopologyAllreduce& allreduce,
-                                     std::vector<BucketLayout> buckets, std::function<void()> deviceSync)
-    : communicator_(communicator),
+BucketCompression::BucketCompression(const CompressionOptions& options, comm::Communicator& communicator,
+                                     comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                                     std::function<void()> deviceSync)
+    : options_(options),
+      communicator_(communicator),
       allreduce_(allreduce),
       buckets_(std::move(buckets)),
       deviceSync_(deviceSync ? std::move(deviceSync) : [] {}) {}
+
+std::vector<BucketCollective> BucketCompression::collectives(size_t bucket) const {
+  const BucketLayout& b = buckets_.at(bucket);
+  run::BucketToSend send;
+  send.shapes = b.shapes;
+  send.elements = b.gradients + (b.carriesFlag ? 1 : 0);
+  send.carriesFlag = b.carriesFlag;
+  send.type = b.type;
+  return run::bucketSends(options_.kind, send, options_.rank);
+}
 
 void BucketCompression::loadState(const std::string& bytes, const std::string& source) {
   if (!bytes.empty())
@@ -119,19 +148,11 @@ std::unique_ptr<BucketCompression> makeBucketCompression(const CompressionOption
                                                          comm::TopologyAllreduce& allreduce,
                                                          std::vector<BucketLayout> buckets,
                                                          std::function<void()> deviceSync) {
-  switch (options.kind) {
-    case run::Compression::kNone:
-      return std::make_unique<NoCompression>(communicator, allreduce, std::move(buckets), std::move(deviceSync));
-    case run::Compression::kFp16:
-    case run::Compression::kBf16:
-      return std::make_unique<HalfPrecisionCompression>(options.kind == run::Compression::kFp16 ? at::kHalf
-                                                                                                : at::kBFloat16,
-                                                        communicator, allreduce, std::move(buckets),
-                                                        std::move(deviceSync));
-    case run::Compression::kPowerSgd:
-      return makePowerSgd(options, communicator, allreduce, std::move(buckets), std::move(deviceSync));
-  }
-  throw std::logic_error("a --compress without its BucketCompression");
+  const auto it = codecTable().find(options.kind);
+  if (it == codecTable().end())
+    throw std::logic_error(std::string("--compress ") + run::compressionRow(options.kind).name + " has no codec (" +
+                           run::compressionRow(options.kind).codec + ") in trainer/sync/bucket_compression.cpp");
+  return it->second(options, communicator, allreduce, std::move(buckets), std::move(deviceSync));
 }
 
 }  // namespace dtbench::trainer

@@ -1,13 +1,16 @@
 #pragma once
 // BucketCompression: how --sync ssgd averages one gradient bucket over the ranks (--compress;
-// docs/design.md, "Gradient compression"). BucketedAllreduce (trainer/sync/bucketed_allreduce.h) fills
-// a bucket's float32 buffer with its gradients (and the stop flag, in the last bucket) and hands it
-// here on the communication thread:
-//   none       the buffer all-reduced in float32, then the gradients divided by the world size;
-//   fp16/bf16  the buffer cast to the 16-bit type and its gradients divided by the world size before
-//              the sum (so that the sum cannot overflow, as PyTorch's fp16_compress_hook), all-reduced
-//              in that type and cast back;
-//   powersgd   trainer/sync/powersgd.h.
+// docs/design.md, "Gradient compression"): the codec of a compression's row (run/compression.h, which
+// says what the bucket sends). BucketedAllreduce (trainer/sync/bucketed_allreduce.h) fills a bucket's
+// float32 buffer with its gradients (and the stop flag, in the last bucket) and hands it here on the
+// communication thread:
+//   none       NoCompression: the buffer all-reduced in float32, then the gradients divided by the world size;
+//   fp16/bf16  HalfPrecisionCompression: the buffer cast to the 16-bit type and its gradients divided by
+//              the world size before the sum (so that the sum cannot overflow, as PyTorch's
+//              fp16_compress_hook), all-reduced in that type and cast back;
+//   powersgd   PowerSgd: trainer/sync/powersgd.h.
+// makeBucketCompression makes the codec through a table keyed by Compression, one line per codec
+// (bucket_compression.cpp).
 //
 // Contract:
 //  - average() leaves in flat[0, gradients) the same average on every rank of what the ranks passed in
@@ -20,7 +23,8 @@
 //    GPU (a no-op on the CPU). takeCollectives() returns how many all-reduces it issued since the last
 //    call (batches.csv's grad_collectives), counted as they are issued.
 //  - collectives(b) lists what one compressed step of bucket b all-reduces, for config.json's record
-//    and the report's byte model.
+//    and the report's byte model: the row's run::bucketSends(), the one account predict lays out too.
+//    A codec all-reduces exactly that (tests/trainer/sync/test_compression.cpp counts it).
 //  - saveState()/loadState() carry what is kept from step to step (PowerSGD's residuals and factors)
 //    through a checkpoint, so that --resume continues exactly; "" where nothing is kept.
 
@@ -36,7 +40,7 @@
 #include "comm/communicator.h"
 #include "comm/element_type.h"
 #include "comm/topology_allreduce.h"
-#include "run/settings.h"
+#include "run/compression.h"
 
 namespace dtbench::trainer {
 
@@ -46,14 +50,11 @@ struct BucketLayout {
   std::vector<int64_t> offsets;              // its first element in the buffer
   int64_t gradients = 0;                     // gradient elements; the stop flag follows them when carriesFlag
   bool carriesFlag = false;
+  comm::ElementType type = comm::ElementType::kFloat32;  // the buffer's
 };
 
-// One all-reduce of a bucket's compressed step.
-struct BucketCollective {
-  std::string what;  // "gradients" (none, fp16, bf16), or powersgd's "uncompressed", "p", "q"
-  int64_t elements = 0;
-  comm::ElementType type = comm::ElementType::kFloat32;
-};
+// One all-reduce of a bucket's compressed step (run/compression.h).
+using BucketCollective = run::BucketSend;
 
 struct CompressionOptions {
   run::Compression kind = run::Compression::kNone;
@@ -67,7 +68,7 @@ class BucketCompression {
   virtual ~BucketCompression() = default;
 
   virtual void average(size_t bucket, const at::Tensor& flat, int64_t globalStep) = 0;
-  virtual std::vector<BucketCollective> collectives(size_t bucket) const = 0;
+  std::vector<BucketCollective> collectives(size_t bucket) const;
   virtual std::string saveState() const { return {}; }
   // Throws std::runtime_error naming `source` when the bytes are not this compression's state for these buckets.
   virtual void loadState(const std::string& bytes, const std::string& source);
@@ -77,8 +78,9 @@ class BucketCompression {
   int64_t takeCollectives();
 
  protected:
-  BucketCompression(comm::Communicator& communicator, comm::TopologyAllreduce& allreduce,
-                    std::vector<BucketLayout> buckets, std::function<void()> deviceSync);
+  BucketCompression(const CompressionOptions& options, comm::Communicator& communicator,
+                    comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                    std::function<void()> deviceSync);
 
   // Times a stretch of encoding or decoding: its seconds are added to the step's compress_s.
   class CodecTimer {
@@ -98,6 +100,7 @@ class BucketCompression {
   // The uncompressed average: sum in float32, then the gradients divided by the world size.
   void averageUncompressed(size_t bucket, const at::Tensor& flat);
 
+  CompressionOptions options_;
   comm::Communicator& communicator_;
   comm::TopologyAllreduce& allreduce_;
   std::vector<BucketLayout> buckets_;
@@ -106,7 +109,14 @@ class BucketCompression {
   int64_t collectives_ = 0;
 };
 
-// The compression `options.kind` names, for these buckets.
+// A codec's factory: one line of the table in bucket_compression.cpp per Compression.
+using CodecFactory = std::unique_ptr<BucketCompression> (*)(const CompressionOptions& options,
+                                                            comm::Communicator& communicator,
+                                                            comm::TopologyAllreduce& allreduce,
+                                                            std::vector<BucketLayout> buckets,
+                                                            std::function<void()> deviceSync);
+
+// The codec of the compression `options.kind` names, for these buckets.
 std::unique_ptr<BucketCompression> makeBucketCompression(const CompressionOptions& options,
                                                          comm::Communicator& communicator,
                                                          comm::TopologyAllreduce& allreduce,

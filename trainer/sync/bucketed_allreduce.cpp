@@ -68,6 +68,12 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
     bucket.flat = at::zeros({offset + (last ? 1 : 0)}, first.options().device(commDevice).pinned_memory(pinned));
     state_.push_back(std::move(bucket));
   }
+  if (run::compressionRow(options.compression.kind).compresses)
+    for (const Bucket& bucket : state_)
+      if (bucket.flat.scalar_type() != at::kFloat)
+        throw std::invalid_argument("--compress " + std::string(run::compressionNames().name(options.compression.kind)) +
+                                    " compresses float32 gradients, and this model has " +
+                                    std::string(c10::toString(bucket.flat.scalar_type())) + " ones: use --compress none");
   std::vector<BucketLayout> layouts;
   for (size_t b = 0; b < state_.size(); ++b) {
     BucketLayout layout;
@@ -75,14 +81,9 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
     layout.offsets = state_[b].offsets;
     layout.carriesFlag = b + 1 == state_.size();
     layout.gradients = state_[b].flat.numel() - (layout.carriesFlag ? 1 : 0);
+    layout.type = comm::elementTypeOf(state_[b].flat.scalar_type());
     layouts.push_back(std::move(layout));
   }
-  if (options.compression.kind != run::Compression::kNone)
-    for (const Bucket& bucket : state_)
-      if (bucket.flat.scalar_type() != at::kFloat)
-        throw std::invalid_argument("--compress " + std::string(run::compressionNames().name(options.compression.kind)) +
-                                    " compresses float32 gradients, and this model has " +
-                                    std::string(c10::toString(bucket.flat.scalar_type())) + " ones: use --compress none");
   compression_ = makeBucketCompression(options.compression, communicator, allreduce, std::move(layouts), [this] {
     if (side_) side_->synchronize();
   });

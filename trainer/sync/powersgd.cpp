@@ -50,7 +50,7 @@ class PowerSgd final : public BucketCompression {
  public:
   PowerSgd(const CompressionOptions& options, comm::Communicator& communicator, comm::TopologyAllreduce& allreduce,
            std::vector<BucketLayout> buckets, std::function<void()> deviceSync)
-      : BucketCompression(communicator, allreduce, std::move(buckets), std::move(deviceSync)), options_(options) {
+      : BucketCompression(options, communicator, allreduce, std::move(buckets), std::move(deviceSync)) {
     for (const BucketLayout& layout : buckets_) {
       Plan plan;
       for (size_t slot = 0; slot < layout.shapes.size(); ++slot) {
@@ -118,19 +118,6 @@ class PowerSgd final : public BucketCompression {
       gradient.copy_(approximation);
     }
     plan.warm = true;
-  }
-
-  std::vector<BucketCollective> collectives(size_t bucket) const override {
-    const BucketLayout& layout = buckets_.at(bucket);
-    const Plan& plan = plans_.at(bucket);
-    std::vector<BucketCollective> list;
-    const int64_t packed = plan.uncompressedElements + (layout.carriesFlag ? 1 : 0);
-    if (packed > 0) list.push_back({"uncompressed", packed, comm::ElementType::kFloat32});
-    if (!plan.matrices.empty()) {
-      list.push_back({"p", plan.pElements, comm::ElementType::kFloat32});
-      list.push_back({"q", plan.qElements, comm::ElementType::kFloat32});
-    }
-    return list;
   }
 
   std::string saveState() const override {
@@ -288,7 +275,6 @@ class PowerSgd final : public BucketCompression {
     }
   }
 
-  CompressionOptions options_;
   std::vector<Plan> plans_;
 };
 

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "run/compression.h"
+
 namespace dtbench::report {
 namespace {
 
@@ -19,25 +21,21 @@ int64_t compressedCollectives(const RunData& run) {
 
 bool compressesAnyGradient(const RunData& run) {
   if (run.worldSize() < 2 || run.settings.sync.kind != run::Sync::kSsgd) return false;
-  switch (run.settings.sync.compress) {
-    case run::Compression::kNone:
-      return false;
-    case run::Compression::kFp16:
-    case run::Compression::kBf16:
-      return true;
-    case run::Compression::kPowerSgd:
-      break;
-  }
+  const run::CompressionRow& row = run::compressionRow(run.settings.sync.compress);
+  if (!row.compresses) return false;
+  // A low-rank compression compresses a gradient only where some bucket sends its factors.
+  if (!row.takesRank) return true;
   if (!run.facts.world || !run.facts.world->buckets || run.facts.world->buckets->collectives.empty()) return true;
   for (const std::vector<run::CollectiveFacts>& bucket : run.facts.world->buckets->collectives)
     for (const run::CollectiveFacts& c : bucket)
-      if (c.what == "p") return true;
+      if (c.what == run::kFactorPart) return true;
   return false;
 }
 
 bool stepCompressed(const RunData& run, const run::StepRecord& row) {
   if (!compressesAnyGradient(run)) return false;
-  if (run.settings.sync.compress != run::Compression::kPowerSgd) return true;
+  // Only a compression with --compress-start sends some steps whole.
+  if (!run::compressionRow(run.settings.sync.compress).takesStart) return true;
   if (row.gradCollectives > 0) return row.gradCollectives == compressedCollectives(run);
   // Before grad_collectives: the global step against --compress-start.
   const run::EpochStats* first = run.summary.findEpoch(1);
@@ -47,7 +45,7 @@ bool stepCompressed(const RunData& run, const run::StepRecord& row) {
 
 std::string compressionUsed(const RunData& run, int64_t compressedSteps, int64_t steps) {
   const std::string name = run::compressionNames().name(run.settings.sync.compress);
-  if (run.settings.sync.compress == run::Compression::kNone || compressedSteps == steps) return name;
+  if (!run::compressionRow(run.settings.sync.compress).compresses || compressedSteps == steps) return name;
   if (compressedSteps == 0) return "none (" + name + " compressed no step)";
   return name + " (" + std::to_string(compressedSteps) + " of " + std::to_string(steps) + " steps)";
 }

@@ -1,17 +1,17 @@
 #include "experiments/report/runs/configuration.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <set>
 #include <utility>
 #include <vector>
 
-#include "comm/backends/backend.h"
+#include "run/compression.h"
 #include "run/config_schema.h"
 #include "run/device_peaks.h"
 #include "experiments/report/runs/placement.h"
+#include "experiments/report/runs/setup_label.h"
 
 namespace dtbench::report {
 
@@ -153,20 +153,13 @@ Configuration configurationOf(const RunData& run) {
   // one rank with other --compress flags are repeats of one baseline, shared by every compression's series.
   if (run.worldSize() == 1)
     for (const std::string& key : multiRankSettingKeys()) c.settings.erase(key);
-  // PowerSGD's rank and start act on PowerSGD alone.
-  if (s.sync.compress != run::Compression::kPowerSgd)
-    for (const char* key : {"compress_rank", "compress_start"}) c.settings.erase(key);
+  // --compress-rank and --compress-start act on the compressions that take them alone (PowerSGD).
+  const run::CompressionRow& compression = run::compressionRow(s.sync.compress);
+  if (!compression.takesRank) c.settings.erase("compress_rank");
+  if (!compression.takesStart) c.settings.erase("compress_start");
   if (run.worldSize() > 1) {
-    const bool ssgd = s.sync.kind == run::Sync::kSsgd;
-    c.setup = std::string(comm::name(s.comm.connection.backend)) + "/" + s.comm.topology.name() + " " +
-              run::syncNames().name(s.sync.kind);
-    if (ssgd && !s.sync.overlap) c.setup += ", no overlap";
-    if (ssgd && std::abs(s.sync.bucketMb - run::kDefaultBucketMb) > 1e-9) {
-      char text[48];
-      std::snprintf(text, sizeof text, ", bucket %g MB", s.sync.bucketMb);
-      c.setup += text;
-    }
-    if (s.sync.localBnStats) c.setup += ", local BN";
+    c.setup = setupLabel(s.comm.connection.backend, s.comm.topology, s.sync.kind, s.sync.overlap, s.sync.bucketMb,
+                         s.sync.localBnStats);
     // Injected impairment (--inject-*): runs with different impairments are different setups.
     for (const auto& [value, format] : {std::pair{s.impairment.delayMs, ", delay %g ms"},
                                         {s.impairment.rateGbps, ", rate %g Gbps"},

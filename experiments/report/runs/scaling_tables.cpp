@@ -19,6 +19,7 @@
 #include "experiments/report/runs/run_data.h"
 #include "experiments/report/runs/step_link_bound.h"
 #include "comm/backends/backend.h"
+#include "run/compression.h"
 
 namespace dtbench::report {
 namespace {
@@ -615,7 +616,7 @@ Table bandwidthTable(const std::vector<ScalingRow>& rows, const std::vector<Ceil
     const double uncompressedBytes =
         uncompressed.available ? static_cast<double>(uncompressed.sentPerStep[busiest]) * steps : 0;
     cells.push_back(uncompressed.available && counted > 0 ? Cell::ratio(uncompressedBytes / counted) : Cell::empty());
-    if (run.run->settings.sync.compress != run::Compression::kNone && model.available && compressedSteps < e.steps)
+    if (run::compressionRow(run.run->settings.sync.compress).compresses && model.available && compressedSteps < e.steps)
       remarks.insert("- " + run.run->id + ": `compress` " + compress + ": " + uncompressedReason(*run.run) +
                      "; its bytes and rates count each step as it was sent.");
     cells.push_back(Cell::seconds(comm));

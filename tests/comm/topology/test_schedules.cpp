@@ -94,6 +94,24 @@ TEST_CASE("ring and clique send 2(N-1)/N of the tensor per rank", "[schedule][ri
   }
 }
 
+TEST_CASE("the bus-bandwidth factor is what the ring's schedule sends per rank, nccl-tests' 2(N-1)/N",
+          "[schedule][ring][busbw]") {
+  CHECK(ringBusFactor(0) == 0);
+  CHECK(ringBusFactor(1) == 0);  // one rank sends nothing
+  CHECK(ringBusFactor(2) == 1);
+  CHECK(ringBusFactor(4) == 1.5);
+  CHECK(ringBusBandwidth(10.0, 4) == 15.0);
+  CHECK(ringBusBandwidth(10.0, 1) == 0);
+  for (int n = 2; n <= 8; ++n) {
+    const int64_t numel = 840;  // divisible by every n: the schedule's bytes are exact
+    const auto bytes = scheduleTraffic(ringSchedule(n), numel, 4);
+    int64_t sent = 0;
+    for (int p = 0; p < n; ++p) sent += bytes[0][p];
+    CHECK(static_cast<double>(sent) == Approx(ringBusFactor(n) * numel * 4).epsilon(1e-15));
+    CHECK(ringBytesPerRank(numel * 4, n) == sent);
+  }
+}
+
 TEST_CASE("the tree's reduce graph reaches the root from every rank exactly once", "[schedule][tree]") {
   for (int n = 1; n <= 9; ++n) {
     const Tree tree = binaryTree(n);

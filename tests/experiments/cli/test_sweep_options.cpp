@@ -125,3 +125,27 @@ TEST_CASE("a sweep's --min-nodes makes each nodes point a node range on Slurm, a
       parseSweepOptions(with({"--out", "d", "--grid", "world=1,2"}, {"--launcher", "slurm", "--min-nodes", "2"})),
       Catch::Contains("add --grid nodes="));
 }
+
+TEST_CASE("sweep's defaults are SweepOptions' own, and --help shows them", "[cli][sweep]") {
+  const dtbench::experiments::SweepOptions defaults;
+  const auto o = parseSweepOptions({"--out", "d", "--grid", "batch=8,16", "--grid", "world=1,2"});
+  CHECK(o.outDir == "d");
+  CHECK(o.retries == defaults.retries);
+  CHECK(o.ranksPerNode == defaults.ranksPerNode);
+  CHECK(o.launcher == defaults.launcher);
+  CHECK(o.slurmTimeout == defaults.slurmTimeout);
+  CHECK(o.minNodes == defaults.minNodes);
+  CHECK(o.allowOverlap == defaults.allowOverlap);
+  CHECK(o.dryRun == defaults.dryRun);
+  // Every --grid, in the order given.
+  REQUIRE(o.grid.axes.size() == 2);
+  CHECK(o.grid.axes[0].key == "batch");
+  CHECK(o.grid.axes[1].key == "world");
+  const std::string help = parseSweepOptions({"--help"}).helpText;
+  for (const char* shown : {"--retries arg", "(default: 1)", "(default: local)", "(default: 0)", "--out DIR"})
+    CHECK_THAT(help, Catch::Contains(shown));
+  CHECK_THROWS_WITH(parseSweepOptions({"--grid", "batch=8"}), Catch::Contains("--out DIR is required"));
+  CHECK_THROWS_WITH(parseSweepOptions({"--out", "d"}), Catch::Contains("give the grid"));
+  CHECK_THROWS_WITH(parseSweepOptions({"--out", "d", "--grid", "batch=8", "--allow-overlap"}),
+                    Catch::Contains("--allow-overlap is for --launcher slurm"));
+}

@@ -28,7 +28,7 @@ start=$SECONDS
 expect 0 "batch16-world2 +completed" sweep --out "$sweep" --grid batch=8,16 --grid world=1,2 -- "${small[@]}"
 echo "first sweep: $((SECONDS - start)) s"
 for name in "${names[@]}"; do
-  grep -q '"status": *"completed"' "$sweep/$name/summary.json" 2>/dev/null || fail "$name did not complete"
+  [[ $("$dtbench" status "$sweep/$name" 2>/dev/null) == completed ]] || fail "$name did not complete"
   [[ -s "$sweep/$name.log" ]] || fail "no log $sweep/$name.log"
 done
 rows=$(tail -n +2 "$sweep/jobs.csv" | grep -c ',completed,')
@@ -90,7 +90,7 @@ for f in data_batch_1 data_batch_2 data_batch_3 data_batch_4 data_batch_5 test_b
 expect 1 "dataset_cifar10 +failed \(data error\)" sweep --out "$bad" --grid dataset=synthetic,cifar10 --retries 3 -- \
   --model lenet --data-dir "$tmp/damaged-data" --synthetic-train-size 256 --synthetic-test-size 64 --epochs 1 \
   --max-steps 2 --batch-size 16 --threads 1 --quiet
-grep -q '"status": *"completed"' "$bad/dataset_synthetic/summary.json" 2>/dev/null || fail "the synthetic point did not complete"
+[[ $("$dtbench" status "$bad/dataset_synthetic" 2>/dev/null) == completed ]] || fail "the synthetic point did not complete"
 [[ ! -e "$bad/dataset_cifar10.attempt-1" ]] || fail "the point without good data was run again"
 [[ $(grep -c '^==== dtbench sweep: dataset_cifar10 attempt' "$bad/dataset_cifar10.log") -eq 1 ]] \
   || fail "the log should hold one attempt of the point without good data"
@@ -105,14 +105,14 @@ killed=$tmp/killed
   --synthetic-train-size 4096 --synthetic-test-size 64 --epochs 1 --max-steps 400 --threads 1 --quiet \
   >"$tmp/killed.out" 2>&1 &
 sweep_pid=$!
-for _ in $(seq 1 300); do grep -qs '"status": *"running"' "$killed/batch8/summary.json" && break; sleep 0.1; done
+for _ in $(seq 1 300); do [[ $("$dtbench" status "$killed/batch8" 2>/dev/null) == running ]] && break; sleep 0.1; done
 pkill -KILL -f -- "--out $killed/batch8( |$)" || fail "found no run of the point to kill"
 wait "$sweep_pid"
 rc=$?
 [[ $rc -eq 0 ]] || fail "the sweep whose run was killed once exited $rc: $(cat "$tmp/killed.out")"
 grep -qE "batch8 +failed \(retrying\)" "$tmp/killed.out" || fail "the killed attempt is not shown retrying: $(cat "$tmp/killed.out")"
 [[ -d "$killed/batch8.attempt-1" ]] || fail "the killed attempt was not kept aside"
-grep -q '"status": *"completed"' "$killed/batch8/summary.json" 2>/dev/null || fail "the retried point did not complete"
+[[ $("$dtbench" status "$killed/batch8" 2>/dev/null) == completed ]] || fail "the retried point did not complete"
 # The killed attempt never recorded its end (its summary.json still says running) and no process holds its
 # lock: the job table says it failed, and why, never `running`.
 grep -qE "^batch8\.attempt-1,.*,failed,died without recording its end" "$killed/jobs.csv" ||

@@ -27,6 +27,7 @@
 #include "comm/topology/registry.h"
 #include "comm/topology_allreduce.h"
 #include "comm/traffic/traffic_recorder.h"
+#include "run/compression.h"
 #include "trainer/sync/bucket_compression.h"
 #include "trainer/sync/compression_notice.h"
 #include "trainer/sync/powersgd.h"
@@ -148,6 +149,42 @@ TEST_CASE("PowerSGD sends a gradient as factors only where they are at most half
     CHECK(collectives[2].elements == sizes.q);
     return 0;
   });
+}
+
+TEST_CASE("every compression's codec all-reduces what its row's bucketSends says, the account predict uses",
+          "[compression]") {
+  const BucketLayout layout = testLayout();
+  run::BucketToSend bucket;
+  bucket.shapes = layout.shapes;
+  bucket.elements = layout.gradients + 1;
+  bucket.carriesFlag = true;
+  for (const run::CompressionRow& row : run::compressionRows()) {
+    INFO("--compress " << row.name << " (" << row.codec << ")");
+    CompressionOptions options;
+    options.kind = row.compression;
+    options.start = 0;
+    const std::vector<run::BucketSend> expected = run::bucketSends(row.compression, bucket, options.rank);
+    const std::vector<RankRun> ranks = runCompression(options, "ring", {1, 2}, randomFill);
+    for (const RankRun& rank : ranks) {
+      CHECK(rank.planned == expected.size());
+      CHECK(rank.collectives == std::vector<int64_t>{static_cast<int64_t>(expected.size()),
+                                                     static_cast<int64_t>(expected.size())});
+    }
+    comm::testing::runGlooRanks<int>(1, [&](comm::Communicator& gloo) {
+      comm::TrafficRecorder recorder(0, 1);
+      comm::TopologyAllreduce allreduce(gloo, comm::Topology::parse("native"), comm::hostsFromRanksPerHost(1, 1),
+                                        recorder);
+      const auto codec = trainer::makeBucketCompression(options, gloo, allreduce, {layout}, {});
+      const std::vector<trainer::BucketCollective> collectives = codec->collectives(0);
+      REQUIRE(collectives.size() == expected.size());
+      for (size_t i = 0; i < expected.size(); ++i) {
+        CHECK(collectives[i].what == expected[i].what);
+        CHECK(collectives[i].elements == expected[i].elements);
+        CHECK(collectives[i].type == expected[i].type);
+      }
+      return 0;
+    });
+  }
 }
 
 TEST_CASE("orthogonalizeColumns gives orthonormal columns (Gram-Schmidt to rank 2, QR above)", "[compression]") {
