@@ -1,5 +1,6 @@
 #include "catch_torch.h"
 #include "common/usage_error.h"
+#include "option_test_helpers.h"
 #include "experiments/cli/launch_options.h"
 
 #include <chrono>
@@ -14,12 +15,7 @@ using dtbench::experiments::parseLaunchOptions;
 namespace {
 
 std::string launchErrorOf(const std::vector<std::string>& args) {
-  try {
-    parseLaunchOptions(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return dtbench::test::usageErrorOf([](const auto& a) { return parseLaunchOptions(a); }, args);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "catch_torch.h"
 #include "common/usage_error.h"
+#include "option_test_helpers.h"
 #include "experiments/cli/predict_options.h"
 #include "experiments/predict/zoo_step.h"
 #include "run/settings.h"
@@ -15,24 +16,9 @@ using dtbench::experiments::PredictOptions;
 namespace {
 
 std::string predictErrorOf(const std::vector<std::string>& args) {
-  try {
-    parsePredictOptions(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return dtbench::test::usageErrorOf([](const auto& a) { return parsePredictOptions(a); }, args);
 }
 
-// `text` with every run of whitespace one space: --help as words, whatever its line breaks.
-std::string predictWords(const std::string& text) {
-  std::string out;
-  for (char c : text)
-    if (!std::isspace(static_cast<unsigned char>(c)))
-      out += c;
-    else if (!out.empty() && out.back() != ' ')
-      out += ' ';
-  return out;
-}
 
 const std::vector<std::string> kPrediction{"run", "--hardware", "hw.json", "--world", "2,4"};
 
@@ -55,8 +41,8 @@ TEST_CASE("predict's defaults are the settings' own, and --help shows them", "[c
   CHECK(o.describeModel->forwardS == zoo.forwardS);
   CHECK(o.describeModel->optimizerS == zoo.optimizerS);
   CHECK(o.format == PredictOptions{}.format);
-  const std::string help = predictWords(parsePredictOptions({"--help"}).helpText);
-  for (const std::string shown : {"square images of this many pixels (a ResNet at 64 or more takes its ImageNet "
+  const std::string help = dtbench::test::asWords(parsePredictOptions({"--help"}).helpText);
+  for (const std::string& shown : {"square images of this many pixels (a ResNet at 64 or more takes its ImageNet "
                                   "layout) (default: " + std::to_string(zoo.imageSize) + ")",
                                   "classes of the classifier (default: " + std::to_string(zoo.classes) + ")",
                                   "images per epoch (default: " + std::to_string(zoo.trainSamples) + ")",

@@ -1,5 +1,6 @@
 #include "catch_torch.h"
 #include "common/usage_error.h"
+#include "option_test_helpers.h"
 #include "experiments/cli/report_options.h"
 #include "experiments/report/report.h"
 
@@ -15,24 +16,9 @@ using dtbench::experiments::ReportOptions;
 namespace {
 
 std::string reportErrorOf(const std::vector<std::string>& args) {
-  try {
-    parseReportOptions(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return dtbench::test::usageErrorOf([](const auto& a) { return parseReportOptions(a); }, args);
 }
 
-// `text` with every run of whitespace one space: --help as words, whatever its line breaks.
-std::string reportWords(const std::string& text) {
-  std::string out;
-  for (char c : text)
-    if (!std::isspace(static_cast<unsigned char>(c)))
-      out += c;
-    else if (!out.empty() && out.back() != ' ')
-      out += ' ';
-  return out;
-}
 
 }  // namespace
 
@@ -46,7 +32,7 @@ TEST_CASE("report's defaults are the options' own, and --help shows them and eve
   CHECK_FALSE(o.gpuHourPrice.has_value());
   CHECK_FALSE(o.targetAccuracy.has_value());
   CHECK(o.ceilingPath.empty());
-  const std::string help = reportWords(parseReportOptions({"--help"}).helpText);
+  const std::string help = dtbench::test::asWords(parseReportOptions({"--help"}).helpText);
   CHECK_THAT(help, Catch::Contains("(default: md)"));
   // --table's list is the report's table registry, every name of it.
   for (const dtbench::report::TableName& table : dtbench::report::reportTableNames())
