@@ -97,14 +97,19 @@ for r in rows:
 for r in rows:
     assert r[8] == ("2" if int(r[0]) == stopped else "1"), r
 '
-# audit_clean DIR: dtbench audit exits 0, every epoch ok with 0 duplicates and 0 missing, and the stopped
-# epoch (`stop_epoch`) trained by 2 segments.
-audit_clean() {
-  local out code
+# audited DIR: runs dtbench audit on DIR, shows its output (in `out`), and fails unless it exited 0.
+audited() {
+  local code
   out=$("$dtbench" audit "$1" 2>&1)
   code=$?
   echo "$out" | sed 's/^/    /'
-  [[ $code == 0 ]] || { fail "$1: dtbench audit exited $code (want 0)"; return; }
+  [[ $code == 0 ]] || { fail "$1: dtbench audit exited $code (want 0)"; return 1; }
+}
+
+# audit_clean DIR: dtbench audit exits 0, every epoch ok with 0 duplicates and 0 missing, and the stopped
+# epoch (`stop_epoch`) trained by 2 segments.
+audit_clean() {
+  audited "$1" || return
   py -c "$audit_table_check" "$stop_epoch" <<<"$out" ||
     fail "$1: the audit's table is not every epoch ok with 0 duplicates and 0 missing, epoch $stop_epoch in 2 segments"
 }
@@ -313,11 +318,7 @@ sigterm_at() {
 # one_epoch_clean DIR SEGMENTS: dtbench audit exits 0, its one epoch ok with 0 duplicates and 0 missing,
 # trained by SEGMENTS segments.
 one_epoch_clean() {
-  local out code
-  out=$("$dtbench" audit "$1" 2>&1)
-  code=$?
-  echo "$out" | sed 's/^/    /'
-  [[ $code == 0 ]] || { fail "$1: dtbench audit exited $code (want 0)"; return; }
+  audited "$1" || return
   py -c '
 import sys
 rows = [l.split() for l in sys.stdin.read().splitlines() if l.strip()[:1].isdigit()]
