@@ -40,24 +40,14 @@ AuditOptions parseAuditOptions(const std::vector<std::string>& args) {
       "Synopsis: dtbench audit [--show N] RUNDIR");
   options.set_width(100);
   addOptionRows(options, auditRows());
-  options.add_options()("directory", "The run directory", cxxopts::value<std::vector<std::string>>())(
-      "h,help", "Show this help");
-  options.parse_positional({"directory"});
-  options.positional_help("RUNDIR");
-  const ParsedOptions result = parseOptions(options, "audit", args);
-  if (result.help) {
+  const ParsedRunDirectory parsed = parseRunDirectoryOptions(options, "audit", args);
+  if (parsed.help) {
     o.help = true;
-    o.helpText = result.helpText;
+    o.helpText = parsed.helpText;
     return o;
   }
-  const cxxopts::ParseResult& parsed = result.result;
-  if (!parsed.count("directory"))
-    throwUsage("audit", "name the run directory to audit, e.g. dtbench audit runs/r18");
-  const auto directories = parsed["directory"].as<std::vector<std::string>>();
-  if (directories.size() != 1)
-    throwUsage("audit", "audit one run directory at a time, got " + std::to_string(directories.size()));
-  o.directory = directories.front();
-  applyOptionRows(parsed, auditRows(), o);
+  o.directory = parsed.directory;
+  applyOptionRows(parsed.result, auditRows(), o);
   return o;
 }
 

@@ -164,4 +164,22 @@ ParsedOptions parseOptions(cxxopts::Options& options, const std::string& subcomm
   return parsed;
 }
 
+ParsedRunDirectory parseRunDirectoryOptions(cxxopts::Options& options, const std::string& subcommand,
+                                            const std::vector<std::string>& args) {
+  options.add_options()("directory", "The run directory", cxxopts::value<std::vector<std::string>>())(
+      "h,help", "Show this help");
+  options.parse_positional({"directory"});
+  options.positional_help("RUNDIR");
+  ParsedRunDirectory parsed;
+  static_cast<ParsedOptions&>(parsed) = parseOptions(options, subcommand, args);
+  if (parsed.help) return parsed;
+  if (!parsed.result.count("directory"))
+    throwUsage(subcommand, "name the run directory, e.g. dtbench " + subcommand + " runs/r18");
+  const auto directories = parsed.result["directory"].as<std::vector<std::string>>();
+  if (directories.size() != 1)
+    throwUsage(subcommand, "name one run directory at a time, got " + std::to_string(directories.size()));
+  parsed.directory = directories.front();
+  return parsed;
+}
+
 }  // namespace dtbench::experiments

@@ -30,6 +30,15 @@ struct ParsedOptions {
 ParsedOptions parseOptions(cxxopts::Options& options, const std::string& subcommand,
                            const std::vector<std::string>& args, const std::string& hint = "");
 
+// The parse of a subcommand whose one positional word is a run directory (dtbench status RUNDIR,
+// dtbench audit RUNDIR): adds RUNDIR and -h/--help to `options`, parses `args` as parseOptions
+// does, and refuses no directory or more than one. `directory` is empty with help.
+struct ParsedRunDirectory : ParsedOptions {
+  std::string directory;
+};
+ParsedRunDirectory parseRunDirectoryOptions(cxxopts::Options& options, const std::string& subcommand,
+                                            const std::vector<std::string>& args);
+
 // What a flag of `options` takes, found by asking cxxopts to read sample values.
 enum class ValueKind {
   kUnknown,  // not a flag of `options`

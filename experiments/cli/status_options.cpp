@@ -37,27 +37,14 @@ StatusOptions parseStatusOptions(const std::vector<std::string>& args) {
       "Synopsis: dtbench status [--json] RUNDIR");
   options.set_width(100);
   addOptionRows(options, statusRows());
-  options.add_options()("directory", "The run directory", cxxopts::value<std::vector<std::string>>())(
-      "h,help", "Show this help");
-  options.parse_positional({"directory"});
-  options.positional_help("RUNDIR");
-  const ParsedOptions result = parseOptions(options, "status", args);
-  if (result.help) {
+  const ParsedRunDirectory parsed = parseRunDirectoryOptions(options, "status", args);
+  if (parsed.help) {
     o.help = true;
-    o.helpText = result.helpText;
+    o.helpText = parsed.helpText;
     return o;
   }
-  const cxxopts::ParseResult& parsed = result.result;
-  if (!parsed.count("directory")) throwUsage("status", "name the run directory, e.g. dtbench status runs/r18");
-  const auto directories = parsed["directory"].as<std::vector<std::string>>();
-  if (directories.size() != 1)
-    throwUsage("status", "name one run directory at a time, got " + std::to_string(directories.size()));
-  o.directory = directories.front();
-  try {
-    applyOptionRows(parsed, statusRows(), o);
-  } catch (const common::UsageError& e) {
-    throwUsage("status", e.what());
-  }
+  o.directory = parsed.directory;
+  applyOptionRows(parsed.result, statusRows(), o);
   return o;
 }
 
