@@ -77,8 +77,8 @@ struct OptimizerConfig {
 };
 
 struct PrecisionConfig {
-  Amp amp = Amp::kOff;        // autocast around forward and loss (trainer/step/precision.h); fp16 adds loss
-                              // scaling (trainer/step/grad_scaler.h) and needs CUDA
+  Amp amp = Amp::kOff;        // autocast around forward and loss (trainer/step/numerics/precision.h); fp16 adds loss
+                              // scaling (trainer/step/numerics/grad_scaler.h) and needs CUDA
   bool channelsLast = false;  // model and input batches in the channels-last (NHWC) memory format
 };
 

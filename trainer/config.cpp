@@ -11,8 +11,8 @@
 #include "models/registry.h"
 #include "run/compression.h"
 #include "run/config_schema.h"
-#include "trainer/record/environment.h"
-#include "trainer/graph/graph_refusal.h"
+#include "trainer/cuda_graph_refusal.h"
+#include "trainer/thread_share.h"
 
 namespace dtbench::trainer {
 namespace {

@@ -1,10 +1,34 @@
 #include "trainer/thread_share.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
 
 namespace dtbench::trainer {
+
+int availableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<int>(online) : 1;
+}
+
+std::vector<int> availableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    return cpus;
+  }
+  for (int cpu = 0; cpu < availableCores(); ++cpu) cpus.push_back(cpu);
+  return cpus;
+}
 
 int sharedCoreThreads(const std::vector<std::vector<int>>& cpusOfRanksHere, size_t self) {
   if (self >= cpusOfRanksHere.size()) throw std::invalid_argument("sharedCoreThreads: no CPU set for this rank");

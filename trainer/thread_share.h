@@ -1,5 +1,6 @@
 #pragma once
-// The intra-op threads of a rank run with --threads 0: its share of the cores it may run on.
+// The cores this process may run on, and the intra-op threads of a rank run with --threads 0: its
+// share of those cores.
 //
 // Each rank may run on a set of CPUs (its affinity: all of the machine's, a Slurm job's, or the
 // few mpirun or srun bound it to). Ranks on one machine whose sets overlap share those CPUs, so
@@ -14,6 +15,11 @@
 #include <vector>
 
 namespace dtbench::trainer {
+
+// The cores this process may run on (its CPU affinity: under Slurm, what the job was given).
+int availableCores();
+// Those cores' ids, ascending.
+std::vector<int> availableCpus();
 
 // `cpusOfRanksHere`: the CPU sets of the ranks on this machine (this rank's among them, at `self`).
 int sharedCoreThreads(const std::vector<std::vector<int>>& cpusOfRanksHere, size_t self);

@@ -11,7 +11,7 @@
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
 #include "experiments/cli/option_rows.h"
-#include "trainer/record/environment.h"
+#include "trainer/thread_share.h"
 
 #include <algorithm>
 #include <cmath>

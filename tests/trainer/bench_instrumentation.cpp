@@ -37,11 +37,11 @@
 #include <torch/nn/module.h>
 
 #include "models/registry.h"
-#include "trainer/record/chrome_trace.h"
-#include "trainer/step/gradient_ready.h"
 #include "run/run_directory.h"
 #include "run/step_profile.h"
 #include "run/step_record.h"
+#include "trainer/step/chrome_trace.h"
+#include "trainer/step/gradient_ready.h"
 #include "trainer/step/step_timer.h"
 
 namespace run = dtbench::run;

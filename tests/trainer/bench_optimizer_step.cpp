@@ -1,5 +1,5 @@
 // bench_optimizer_step: the optimizer step alone, LibTorch's per-parameter torch::optim::SGD against
-// the multi-tensor SGD of trainer/step/multi_tensor_optimizers.h, on a model's own parameters (momentum
+// the multi-tensor SGD of trainer/step/numerics/multi_tensor_optimizers.h, on a model's own parameters (momentum
 // 0.9, weight decay 5e-4, as dtbench trains), for docs/benchmarks.md. The two step in turn, one
 // step each, so that a machine whose load changes affects both alike. Built by CMake, not run by
 // CTest. Usage: bench_optimizer_step [--steps N] [--device cpu|cuda] [MODEL...] (default: resnet18
@@ -18,7 +18,7 @@
 
 #include "models/classifier.h"
 #include "models/registry.h"
-#include "trainer/step/multi_tensor_optimizers.h"
+#include "trainer/step/numerics/multi_tensor_optimizers.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 #pragma once
-// checkSameAsLibTorch: a multi-tensor optimizer (trainer/step/multi_tensor_optimizers.h) against LibTorch's
+// checkSameAsLibTorch: a multi-tensor optimizer (trainer/step/numerics/multi_tensor_optimizers.h) against LibTorch's
 // own class, on two copies of the fixture model that get the same gradients each step; after every
 // step the parameters and each parameter's state agree within fp32 rounding. Used on the CPU
 // (test_optimizer.cpp) and on CUDA (test_gpu_training.cpp).

@@ -20,11 +20,11 @@
 #include "gpu_skip.h"
 #include "models/classifier.h"
 #include "models/registry.h"
+#include "run/run_summary.h"
 #include "temp_dir.h"
 #include "trainer/config.h"
-#include "trainer/step/optimizer.h"
+#include "trainer/step/numerics/optimizer.h"
 #include "trainer/trainer.h"
-#include "run/run_summary.h"
 
 using dtbench::testing::TempDir;
 using dtbench::testing::batchesColumn;

@@ -28,10 +28,10 @@
 #include "models/registry.h"
 #include "run/config_schema.h"
 #include "run/run_facts.h"
-#include "temp_dir.h"
-#include "trainer/step/precision.h"
-#include "trainer/trainer.h"
 #include "run/run_summary.h"
+#include "temp_dir.h"
+#include "trainer/step/numerics/precision.h"
+#include "trainer/trainer.h"
 
 using dtbench::testing::TempDir;
 using dtbench::trainer::RunConfig;

@@ -44,8 +44,8 @@
 
 #include "run/run_segment.h"
 #include "trainer/config.h"
-#include "trainer/step/grad_scaler.h"
 #include "trainer/record/run_recorder.h"
+#include "trainer/step/numerics/grad_scaler.h"
 #include "trainer/sync/gradient_sync.h"
 #include "trainer/world.h"
 

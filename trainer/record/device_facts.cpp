@@ -12,7 +12,7 @@
 #include "comm/allgather_values.h"
 #include "comm/failure/peer_table.h"
 #include "dtbench/build_config.h"
-#include "trainer/record/environment.h"
+#include "trainer/thread_share.h"
 
 namespace dtbench::trainer {
 namespace {

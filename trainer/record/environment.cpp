@@ -1,6 +1,5 @@
 #include "trainer/record/environment.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <new>
@@ -49,27 +48,6 @@ nlohmann::json describeEnvironment() {
                  {"capture", DTBENCH_HAVE_CAPTURE == 1},
                  {"torch_cuda", DTBENCH_TORCH_HAS_CUDA == 1}}},
   };
-}
-
-int availableCores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  return online > 0 ? static_cast<int>(online) : 1;
-}
-
-std::vector<int> availableCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-    return cpus;
-  }
-  for (int cpu = 0; cpu < availableCores(); ++cpu) cpus.push_back(cpu);
-  return cpus;
 }
 
 std::string errorMessage(const std::exception& error) {

@@ -5,18 +5,12 @@
 
 #include <exception>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace dtbench::trainer {
 
 nlohmann::json describeEnvironment();
-
-// The cores this process may run on (its CPU affinity: under Slurm, what the job was given).
-int availableCores();
-// Those cores' ids, ascending.
-std::vector<int> availableCpus();
 
 // The message of an exception without LibTorch's C++ backtrace; out of GPU or host memory named as such,
 // with what to change.

@@ -24,17 +24,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainer/record/chrome_trace.h"
-#include "trainer/config.h"
 #include "run/epoch_stats.h"
+#include "run/run_directory.h"
 #include "run/run_outcome.h"
 #include "run/run_summary.h"
-#include "trainer/step/grad_scaler.h"
-#include "trainer/step/gradient_ready.h"
-#include "run/run_directory.h"
 #include "run/sample_ledger.h"
 #include "run/step_profile.h"
 #include "run/step_record.h"
+#include "trainer/config.h"
+#include "trainer/step/chrome_trace.h"
+#include "trainer/step/gradient_ready.h"
+#include "trainer/step/numerics/grad_scaler.h"
 #include "trainer/world.h"
 
 #include <c10/core/Device.h>

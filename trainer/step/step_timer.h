@@ -29,9 +29,9 @@
 #include <c10/core/Device.h>
 
 #include "run/settings.h"
-#include "trainer/record/chrome_trace.h"
-#include "trainer/step/phase_events.h"
 #include "run/step_record.h"
+#include "trainer/step/chrome_trace.h"
+#include "trainer/step/phase_events.h"
 
 namespace dtbench::trainer {
 

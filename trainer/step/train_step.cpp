@@ -13,7 +13,7 @@
 #include "comm/traffic/traffic_recorder.h"
 #include "compat/torch_compat.h"
 #include "data/loader.h"
-#include "trainer/step/precision.h"
+#include "trainer/step/numerics/precision.h"
 #include "trainer/step/step_jitter_sleep.h"
 #include "trainer/sync/comm_worker.h"
 
@@ -23,15 +23,15 @@ TrainStep::TrainStep(StepParts parts) : p_(std::move(parts)) {
   if (!p_.config.gpu.cudaGraph) return;
   auto* sgd = dynamic_cast<MultiTensorSGD*>(&p_.optimizer);
   if (!sgd) throw std::invalid_argument("--cuda-graph captures the fused SGD step only: use --optimizer sgd");
-  captured_ = std::make_unique<GraphStep>(
-      GraphStepParts{p_.model, *sgd, p_.ampDtype, p_.config.precision.channelsLast, p_.device},
-      p_.makeStepGraph ? p_.makeStepGraph(p_.device) : cudaStepGraph(p_.device));
+  captured_ = std::make_unique<GraphedTrainStep>(
+      GraphedTrainStepParts{p_.model, *sgd, p_.ampDtype, p_.config.precision.channelsLast, p_.device},
+      p_.makeDeviceGraph ? p_.makeDeviceGraph(p_.device) : cudaDeviceGraph(p_.device));
   captureStream_ = SideStream::forDevice(p_.device);
 }
 
 StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std::vector<TraceEvent>* trace) {
   // --cuda-graph on a GPU: on the capture's stream, once what was queued before on the current one is
-  // done (the CPU, where tests capture through another StepGraph, has no streams).
+  // done (the CPU, where tests capture through another DeviceGraph, has no streams).
   std::optional<SideStream::Scope> onCaptureStream;
   if (captureStream_) onCaptureStream.emplace(*captureStream_, *captureStream_->markCurrent());
   StepOutcome outcome;
@@ -47,7 +47,7 @@ StepOutcome TrainStep::run(int64_t epoch, int64_t step, int64_t globalStep, std:
   Batch host = nextBatch(epoch, step);
   timer.end("data", &run::StepRecord::dataS);
   outcome.sampleIndices = std::move(host.indices);
-  if (captured_ && eagerSteps_ >= GraphStep::kWarmupSteps && captured_->accepts(host.images, host.labels)) {
+  if (captured_ && eagerSteps_ >= GraphedTrainStep::kWarmupSteps && captured_->accepts(host.images, host.labels)) {
     runCaptured(host, outcome, timer);
     timer.finish();
     outcome.deferredPhases = timer.deferredPhases();
@@ -113,7 +113,7 @@ TrainStep::Batch TrainStep::copyToDevice(const Batch& batch) const {
 // --mode dp: LibTorch's DataParallel replicates the model onto every visible GPU on each call,
 // scatters the batch, and gathers the outputs on GPU 0; backward flows to the original parameters
 // (BatchNorm statistics updated in the replicas are lost, as in Python's DataParallel).
-// --amp: forward and loss under autocast; backward outside it (trainer/step/precision.h).
+// --amp: forward and loss under autocast; backward outside it (trainer/step/numerics/precision.h).
 TrainStep::Forward TrainStep::forward(const Batch& batch) {
   const AutocastScope autocast(p_.device.type(), p_.ampDtype);
   const at::Tensor logits = p_.config.mode == ParallelMode::kDp ? p_.model->forwardDataParallel(batch.images)
@@ -160,7 +160,7 @@ bool TrainStep::synchronize(run::StepRecord& r, StepTimer& timer, int64_t global
 void TrainStep::update() {
   if (p_.scaler) {
     // Unscaled after the all-reduce: every rank finds the same inf/NaN and skips the same steps
-    // (Note [loss scaling and the all-reduce] in trainer/step/grad_scaler.h).
+    // (Note [loss scaling and the all-reduce] in trainer/step/numerics/grad_scaler.h).
     p_.scaler->step(p_.optimizer);
     p_.scaler->update();
   } else {

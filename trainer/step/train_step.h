@@ -19,8 +19,8 @@
 // offsets count from the call of backward (after GradientSync::beforeBackward), not from the start
 // of the backward phase.
 //
-// --cuda-graph (trainer/graph/graph_step.h): every step runs on the capture's stream, after the work
-// queued before it on the previous current stream. The first GraphStep::kWarmupSteps steps, and
+// --cuda-graph (trainer/step/graph/graphed_train_step.h): every step runs on the capture's stream, after the work
+// queued before it on the previous current stream. The first GraphedTrainStep::kWarmupSteps steps, and
 // any batch whose shape differs from the captured one, are eager as above; the others load the batch
 // into the static inputs (the h2d phase) and replay one graph of forward, loss, backward and the
 // optimizer (a phase named "graph" in the trace, with no column of its own), then read the loss
@@ -41,17 +41,17 @@
 
 #include "data/prefetch_loader.h"
 #include "models/classifier.h"
-#include "trainer/graph/graph_step.h"
-#include "trainer/step/side_stream.h"
-#include "trainer/record/chrome_trace.h"
-#include "trainer/config.h"
-#include "trainer/step/grad_scaler.h"
-#include "trainer/step/phase_events.h"
-#include "trainer/step/gradient_ready.h"
 #include "run/step_record.h"
+#include "trainer/config.h"
+#include "trainer/step/chrome_trace.h"
+#include "trainer/step/gradient_ready.h"
+#include "trainer/step/graph/graphed_train_step.h"
+#include "trainer/step/numerics/grad_scaler.h"
+#include "trainer/step/phase_events.h"
 #include "trainer/step/step_timer.h"
 #include "trainer/stop_signal.h"
 #include "trainer/sync/gradient_sync.h"
+#include "trainer/sync/side_stream.h"
 #include "trainer/world.h"
 
 namespace dtbench::trainer {
@@ -72,8 +72,8 @@ struct StepParts {
   StopSignalHandler& stopSignal;
   const TraceClock& traceClock;
   PhaseEventSource* phaseEvents;  // --phase-timing events only; null otherwise
-  // --cuda-graph: the graph the step is captured into; null: cudaStepGraph (tests pass another).
-  std::function<std::unique_ptr<StepGraph>(c10::Device)> makeStepGraph = nullptr;
+  // --cuda-graph: the graph the step is captured into; null: cudaDeviceGraph (tests pass another).
+  std::function<std::unique_ptr<DeviceGraph>(c10::Device)> makeDeviceGraph = nullptr;
 };
 
 struct StepOutcome {
@@ -82,7 +82,7 @@ struct StepOutcome {
   // --phase-timing events: the step's marks and the columns of `record` still to fill from them.
   std::unique_ptr<PhaseEvents> events;
   std::vector<DeferredPhase> deferredPhases;
-  // --cuda-graph: the step was a replay of the captured step (trainer/graph/graph_step.h): its
+  // --cuda-graph: the step was a replay of the captured step (trainer/step/graph/graphed_train_step.h): its
   // forward, backward and optimizer columns are empty and no gradient-ready times were taken.
   bool replayed = false;
   // The dataset indices the loader put into the step's batch, in batch order (--sample-ledger).
@@ -91,7 +91,7 @@ struct StepOutcome {
 
 class TrainStep {
  public:
-  // With --cuda-graph, makes the GraphStep (a CUDA graph on the run's device).
+  // With --cuda-graph, makes the GraphedTrainStep (a CUDA graph on the run's device).
   explicit TrainStep(StepParts parts);
 
   // Step `step` (1-based) of `epoch`; `globalStep` counts this step over the whole run (1-based).
@@ -116,12 +116,12 @@ class TrainStep {
   bool synchronize(run::StepRecord& record, StepTimer& timer, int64_t globalStep, bool stopRequested,
                    std::vector<TraceEvent>* trace);
   void update();
-  // --cuda-graph, after GraphStep::kWarmupSteps eager steps: the batch into the static inputs,
+  // --cuda-graph, after GraphedTrainStep::kWarmupSteps eager steps: the batch into the static inputs,
   // then the captured step (captured at the first call), its loss and right answers read back.
   void runCaptured(const Batch& host, StepOutcome& outcome, StepTimer& timer);
 
   StepParts p_;
-  std::unique_ptr<GraphStep> captured_;  // --cuda-graph only
+  std::unique_ptr<GraphedTrainStep> captured_;  // --cuda-graph only
   std::optional<SideStream> captureStream_;  // --cuda-graph on a GPU: every step's stream
   int64_t eagerSteps_ = 0;
 };

@@ -22,7 +22,8 @@ double nowS() {
 class NoCompression final : public BucketCompression {
  public:
   NoCompression(const CompressionOptions& options, comm::Communicator& communicator,
-                comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets, std::function<void()> deviceSync)
+                comm::TopologyAllreduce& allreduce, std::vector<BucketContents> buckets,
+                std::function<void()> deviceSync)
       : BucketCompression(options, communicator, allreduce, std::move(buckets), std::move(deviceSync)) {}
 
   void average(size_t bucket, const at::Tensor& flat, int64_t /*globalStep*/) override {
@@ -34,14 +35,14 @@ class NoCompression final : public BucketCompression {
 class HalfPrecisionCompression final : public BucketCompression {
  public:
   HalfPrecisionCompression(at::ScalarType type, const CompressionOptions& options, comm::Communicator& communicator,
-                           comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                           comm::TopologyAllreduce& allreduce, std::vector<BucketContents> buckets,
                            std::function<void()> deviceSync)
       : BucketCompression(options, communicator, allreduce, std::move(buckets), std::move(deviceSync)), type_(type) {
     halves_.resize(buckets_.size());
   }
 
   void average(size_t bucket, const at::Tensor& flat, int64_t /*globalStep*/) override {
-    const BucketLayout& b = buckets_.at(bucket);
+    const BucketContents& b = buckets_.at(bucket);
     at::Tensor& half = halves_.at(bucket);
     if (!half.defined()) half = at::empty({flat.numel()}, flat.options().dtype(type_).pinned_memory(false));
     {
@@ -62,14 +63,14 @@ class HalfPrecisionCompression final : public BucketCompression {
 
 template <typename Codec>
 std::unique_ptr<BucketCompression> makeCodec(const CompressionOptions& options, comm::Communicator& communicator,
-                                        comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                                        comm::TopologyAllreduce& allreduce, std::vector<BucketContents> buckets,
                                         std::function<void()> deviceSync) {
   return std::make_unique<Codec>(options, communicator, allreduce, std::move(buckets), std::move(deviceSync));
 }
 
 template <at::ScalarType kType>
 std::unique_ptr<BucketCompression> makeHalfCodec(const CompressionOptions& options, comm::Communicator& communicator,
-                                            comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                                            comm::TopologyAllreduce& allreduce, std::vector<BucketContents> buckets,
                                             std::function<void()> deviceSync) {
   return std::make_unique<HalfPrecisionCompression>(kType, options, communicator, allreduce, std::move(buckets),
                                                     std::move(deviceSync));
@@ -89,7 +90,7 @@ const std::map<run::Compression, CodecFactory>& codecTable() {
 }  // namespace
 
 BucketCompression::BucketCompression(const CompressionOptions& options, comm::Communicator& communicator,
-                                     comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                                     comm::TopologyAllreduce& allreduce, std::vector<BucketContents> buckets,
                                      std::function<void()> deviceSync)
     : options_(options),
       communicator_(communicator),
@@ -98,7 +99,7 @@ BucketCompression::BucketCompression(const CompressionOptions& options, comm::Co
       deviceSync_(deviceSync ? std::move(deviceSync) : [] {}) {}
 
 std::vector<BucketCollective> BucketCompression::collectives(size_t bucket) const {
-  const BucketLayout& b = buckets_.at(bucket);
+  const BucketContents& b = buckets_.at(bucket);
   run::BucketToSend send;
   send.shapes = b.shapes;
   send.elements = b.gradients + (b.carriesFlag ? 1 : 0);
@@ -146,7 +147,7 @@ void BucketCompression::averageUncompressed(size_t bucket, const at::Tensor& fla
 std::unique_ptr<BucketCompression> makeBucketCompression(const CompressionOptions& options,
                                                          comm::Communicator& communicator,
                                                          comm::TopologyAllreduce& allreduce,
-                                                         std::vector<BucketLayout> buckets,
+                                                         std::vector<BucketContents> buckets,
                                                          std::function<void()> deviceSync) {
   const auto it = codecTable().find(options.kind);
   if (it == codecTable().end())

@@ -44,8 +44,9 @@
 
 namespace dtbench::trainer {
 
-// A bucket's gradients as BucketedAllreduce lays them out in its buffer.
-struct BucketLayout {
+// What a bucket's buffer holds: its gradients as BucketedAllreduce lays them out there (which
+// gradients share a bucket is comm::BucketLayout's, comm/bucket_layout.h).
+struct BucketContents {
   std::vector<std::vector<int64_t>> shapes;  // each gradient's shape, in bucket order
   std::vector<int64_t> offsets;              // its first element in the buffer
   int64_t gradients = 0;                     // gradient elements; the stop flag follows them when carriesFlag
@@ -79,7 +80,7 @@ class BucketCompression {
 
  protected:
   BucketCompression(const CompressionOptions& options, comm::Communicator& communicator,
-                    comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                    comm::TopologyAllreduce& allreduce, std::vector<BucketContents> buckets,
                     std::function<void()> deviceSync);
 
   // Times a stretch of encoding or decoding: its seconds are added to the step's compress_s.
@@ -103,7 +104,7 @@ class BucketCompression {
   CompressionOptions options_;
   comm::Communicator& communicator_;
   comm::TopologyAllreduce& allreduce_;
-  std::vector<BucketLayout> buckets_;
+  std::vector<BucketContents> buckets_;
   std::function<void()> deviceSync_;
   double codecS_ = 0;
   int64_t collectives_ = 0;
@@ -113,14 +114,14 @@ class BucketCompression {
 using CodecFactory = std::unique_ptr<BucketCompression> (*)(const CompressionOptions& options,
                                                             comm::Communicator& communicator,
                                                             comm::TopologyAllreduce& allreduce,
-                                                            std::vector<BucketLayout> buckets,
+                                                            std::vector<BucketContents> buckets,
                                                             std::function<void()> deviceSync);
 
 // The codec of the compression `options.kind` names, for these buckets.
 std::unique_ptr<BucketCompression> makeBucketCompression(const CompressionOptions& options,
                                                          comm::Communicator& communicator,
                                                          comm::TopologyAllreduce& allreduce,
-                                                         std::vector<BucketLayout> buckets,
+                                                         std::vector<BucketContents> buckets,
                                                          std::function<void()> deviceSync);
 
 }  // namespace dtbench::trainer

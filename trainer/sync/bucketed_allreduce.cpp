@@ -74,9 +74,9 @@ BucketedAllreduce::BucketedAllreduce(torch::nn::Module& model, comm::Communicato
         throw std::invalid_argument("--compress " + std::string(run::compressionNames().name(options.compression.kind)) +
                                     " compresses float32 gradients, and this model has " +
                                     std::string(c10::toString(bucket.flat.scalar_type())) + " ones: use --compress none");
-  std::vector<BucketLayout> layouts;
+  std::vector<BucketContents> layouts;
   for (size_t b = 0; b < state_.size(); ++b) {
-    BucketLayout layout;
+    BucketContents layout;
     for (size_t p : state_[b].parameters) layout.shapes.push_back(parameters_[p].sizes().vec());
     layout.offsets = state_[b].offsets;
     layout.carriesFlag = b + 1 == state_.size();

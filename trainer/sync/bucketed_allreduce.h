@@ -31,7 +31,7 @@
 // Gradients on a GPU: the worker's copies and collectives run on a side stream of that GPU, each
 // task after an event recorded when it was queued (a bucket's: the moment its last gradient was
 // accumulated), and the training thread's stream waits for the side stream once, in afterBackward(),
-// before anything reads the averaged gradients or the broadcast buffers (trainer/step/side_stream.h).
+// before anything reads the averaged gradients or the broadcast buffers (trainer/sync/side_stream.h).
 // Buckets that live on the CPU (gloo, mpi) are then in pinned memory: the gradients are copied in
 // asynchronously, the worker waits for the side stream once per bucket before the collective, and
 // the averages are copied back asynchronously.
@@ -53,7 +53,7 @@
 #include "trainer/sync/bucket_compression.h"
 #include "trainer/sync/comm_worker.h"
 #include "trainer/sync/gradient_sync.h"
-#include "trainer/step/side_stream.h"
+#include "trainer/sync/side_stream.h"
 
 namespace torch::autograd {
 struct Node;
@@ -123,7 +123,7 @@ class BucketedAllreduce final : public GradientSync {
   bool armed_ = false;
   float stopFlag_ = 0;
   bool stopAgreed_ = false;
-  std::optional<SideStream> side_;  // gradients on a GPU: the worker's stream (trainer/step/side_stream.h)
+  std::optional<SideStream> side_;  // gradients on a GPU: the worker's stream (trainer/sync/side_stream.h)
   std::unique_ptr<BucketCompression> compression_;
   std::optional<compat::AccumulatorHooks> hooks_;  // with overlap; last: removed before what they call
 };

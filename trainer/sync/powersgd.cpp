@@ -49,9 +49,9 @@ namespace {
 class PowerSgd final : public BucketCompression {
  public:
   PowerSgd(const CompressionOptions& options, comm::Communicator& communicator, comm::TopologyAllreduce& allreduce,
-           std::vector<BucketLayout> buckets, std::function<void()> deviceSync)
+           std::vector<BucketContents> buckets, std::function<void()> deviceSync)
       : BucketCompression(options, communicator, allreduce, std::move(buckets), std::move(deviceSync)) {
-    for (const BucketLayout& layout : buckets_) {
+    for (const BucketContents& layout : buckets_) {
       Plan plan;
       for (size_t slot = 0; slot < layout.shapes.size(); ++slot) {
         const comm::PowerSgdMatrix m = comm::powerSgdMatrix(layout.shapes[slot], options.rank);
@@ -73,7 +73,7 @@ class PowerSgd final : public BucketCompression {
       averageUncompressed(bucket, flat);
       return;
     }
-    const BucketLayout& layout = buckets_.at(bucket);
+    const BucketContents& layout = buckets_.at(bucket);
     Plan& plan = plans_.at(bucket);
     const int64_t world = communicator_.size();
     {
@@ -217,7 +217,7 @@ class PowerSgd final : public BucketCompression {
     return n;
   }
 
-  void allocate(Plan& plan, const BucketLayout& layout, const at::Tensor& flat) {
+  void allocate(Plan& plan, const BucketContents& layout, const at::Tensor& flat) {
     if (plan.p.defined()) return;
     const at::TensorOptions options = flat.options().pinned_memory(false);
     plan.packed = at::empty({plan.uncompressedElements + (layout.carriesFlag ? 1 : 0)}, options);
@@ -231,10 +231,10 @@ class PowerSgd final : public BucketCompression {
     }
   }
 
-  static at::Tensor gradientOf(const BucketLayout& layout, const at::Tensor& flat, const Matrix& m) {
+  static at::Tensor gradientOf(const BucketContents& layout, const at::Tensor& flat, const Matrix& m) {
     return flat.narrow(0, layout.offsets[m.slot], m.shape.rows * m.shape.cols).view({m.shape.rows, m.shape.cols});
   }
-  static at::Tensor residualOf(const Plan& plan, const BucketLayout& layout, const Matrix& m) {
+  static at::Tensor residualOf(const Plan& plan, const BucketContents& layout, const Matrix& m) {
     return plan.residual.narrow(0, layout.offsets[m.slot], m.shape.rows * m.shape.cols)
         .view({m.shape.rows, m.shape.cols});
   }
@@ -245,7 +245,7 @@ class PowerSgd final : public BucketCompression {
     return plan.q.narrow(0, m.qOffset, m.shape.cols * m.shape.rank).view({m.shape.cols, m.shape.rank});
   }
 
-  void packUncompressed(Plan& plan, const BucketLayout& layout, const at::Tensor& flat) const {
+  void packUncompressed(Plan& plan, const BucketContents& layout, const at::Tensor& flat) const {
     int64_t offset = 0;
     for (size_t slot : plan.uncompressed) {
       const int64_t n = elementsOf(layout.shapes[slot]);
@@ -255,7 +255,7 @@ class PowerSgd final : public BucketCompression {
     if (layout.carriesFlag) plan.packed.narrow(0, offset, 1).copy_(flat.narrow(0, layout.gradients, 1));
   }
 
-  void unpackUncompressed(const Plan& plan, const BucketLayout& layout, const at::Tensor& flat) const {
+  void unpackUncompressed(const Plan& plan, const BucketContents& layout, const at::Tensor& flat) const {
     int64_t offset = 0;
     for (size_t slot : plan.uncompressed) {
       const int64_t n = elementsOf(layout.shapes[slot]);
@@ -281,7 +281,7 @@ class PowerSgd final : public BucketCompression {
 }  // namespace
 
 std::unique_ptr<BucketCompression> makePowerSgd(const CompressionOptions& options, comm::Communicator& communicator,
-                                                comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                                                comm::TopologyAllreduce& allreduce, std::vector<BucketContents> buckets,
                                                 std::function<void()> deviceSync) {
   return std::make_unique<PowerSgd>(options, communicator, allreduce, std::move(buckets), std::move(deviceSync));
 }

@@ -44,7 +44,7 @@ uint64_t powerSgdQSeed(uint64_t seed, size_t bucket);
 void orthogonalizeColumns(const at::Tensor& matrix);
 
 std::unique_ptr<BucketCompression> makePowerSgd(const CompressionOptions& options, comm::Communicator& communicator,
-                                                comm::TopologyAllreduce& allreduce, std::vector<BucketLayout> buckets,
+                                                comm::TopologyAllreduce& allreduce, std::vector<BucketContents> buckets,
                                                 std::function<void()> deviceSync);
 
 }  // namespace dtbench::trainer

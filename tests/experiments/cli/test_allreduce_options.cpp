@@ -3,7 +3,7 @@
 #include "experiments/allreduce/allreduce_benchmark.h"
 #include "experiments/cli/allreduce_options.h"
 #include "experiments/cli/rank_options.h"
-#include "trainer/record/environment.h"
+#include "trainer/thread_share.h"
 
 #include <unistd.h>
 

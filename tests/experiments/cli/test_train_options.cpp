@@ -5,7 +5,7 @@
 #include "trainer/record/config_json.h"
 
 #include "experiments/cli/train_options.h"
-#include "trainer/record/environment.h"
+#include "trainer/thread_share.h"
 
 #include <algorithm>
 #include <regex>

@@ -19,12 +19,12 @@
 #include "batches_csv.h"
 #include "gpu_skip.h"
 #include "optimizer_equivalence.h"
+#include "run/run_summary.h"
 #include "temp_dir.h"
 #include "trainer/config.h"
-#include "trainer/step/multi_tensor_optimizers.h"
+#include "trainer/step/numerics/multi_tensor_optimizers.h"
 #include "trainer/step/phase_events.h"
 #include "trainer/trainer.h"
-#include "run/run_summary.h"
 
 using dtbench::testing::TempDir;
 using dtbench::testing::batchesColumn;

@@ -8,10 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "trainer/record/chrome_trace.h"
+#include "run/step_record.h"
+#include "trainer/step/chrome_trace.h"
 #include "trainer/step/pending_steps.h"
 #include "trainer/step/phase_events.h"
-#include "run/step_record.h"
 #include "trainer/step/step_timer.h"
 
 namespace run = dtbench::run;

@@ -33,7 +33,7 @@
 #include "trainer/sync/powersgd.h"
 
 using namespace dtbench;
-using trainer::BucketLayout;
+using trainer::BucketContents;
 using trainer::CompressionOptions;
 using run::Compression;
 
@@ -42,8 +42,8 @@ namespace {
 constexpr int kWorld = 3;
 
 // One bucket: a 24 x 18 matrix, a bias of 24 and a 6 x 4 x 3 x 3 convolution kernel, then the stop flag.
-BucketLayout testLayout() {
-  BucketLayout layout;
+BucketContents testLayout() {
+  BucketContents layout;
   layout.shapes = {{24, 18}, {24}, {6, 4, 3, 3}};
   layout.offsets = {0, 24 * 18, 24 * 18 + 24};
   layout.gradients = 24 * 18 + 24 + 6 * 36;
@@ -54,7 +54,7 @@ BucketLayout testLayout() {
 // Rank r's bucket content: each gradient from `fill(rank, slot, shape)`, then the rank's stop flag.
 using Fill = std::function<at::Tensor(int rank, size_t slot, const std::vector<int64_t>& shape)>;
 
-at::Tensor bucketOf(const BucketLayout& layout, int rank, const Fill& fill, float flag) {
+at::Tensor bucketOf(const BucketContents& layout, int rank, const Fill& fill, float flag) {
   at::Tensor flat = at::zeros({layout.gradients + 1});
   for (size_t k = 0; k < layout.shapes.size(); ++k) {
     const at::Tensor g = fill(rank, k, layout.shapes[k]).reshape({-1});
@@ -86,7 +86,7 @@ std::vector<RankRun> runCompression(const CompressionOptions& options, const std
     comm::TrafficRecorder recorder(rank, kWorld);
     comm::TopologyAllreduce allreduce(gloo, comm::Topology::parse(topology), comm::hostsFromRanksPerHost(kWorld, 2),
                                       recorder);
-    const BucketLayout layout = testLayout();
+    const BucketContents layout = testLayout();
     auto compression = trainer::makeBucketCompression(options, gloo, allreduce, {layout}, {});
     if (!loadFrom.empty()) compression->loadState(loadFrom[static_cast<size_t>(rank)], "the test's state");
     RankRun run;
@@ -105,7 +105,7 @@ std::vector<RankRun> runCompression(const CompressionOptions& options, const std
   });
 }
 
-at::Tensor exactAverage(const BucketLayout& layout, const Fill& fill, double scale = 1) {
+at::Tensor exactAverage(const BucketContents& layout, const Fill& fill, double scale = 1) {
   at::Tensor sum = at::zeros({layout.gradients + 1});
   for (int r = 0; r < kWorld; ++r) sum += bucketOf(layout, r, fill, 0);
   return (sum / kWorld * scale).narrow(0, 0, layout.gradients);
@@ -131,7 +131,7 @@ TEST_CASE("PowerSGD sends a gradient as factors only where they are at most half
   CHECK_FALSE(comm::powerSgdMatrix({10, 84}, 5).compressed);  // 940 elements of factors against 840
   CHECK(comm::powerSgdMatrix({3, 100}, 8).rank == 3);         // r = min(n, m, R)
   // What the trainer all-reduces is what predict lays out (comm::powerSgdBucketSizes).
-  const BucketLayout layout = testLayout();
+  const BucketContents layout = testLayout();
   const comm::PowerSgdBucketSizes sizes = comm::powerSgdBucketSizes(layout.shapes, 2, /*carriesFlag=*/true);
   CHECK(sizes.uncompressed == 24 + 1);             // the bias and the flag
   CHECK(sizes.p == (24 + 6) * 2);                  // 24 x 18 and 6 x 36
@@ -153,7 +153,7 @@ TEST_CASE("PowerSGD sends a gradient as factors only where they are at most half
 
 TEST_CASE("every compression's codec all-reduces what its row's bucketSends says, the account predict uses",
           "[compression]") {
-  const BucketLayout layout = testLayout();
+  const BucketContents layout = testLayout();
   run::BucketToSend bucket;
   bucket.shapes = layout.shapes;
   bucket.elements = layout.gradients + 1;
@@ -201,7 +201,7 @@ TEST_CASE("orthogonalizeColumns gives orthonormal columns (Gram-Schmidt to rank 
 }
 
 TEST_CASE("every compression averages a bucket identically on every rank, over every topology", "[compression]") {
-  const BucketLayout layout = testLayout();
+  const BucketContents layout = testLayout();
   const at::Tensor exact = exactAverage(layout, randomFill);
   for (const Compression kind : {Compression::kNone, Compression::kFp16, Compression::kBf16, Compression::kPowerSgd}) {
     for (const std::string& topology : comm::topologyNames()) {
@@ -233,7 +233,7 @@ TEST_CASE("every compression averages a bucket identically on every rank, over e
 }
 
 TEST_CASE("fp16 divides by the world size before it sums, so a sum beyond float16 does not overflow", "[compression]") {
-  const BucketLayout layout = testLayout();
+  const BucketContents layout = testLayout();
   const Fill large = [](int, size_t, const std::vector<int64_t>& shape) { return at::full(shape, 40000.0f); };
   CompressionOptions options;
   options.kind = Compression::kFp16;
@@ -244,7 +244,7 @@ TEST_CASE("fp16 divides by the world size before it sums, so a sum beyond float1
 
 TEST_CASE("PowerSGD passes a rank-R average unchanged and keeps as residual exactly what it did not send",
           "[compression]") {
-  const BucketLayout layout = testLayout();
+  const BucketContents layout = testLayout();
   // Every rank's matrices share their column space (A Bᵣᵀ with one A of rank R): the average has rank R.
   const int64_t rankR = 2;
   const Fill lowRank = [&](int rank, size_t slot, const std::vector<int64_t>& shape) {

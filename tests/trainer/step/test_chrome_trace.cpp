@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "temp_dir.h"
-#include "trainer/record/chrome_trace.h"
+#include "trainer/step/chrome_trace.h"
 
 using dtbench::testing::TempDir;
 using dtbench::trainer::decodeTraceEvents;

@@ -1,4 +1,4 @@
-#include "trainer/step/grad_scaler.h"
+#include "trainer/step/numerics/grad_scaler.h"
 
 #include <cfloat>
 #include <map>

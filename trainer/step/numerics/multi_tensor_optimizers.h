@@ -35,7 +35,7 @@ class MultiTensorSGD : public torch::optim::SGD {
   using torch::optim::SGD::SGD;
   torch::Tensor step(LossClosure closure = nullptr) override;
 
-  // --cuda-graph (trainer/graph/graph_step.h): from now on step() reads each group's learning rate from
+  // --cuda-graph (trainer/step/graph/graphed_train_step.h): from now on step() reads each group's learning rate from
   // a one-element float32 tensor on `device` (at::_fused_sgd_'s tensor overload), so that a step
   // recorded once uses the rate of each replay; refreshLearningRates() copies every group's lr()
   // into its tensor (a kernel only where the value changed) and must run before each replay, outside

@@ -1,9 +1,9 @@
 #pragma once
-// GraphStep: --cuda-graph's training step of one rank, recorded once into a StepGraph
-// (trainer/graph/step_graph.h) and replayed for every later batch of the same shape (docs/gpu.md,
+// GraphedTrainStep: --cuda-graph's training step of one rank, recorded once into a DeviceGraph
+// (trainer/step/graph/device_graph.h) and replayed for every later batch of the same shape (docs/gpu.md,
 // "CUDA graphs"):
 //
-//   GraphStep step({model, sgd, ampDtype, channelsLast, device}, cudaStepGraph(device));
+//   GraphedTrainStep step({model, sgd, ampDtype, channelsLast, device}, cudaDeviceGraph(device));
 //   step.load(images, labels);   // copied into the step's static inputs: the h2d phase
 //   if (!step.captured()) step.capture();   // records the step on them; runs nothing
 //   step.replay();               // the learning rates into their tensors, then the recorded work
@@ -30,12 +30,12 @@
 #include <c10/core/ScalarType.h>
 
 #include "models/classifier.h"
-#include "trainer/step/multi_tensor_optimizers.h"
-#include "trainer/graph/step_graph.h"
+#include "trainer/step/graph/device_graph.h"
+#include "trainer/step/numerics/multi_tensor_optimizers.h"
 
 namespace dtbench::trainer {
 
-struct GraphStepParts {
+struct GraphedTrainStepParts {
   models::ClassifierPtr model;
   MultiTensorSGD& optimizer;
   std::optional<at::ScalarType> ampDtype;
@@ -43,12 +43,12 @@ struct GraphStepParts {
   c10::Device device;
 };
 
-class GraphStep {
+class GraphedTrainStep {
  public:
   // Eager steps on the capture's stream before the capture.
   static constexpr int kWarmupSteps = 3;
 
-  GraphStep(GraphStepParts parts, std::unique_ptr<StepGraph> graph);
+  GraphedTrainStep(GraphedTrainStepParts parts, std::unique_ptr<DeviceGraph> graph);
 
   // Whether a batch of these shapes and types fits the static inputs (any does before the first load).
   bool accepts(const at::Tensor& images, const at::Tensor& labels) const;
@@ -68,8 +68,8 @@ class GraphStep {
  private:
   void body();
 
-  GraphStepParts p_;
-  std::unique_ptr<StepGraph> graph_;
+  GraphedTrainStepParts p_;
+  std::unique_ptr<DeviceGraph> graph_;
   at::Tensor images_;  // the static inputs
   at::Tensor labels_;
   at::Tensor outputs_;

@@ -1,7 +1,7 @@
 #pragma once
 // makeOptimizer: the optimizer named in the configuration (sgd, adam, rmsprop) over `parameters`,
 // with lr, momentum and weight decay from the configuration (resolveDefaults fills them): the
-// multi-tensor optimizers of trainer/step/multi_tensor_optimizers.h, which save and load as LibTorch's own.
+// multi-tensor optimizers of trainer/step/numerics/multi_tensor_optimizers.h, which save and load as LibTorch's own.
 
 #include <memory>
 #include <vector>

@@ -1,4 +1,4 @@
-// trainer/graph/graph_step.h on the CPU, through a StepGraph that records the step's host code and runs
+// trainer/step/graph/graphed_train_step.h on the CPU, through a DeviceGraph that records the step's host code and runs
 // it again at each replay (a CUDA graph records the kernels instead; the gpu label checks that one,
 // tests/trainer/test_gpu_training.cpp): the captured step reads the batch from its static inputs and
 // the learning rate from the optimizer's tensors, so replays over new batches train exactly as eager
@@ -23,21 +23,21 @@
 
 #include "compat/torch_compat.h"
 #include "models/registry.h"
-#include "trainer/graph/graph_step.h"
-#include "trainer/step/multi_tensor_optimizers.h"
+#include "trainer/step/graph/device_graph.h"
+#include "trainer/step/graph/graphed_train_step.h"
+#include "trainer/step/numerics/multi_tensor_optimizers.h"
 #include "trainer/step/phase_events.h"
-#include "trainer/graph/step_graph.h"
 #include "trainer/step/train_step.h"
 
-using dtbench::trainer::GraphStep;
-using dtbench::trainer::GraphStepParts;
+using dtbench::trainer::GraphedTrainStep;
+using dtbench::trainer::GraphedTrainStepParts;
 using dtbench::trainer::MultiTensorSGD;
-using dtbench::trainer::StepGraph;
+using dtbench::trainer::DeviceGraph;
 
 namespace {
 
 // Keeps the body at capture, runs it at each replay.
-class RerunGraph final : public StepGraph {
+class RerunGraph final : public DeviceGraph {
  public:
   explicit RerunGraph(int* replays) : replays_(replays) {}
   void capture(const std::function<void()>& body) override { body_ = body; }
@@ -88,9 +88,9 @@ double eagerStep(Trained& t, const Batch& b) {
   return loss.item<double>();
 }
 
-GraphStep captured(Trained& t, int* replays) {
-  return GraphStep(GraphStepParts{t.model, *t.optimizer, std::nullopt, false, c10::Device(c10::kCPU)},
-                      std::make_unique<RerunGraph>(replays));
+GraphedTrainStep captured(Trained& t, int* replays) {
+  return GraphedTrainStep(GraphedTrainStepParts{t.model, *t.optimizer, std::nullopt, false, c10::Device(c10::kCPU)},
+                          std::make_unique<RerunGraph>(replays));
 }
 
 void checkSameParameters(Trained& a, Trained& b) {
@@ -102,12 +102,13 @@ void checkSameParameters(Trained& a, Trained& b) {
 
 }  // namespace
 
-TEST_CASE("replays of the captured step over new batches train as eager steps do, bit for bit", "[graph_step]") {
+TEST_CASE("replays of the captured step over new batches train as eager steps do, bit for bit",
+          "[graphed_train_step]") {
   const std::vector<Batch> data = batches(6, 8);
   Trained eager = fresh();
   Trained graphed = fresh();
   int replays = 0;
-  GraphStep step = captured(graphed, &replays);
+  GraphedTrainStep step = captured(graphed, &replays);
   for (size_t k = 0; k < data.size(); ++k) {
     const double expected = eagerStep(eager, data[k]);
     if (k < 2) {  // the warm-up: eager steps on the same model and optimizer
@@ -131,11 +132,11 @@ TEST_CASE("replays of the captured step over new batches train as eager steps do
   checkSameParameters(eager, graphed);
 }
 
-TEST_CASE("the captured step uses the learning rate set before each replay", "[graph_step]") {
+TEST_CASE("the captured step uses the learning rate set before each replay", "[graphed_train_step]") {
   const std::vector<Batch> data = batches(3, 4);
   Trained t = fresh();
   int replays = 0;
-  GraphStep step = captured(t, &replays);
+  GraphedTrainStep step = captured(t, &replays);
   eagerStep(t, data[0]);
   step.load(data[1].images, data[1].labels);
   step.capture();
@@ -152,10 +153,11 @@ TEST_CASE("the captured step uses the learning rate set before each replay", "[g
   CHECK_FALSE(torch::equal(before[0], t.model->module().parameters()[0]));
 }
 
-TEST_CASE("a batch of another shape does not fit the captured step, and replay needs a capture", "[graph_step]") {
+TEST_CASE("a batch of another shape does not fit the captured step, and replay needs a capture",
+          "[graphed_train_step]") {
   Trained t = fresh();
   int replays = 0;
-  GraphStep step = captured(t, &replays);
+  GraphedTrainStep step = captured(t, &replays);
   CHECK_THROWS_WITH(step.replay(), Catch::Contains("before capture"));
   CHECK_THROWS_WITH(step.capture(), Catch::Contains("load()"));
   const Batch full = batches(1, 8)[0];
@@ -169,8 +171,8 @@ TEST_CASE("a batch of another shape does not fit the captured step, and replay n
   CHECK_THROWS_WITH(step.capture(), Catch::Contains("captured already"));
 }
 
-TEST_CASE("a CUDA step graph needs a CUDA device", "[graph_step]") {
-  CHECK_THROWS_AS(dtbench::trainer::cudaStepGraph(c10::Device(c10::kCPU)), std::invalid_argument);
+TEST_CASE("a CUDA device graph needs a CUDA device", "[graphed_train_step]") {
+  CHECK_THROWS_AS(dtbench::trainer::cudaDeviceGraph(c10::Device(c10::kCPU)), std::invalid_argument);
 }
 
 namespace {
@@ -223,7 +225,7 @@ StepRun trainGraphSteps(bool cudaGraph, Trained& t, int* replays) {
 }  // namespace
 
 TEST_CASE("TrainStep with --cuda-graph: three eager steps, then replays, a smaller batch eager, same training",
-          "[graph_step]") {
+          "[graphed_train_step]") {
   int replays = 0;
   Trained eager = fresh();
   Trained graphed = fresh();

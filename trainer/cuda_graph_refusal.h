@@ -19,7 +19,7 @@
 //   several ranks (nccl)      recording NCCL's all-reduce of the buckets, issued from the capturing
 //                             thread instead of the communication thread, is not built yet
 //
-// Where none of these holds (one rank, --device cuda, sgd), trainer/graph/graph_step.h captures the
+// Where none of these holds (one rank, --device cuda, sgd), trainer/step/graph/graphed_train_step.h captures the
 // step after its warm-up and replays it.
 
 #include <string>

@@ -23,9 +23,9 @@
 #include "comm/topology/hosts.h"
 #include "comm/topology/registry.h"
 #include "comm/topology_allreduce.h"
+#include "trainer/step/numerics/grad_scaler.h"
 #include "trainer/sync/bucketed_allreduce.h"
 #include "trainer/sync/comm_worker.h"
-#include "trainer/step/grad_scaler.h"
 
 using dtbench::trainer::GradScaler;
 using dtbench::trainer::GradScalerOptions;

@@ -1,4 +1,4 @@
-// cudaStepGraph (trainer/graph/step_graph.h): at::cuda::CUDAGraph, captured in thread-local mode on the
+// cudaDeviceGraph (trainer/step/graph/device_graph.h): at::cuda::CUDAGraph, captured in thread-local mode on the
 // current stream, in the graph's own memory pool (the tensors the capture allocates keep their
 // addresses for every replay).
 
@@ -10,15 +10,15 @@
 #include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
 
-#include "trainer/graph/step_graph.h"
+#include "trainer/step/graph/device_graph.h"
 
 namespace dtbench::trainer {
 
 namespace {
 
-class CudaStepGraph final : public StepGraph {
+class CudaDeviceGraph final : public DeviceGraph {
  public:
-  explicit CudaStepGraph(c10::Device device) : device_(device) {}
+  explicit CudaDeviceGraph(c10::Device device) : device_(device) {}
 
   void capture(const std::function<void()>& body) override {
     TORCH_CHECK(!captured_, "a step graph is captured once");
@@ -54,10 +54,10 @@ class CudaStepGraph final : public StepGraph {
 
 }  // namespace
 
-std::unique_ptr<StepGraph> cudaStepGraph(c10::Device device) {
+std::unique_ptr<DeviceGraph> cudaDeviceGraph(c10::Device device) {
   if (!device.is_cuda()) throw std::invalid_argument("a CUDA graph needs a CUDA device, not " + device.str());
   if (!device.has_index()) device = c10::Device(c10::kCUDA, c10::cuda::current_device());
-  return std::make_unique<CudaStepGraph>(device);
+  return std::make_unique<CudaDeviceGraph>(device);
 }
 
 }  // namespace dtbench::trainer

@@ -1,8 +1,8 @@
-#include "trainer/step/optimizer.h"
+#include "trainer/step/numerics/optimizer.h"
 
 #include <stdexcept>
 
-#include "trainer/step/multi_tensor_optimizers.h"
+#include "trainer/step/numerics/multi_tensor_optimizers.h"
 
 namespace dtbench::trainer {
 

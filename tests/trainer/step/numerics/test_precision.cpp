@@ -14,7 +14,7 @@
 
 #include "compat/torch_compat.h"
 #include "models/registry.h"
-#include "trainer/step/precision.h"
+#include "trainer/step/numerics/precision.h"
 
 #include <cstddef>
 #include <cstdint>

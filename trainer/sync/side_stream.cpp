@@ -1,4 +1,4 @@
-#include "trainer/step/side_stream.h"
+#include "trainer/sync/side_stream.h"
 
 #include <c10/core/impl/VirtualGuardImpl.h>
 

@@ -1,4 +1,4 @@
-#include "trainer/graph/graph_step.h"
+#include "trainer/step/graph/graphed_train_step.h"
 
 #include <stdexcept>
 #include <utility>
@@ -11,7 +11,7 @@
 #include <torch/utils.h>
 
 #include "compat/torch_compat.h"
-#include "trainer/step/precision.h"
+#include "trainer/step/numerics/precision.h"
 
 namespace dtbench::trainer {
 
@@ -36,19 +36,19 @@ class AutocastCacheOff {
 
 }  // namespace
 
-GraphStep::GraphStep(GraphStepParts parts, std::unique_ptr<StepGraph> graph)
+GraphedTrainStep::GraphedTrainStep(GraphedTrainStepParts parts, std::unique_ptr<DeviceGraph> graph)
     : p_(std::move(parts)), graph_(std::move(graph)) {
-  if (!graph_) throw std::invalid_argument("GraphStep: no StepGraph");
+  if (!graph_) throw std::invalid_argument("GraphedTrainStep: no DeviceGraph");
   p_.optimizer.keepLearningRatesInTensors(p_.device);
 }
 
-bool GraphStep::accepts(const at::Tensor& images, const at::Tensor& labels) const {
+bool GraphedTrainStep::accepts(const at::Tensor& images, const at::Tensor& labels) const {
   return !images_.defined() || (sameLayout(images, images_) && sameLayout(labels, labels_));
 }
 
-void GraphStep::load(const at::Tensor& images, const at::Tensor& labels) {
-  TORCH_CHECK(accepts(images, labels), "GraphStep: a batch of sizes ", images.sizes(), " does not fit the captured ",
-              images_.sizes());
+void GraphedTrainStep::load(const at::Tensor& images, const at::Tensor& labels) {
+  TORCH_CHECK(accepts(images, labels), "GraphedTrainStep: a batch of sizes ", images.sizes(),
+              " does not fit the captured ", images_.sizes());
   if (!images_.defined()) {
     const auto format = p_.channelsLast && images.dim() == 4 ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
     images_ = at::empty(images.sizes(), images.options().device(p_.device).pinned_memory(false), format);
@@ -58,22 +58,22 @@ void GraphStep::load(const at::Tensor& images, const at::Tensor& labels) {
   labels_.copy_(labels, /*non_blocking=*/true);
 }
 
-void GraphStep::capture() {
-  TORCH_CHECK(!captured_, "GraphStep: captured already");
-  TORCH_CHECK(images_.defined(), "GraphStep: load() a batch before capture()");
+void GraphedTrainStep::capture() {
+  TORCH_CHECK(!captured_, "GraphedTrainStep: captured already");
+  TORCH_CHECK(images_.defined(), "GraphedTrainStep: load() a batch before capture()");
   const AutocastCacheOff cacheOff;
   graph_->capture([this] { body(); });
   captured_ = true;
 }
 
-void GraphStep::replay() {
-  TORCH_CHECK(captured_, "GraphStep: replay() before capture()");
+void GraphedTrainStep::replay() {
+  TORCH_CHECK(captured_, "GraphedTrainStep: replay() before capture()");
   p_.optimizer.refreshLearningRates();
   graph_->replay();
 }
 
 // The step as the eager one computes it (trainer/step/train_step.cpp), on the static inputs.
-void GraphStep::body() {
+void GraphedTrainStep::body() {
   at::Tensor logits;
   at::Tensor loss;
   {

@@ -7,7 +7,7 @@
 // parameters and their gradients stay fp32, so the gradient synchronization and the optimizer see
 // the same types as without --amp. Backward runs outside the scope: each op's backward follows the
 // type its forward used. fp16 gradients can underflow: --amp fp16 adds loss scaling
-// (trainer/step/grad_scaler.h); bf16 has fp32's exponent range and needs none.
+// (trainer/step/numerics/grad_scaler.h); bf16 has fp32's exponent range and needs none.
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "trainer/graph/graph_refusal.h"
+#include "trainer/cuda_graph_refusal.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "trainer/record/chrome_trace.h"
+#include "trainer/step/chrome_trace.h"
 
 #include <algorithm>
 #include <cstddef>

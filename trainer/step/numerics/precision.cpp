@@ -1,4 +1,4 @@
-#include "trainer/step/precision.h"
+#include "trainer/step/numerics/precision.h"
 
 #include <stdexcept>
 #include <vector>

@@ -1,8 +1,8 @@
 #pragma once
-// StepGraph: the device work of a piece of host code, recorded once and replayed (--cuda-graph,
-// trainer/graph/graph_step.h).
+// DeviceGraph: the device work of a piece of host code, recorded once and replayed (--cuda-graph,
+// trainer/step/graph/graphed_train_step.h).
 //
-//   std::unique_ptr<StepGraph> g = cudaStepGraph(device);
+//   std::unique_ptr<DeviceGraph> g = cudaDeviceGraph(device);
 //   g->capture([&] { ... queue forward, backward, the optimizer on the current stream ... });  // nothing runs
 //   g->replay();  // runs what was queued, again, on the current stream
 //
@@ -10,7 +10,7 @@
 // same tensors, so whatever changes between replays (the batch, the learning rate) must be written
 // into those tensors before replay(), outside the capture. The host code of `body` runs once, at
 // capture: a host-side decision, a read-back or an allocation outside the graph's own pool inside it
-// is an error or is frozen. On the CPU there is no graph; tests supply their own StepGraph that
+// is an error or is frozen. On the CPU there is no graph; tests supply their own DeviceGraph that
 // re-runs `body` at each replay, which checks everything but the recording itself.
 
 #include <functional>
@@ -20,9 +20,9 @@
 
 namespace dtbench::trainer {
 
-class StepGraph {
+class DeviceGraph {
  public:
-  virtual ~StepGraph() = default;
+  virtual ~DeviceGraph() = default;
   // Records the device work `body` queues on the current stream of the graph's device; runs none of
   // it. Once per graph.
   virtual void capture(const std::function<void()>& body) = 0;
@@ -30,10 +30,10 @@ class StepGraph {
   virtual void replay() = 0;
 };
 
-// A CUDA graph on `device` (trainer/graph/cuda_step_graph.cpp: at::cuda::CUDAGraph). The capture runs on
+// A CUDA graph on `device` (trainer/step/graph/cuda_device_graph.cpp: at::cuda::CUDAGraph). The capture runs on
 // the current stream, which must not be the default (legacy) stream, in thread-local mode: the
 // loader's threads may allocate pinned memory meanwhile. Throws std::invalid_argument in a build
 // whose LibTorch has no CUDA or for a device that is not CUDA.
-std::unique_ptr<StepGraph> cudaStepGraph(c10::Device device);
+std::unique_ptr<DeviceGraph> cudaDeviceGraph(c10::Device device);
 
 }  // namespace dtbench::trainer

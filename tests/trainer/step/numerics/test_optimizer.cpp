@@ -1,4 +1,4 @@
-// The optimizers of trainer/step/optimizer.h: each equals LibTorch's own (torch::optim::SGD, Adam,
+// The optimizers of trainer/step/numerics/optimizer.h: each equals LibTorch's own (torch::optim::SGD, Adam,
 // RMSprop, which update one parameter at a time) within fp32 rounding over several steps, the first
 // step's momentum included, and resumes from an optimizer state that LibTorch's own class saved
 // before the multi-tensor optimizers existed (tests/trainer/fixtures/).
@@ -18,11 +18,11 @@
 #include <torch/optim/sgd.h>
 #include <torch/serialize.h>
 
+#include "optimizer_equivalence.h"
 #include "optimizer_fixture.h"
 #include "trainer/checkpoint/training_state.h"
-#include "optimizer_equivalence.h"
-#include "trainer/step/multi_tensor_optimizers.h"
-#include "trainer/step/optimizer.h"
+#include "trainer/step/numerics/multi_tensor_optimizers.h"
+#include "trainer/step/numerics/optimizer.h"
 
 using dtbench::trainer::OptimizerKind;
 using dtbench::trainer::makeOptimizer;

@@ -1,4 +1,4 @@
-#include "trainer/parameter_checksum.h"
+#include "trainer/record/parameter_checksum.h"
 
 #include <cstdio>
 #include <stdexcept>

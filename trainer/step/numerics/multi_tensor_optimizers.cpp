@@ -1,4 +1,4 @@
-#include "trainer/step/multi_tensor_optimizers.h"
+#include "trainer/step/numerics/multi_tensor_optimizers.h"
 
 #include <cmath>
 #include <cstdint>

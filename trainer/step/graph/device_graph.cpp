@@ -1,4 +1,4 @@
-#include "trainer/graph/step_graph.h"
+#include "trainer/step/graph/device_graph.h"
 
 #include <stdexcept>
 
@@ -7,7 +7,7 @@
 namespace dtbench::trainer {
 
 #if !DTBENCH_TORCH_HAS_CUDA
-std::unique_ptr<StepGraph> cudaStepGraph(c10::Device) {
+std::unique_ptr<DeviceGraph> cudaDeviceGraph(c10::Device) {
   throw std::invalid_argument("a CUDA graph: this build's LibTorch has no CUDA");
 }
 #endif
