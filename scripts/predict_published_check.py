@@ -19,8 +19,8 @@ Every input is fixed before the comparison, none fitted:
   "Bucket layouts");
 - the machine: experiments/predict/systems/horovod-2017-pascal-25gbe.json (its description cites
   every figure), with its collective library (NCCL 2.1: the ring only) and its framework (Horovod
-  before v0.21: a 5 ms cycle, each launch waiting half of it, and a 64 MB fusion buffer, which lays the
-  buckets out; rank 0's negotiation not charged, no per-rank cost being published: docs/predict.md,
+  0.9-0.12: a 5 ms cycle, each launch waiting half of it, and a 64 MB fusion buffer, which lays the
+  buckets out; rank 0's negotiation not charged, no per-message cost being published: docs/predict.md,
   "The collective library and the framework").
 Scaling efficiency as Horovod reports it: images/s at N / (N x images/s on one GPU) = step(1) / step(N).
 In units of the one-GPU step T1, a step at N takes 1/E: its overhead is 1/E - 1, and the time the
@@ -31,8 +31,10 @@ makes), each input moved by -20 % and +20 %, one at a time, to show what the ans
 choices the sources leave open changed one at a time: c10d's bucket layout instead of Horovod's, each
 layer's weight asked for before its bias (TensorFlow does not fix that order), the gradients' ready
 times (evenly over backward, and all at its end: the bounds of a rule not measured), the file's framework and
-collective library rows, each left out or changed, and the latency of a ring step as later NCCL
-releases' cost models give it (the benchmark's NCCL 2.0-2.1 has none).
+collective library rows, each left out or changed, the links as the file took them until 2026-12-06
+(the network's payload after its frames' overhead only, 24.5 Gbit/s; PCIe alone inside a server,
+96 Gbit/s), and the latency of a ring step as later NCCL releases' cost models give it (the
+benchmark's NCCL 2.0-2.1 has none).
 
 Usage: scripts/predict_published_check.py [build-dir | path to dtbench]   (prints Markdown)
 """
@@ -191,6 +193,15 @@ def model_checks(dtbench, label, step, used, sources, hardware, work):
                            {k: v for k, v in hardware.items() if k not in ("framework", "collective_library")}),
                           ("Horovod's cycle of v0.21 on, 1 ms", cycle_1ms),
                           ("NCCL 2.28's choice of ring or tree instead of 2.1's ring", nccl_228)]:
+        e = efficiencies(dtbench, step, variant, work)
+        print(f"| {name} | {e[128]:.3f} | {e[512]:.3f} |")
+    # The links as the file took them before 2026-12-06 (its description says why they changed).
+    for name, path, value in [("inter-node 24.5 Gbit/s, the payload after the frames' overhead only (the file's until 2026-12-06)",
+                               ["inter_node", "bandwidth_gbit_s"], 24.5),
+                              ("intra-node 96 Gbit/s, PCIe alone (the file's until 2026-12-06)",
+                               ["intra_node", "bandwidth_gbit_s"], 96)]:
+        variant = copy.deepcopy(hardware)
+        variant[path[0]][path[1]] = value
         e = efficiencies(dtbench, step, variant, work)
         print(f"| {name} | {e[128]:.3f} | {e[512]:.3f} |")
     # The latency of a ring step across nodes as other NCCL releases' cost models give it (the
