@@ -22,6 +22,7 @@
 #include "experiments/predict/limits_figure.h"
 #include "experiments/predict/measured_step.h"
 #include "experiments/predict/prediction_figures.h"
+#include "experiments/predict/prediction_table_names.h"
 #include "experiments/predict/prediction_tables.h"
 #include "experiments/predict/rate_axis_tables.h"
 #include "experiments/predict/step_description.h"
@@ -34,6 +35,17 @@
 namespace dtbench::experiments {
 namespace {
 
+// `tables` as --table and --format ask, each checked to be a table of `mode` in predict's list of tables
+// (prediction_table_names.h), so that --table's list, its help and its check are the whole of them.
+void printPredictTables(const std::vector<report::Table>& tables, predict::PredictMode mode, const PredictOptions& o) {
+  const std::vector<std::string> names = predict::predictTableNames(mode);
+  for (const report::Table& table : tables)
+    if (std::find(names.begin(), names.end(), table.name) == names.end())
+      throw std::logic_error("predict's table '" + table.name +
+                             "' is missing from predictTableNames() (experiments/predict/prediction_table_names.cpp)");
+  printTables(tables, o.tables, o.format);
+}
+
 int allreduceCommand(const PredictOptions& o) {
   const predict::Hardware hardware = predict::loadHardware(o.hardwarePath);
   std::vector<predict::CalibrationRow> rows;
@@ -43,8 +55,9 @@ int allreduceCommand(const PredictOptions& o) {
       if (!linkClass.empty()) rows.push_back({m, linkClass, predict::modelledSeconds(m, hardware)});
     }
   if (rows.empty()) throw common::UsageError("--allreduce: no row over 2 or more ranks to predict");
-  printTables({predict::comparisonTable(rows, predict::summarize(rows), "All-reduce: measured against predicted on the hardware file")},
-              o.tables, o.format);
+  printPredictTables({predict::comparisonTable(rows, predict::summarize(rows),
+                                               "All-reduce: measured against predicted on the hardware file")},
+                     predict::PredictMode::kAllreduce, o);
   return 0;
 }
 
@@ -70,7 +83,7 @@ int calibrateCommand(const PredictOptions& o) {
     const nlohmann::json out = {{"tables", report::renderJson({table})}, {"hardware", hw}};
     std::printf("%s\n", out.dump(1).c_str());
   } else {
-    printTables({table}, {}, o.format);
+    printPredictTables({table}, predict::PredictMode::kCalibrate, o);
     if (o.outputPath.empty()) std::printf("\nHardware file:\n%s\n", hw.dump(2).c_str());
   }
   if (!o.outputPath.empty()) {
@@ -112,39 +125,26 @@ int varyCommand(const PredictOptions& o, const predict::MeasuredStep& run, const
   std::vector<std::optional<run::Compression>> compressions(o.compressions.begin(), o.compressions.end());
   if (compressions.empty()) compressions.push_back(std::nullopt);
   const std::vector<std::string> topologies = o.topologies.empty() ? std::vector<std::string>{""} : o.topologies;
-  predict::AxisPredictions axis;
-  axis.axis = *o.vary;
-  axis.worlds = o.worlds;
-  std::vector<predict::WhatIf> whatIfs;
+  std::vector<predict::AxisConfiguration> configurations;
   for (const std::string& topology : topologies)
     for (const std::optional<run::Compression>& compress : compressions) {
-      predict::WhatIf w = common;
-      std::string label;
+      predict::AxisConfiguration& c = configurations.emplace_back();
+      c.whatIf = common;
       if (!topology.empty()) {
-        w.topology = comm::Topology::parse(topology);
-        label = "topology " + topology;
+        c.whatIf.topology = comm::Topology::parse(topology);
+        c.label = "topology " + topology;
       }
       if (compress) {
-        w.compress = compress;
-        label += (label.empty() ? "" : ", ") + std::string("compress ") + run::compressionNames().name(*compress);
+        c.whatIf.compress = compress;
+        c.label += (c.label.empty() ? "" : ", ") + std::string("compress ") + run::compressionNames().name(*compress);
       }
-      whatIfs.push_back(w);
-      axis.configurations.push_back(label.empty() ? "the run's" : label);
+      if (c.label.empty()) c.label = "the run's";
     }
-  for (const predict::WhatIf& w : whatIfs) {
-    auto& steps = axis.steps.emplace_back();
-    auto& baselines = axis.baselines.emplace_back();
-    for (const double value : o.vary->values) {
-      const predict::Hardware varied = predict::withAxisValue(hardware, o.vary->key, value);
-      auto& byWorld = steps.emplace_back();
-      for (const int world : o.worlds) byWorld.push_back(predict::predictStep(run, varied, world, w));
-      baselines.push_back(predict::predictStep(run, varied, 1, w));
-    }
-  }
+  const predict::AxisPredictions axis = predict::predictAlongAxis(run, hardware, *o.vary, o.worlds, configurations);
   for (const int world : o.worlds)
     if (const std::optional<std::string> note = predict::globalBatchNote(run, world))
       std::fprintf(stderr, "predict: %s\n", note->c_str());
-  printTables(predict::rateAxisTables(axis), o.tables, o.format);
+  printPredictTables(predict::rateAxisTables(axis), predict::PredictMode::kVary, o);
   return 0;
 }
 
@@ -179,7 +179,8 @@ int runPredictCommand(const std::vector<std::string>& args) {
       std::fprintf(stderr, "predict: %s\n", note->c_str());
   }
   const predict::StepPrediction baseline = predict::predictStep(run, hardware, 1, whatIf);
-  printTables(predict::predictionTables(run, hardware, o.hardwarePath, predictions, baseline), o.tables, o.format);
+  printPredictTables(predict::predictionTables(run, hardware, o.hardwarePath, predictions, baseline),
+                     predict::PredictMode::kPrediction, o);
   if (!o.plotsDir.empty()) {
     std::vector<std::string> leftOut;
     const nlohmann::json data = predict::predictionFigureData(

@@ -18,6 +18,7 @@
 #include "common/usage_error.h"
 #include "experiments/cli/command_line.h"
 #include "experiments/cli/option_rows.h"
+#include "experiments/predict/prediction_table_names.h"
 #include "experiments/predict/rate_axis.h"
 #include "experiments/predict/step_model.h"
 #include "run/config_schema.h"
@@ -239,11 +240,17 @@ const std::vector<PredictRow>& predictRows() {
        [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) {
          o.format = reportFormatNames().parse(optionText(v));
        }},
-      {"table", "",
-       "Print only these tables, comma-separated (assumed, time_speedup, compute_comm, bandwidth, step_breakdown, "
-       "limits, prediction_inputs; with --vary rate_axis, crossings); one table with --format csv is plain CSV",
+      {"table", "", "Print only these tables, comma-separated (" + predict::describePredictTables() +
+                        "); one table with --format csv is plain CSV",
        ValueKind::kText, nullptr,
-       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string&) { o.tables = common::splitList(optionText(v)); }},
+       [](PredictOptions& o, const cxxopts::OptionValue& v, const std::string& flag) {
+         o.tables = common::splitList(optionText(v));
+         if (o.tables.empty()) throwUsage("predict", flag + " needs a table name");
+         for (const std::string& name : o.tables)
+           if (!predict::isPredictTable(name))
+             throw UsageError(flag + ": no table '" + name + "' (the tables: " + predict::describePredictTables() +
+                              ")");
+       }},
       {"vary", "",
        "Predict with this number of the hardware file set to each value in turn (KEY=V1,V2,...; KEY one of " +
            common::joinList(predict::rateAxisKeys()) + "): the tables rate_axis and crossings, where the "
@@ -325,6 +332,19 @@ const std::vector<PredictRow>& zooRows() {
   return rows;
 }
 
+// --table's names are the tables of the command's mode (prediction_table_names.h).
+void checkTableMode(const PredictOptions& o, predict::PredictMode mode) {
+  for (const std::string& name : o.tables)
+    for (const predict::PredictTableName& table : predict::predictTableNames())
+      if (table.name == name && table.mode != mode) {
+        const std::string flag = predict::predictModeFlag(table.mode);
+        throwUsage("predict", "--table " + name + " is a table of " +
+                                  (flag.empty() ? std::string("a prediction without --vary") : flag) +
+                                  "; this command's tables are " +
+                                  common::joinList(predict::predictTableNames(mode), ", "));
+      }
+}
+
 // --calibrate: no prediction flags, and an --output that is not one of the measurements.
 void checkCalibrate(const cxxopts::ParseResult& p, const PredictOptions& o) {
   std::error_code error;
@@ -346,6 +366,9 @@ void checkDescribe(const cxxopts::ParseResult& p, PredictOptions& o) {
   if (p.count("run") || p.count("hardware") || p.count("world"))
     throwUsage("predict", "--describe and --describe-model write a step description; predict from it in a second "
                           "command (STEP.json --hardware FILE --world ...)");
+  if (p.count("table"))
+    throwUsage("predict", "--table picks tables of a prediction; --describe and --describe-model write a step "
+                          "description");
   if (p.count("describe-model")) o.describeModel = o.zoo;
 }
 
@@ -413,12 +436,16 @@ PredictOptions parsePredictOptions(const std::vector<std::string>& args) {
   if (p.count("run")) o.run = p["run"].as<std::string>();
   applyOptionRows(p, predictRows(), o);
   applyOptionRows(p, zooRows(), o);
-  if (!o.calibrate.empty())
+  using Mode = predict::PredictMode;
+  if (!o.calibrate.empty()) {
     checkCalibrate(p, o);
-  else if (p.count("describe") || p.count("describe-model"))
+    checkTableMode(o, Mode::kCalibrate);
+  } else if (p.count("describe") || p.count("describe-model")) {
     checkDescribe(p, o);
-  else
+  } else {
     checkPrediction(p, o);
+    checkTableMode(o, !o.allreduce.empty() ? Mode::kAllreduce : o.vary ? Mode::kVary : Mode::kPrediction);
+  }
   return o;
 }
 

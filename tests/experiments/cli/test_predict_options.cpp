@@ -2,6 +2,7 @@
 #include "common/usage_error.h"
 #include "option_test_helpers.h"
 #include "experiments/cli/predict_options.h"
+#include "experiments/predict/prediction_table_names.h"
 #include "experiments/predict/zoo_step.h"
 #include "run/settings.h"
 
@@ -92,4 +93,41 @@ TEST_CASE("predict's what-ifs go through dtbench train's rows of the same flags"
   CHECK_THAT(predictErrorOf({"--describe", "run", "--hardware", "hw.json"}),
              Catch::Contains("--describe and --describe-model write a step description"));
   CHECK_THAT(predictErrorOf(with({"--measured", "a"})), Catch::Contains("give --plots DIR too"));
+}
+
+TEST_CASE("predict's --table takes its list of tables: the help names each, an unknown name is refused",
+          "[cli][predict]") {
+  using dtbench::predict::PredictMode;
+  using dtbench::predict::predictTableNames;
+  const std::string help = dtbench::test::asWords(parsePredictOptions({"--help"}).helpText);
+  REQUIRE_FALSE(predictTableNames().empty());
+  for (const dtbench::predict::PredictTableName& table : predictTableNames())
+    CHECK_THAT(help, Catch::Contains(table.name));
+  CHECK_THAT(help, Catch::Contains("with --vary rate_axis, crossings"));
+  // Each mode takes its own tables.
+  CHECK(parsePredictOptions(with({"--table", "limits,time_speedup"})).tables ==
+        std::vector<std::string>{"limits", "time_speedup"});
+  CHECK(parsePredictOptions(with({"--table", "crossings", "--vary", "compute_scale=1,2"})).tables ==
+        std::vector<std::string>{"crossings"});
+  CHECK(parsePredictOptions({"--allreduce", "a.csv", "--hardware", "hw.json", "--table", "allreduce_model"}).tables ==
+        std::vector<std::string>{"allreduce_model"});
+  CHECK(parsePredictOptions({"--calibrate", "a.csv", "--table", "calibration"}).tables ==
+        std::vector<std::string>{"calibration"});
+  // An unknown name, at parse time, naming every table.
+  const std::string unknown = predictErrorOf(with({"--table", "time_speedup,rate-axis"}));
+  CHECK_THAT(unknown, Catch::Contains("--table: no table 'rate-axis'"));
+  for (const dtbench::predict::PredictTableName& table : predictTableNames())
+    CHECK_THAT(unknown, Catch::Contains(table.name));
+  CHECK_THAT(predictErrorOf(with({"--table", ""})), Catch::Contains("--table"));
+  // A table of another mode, naming the mode's own.
+  const std::string vary = predictErrorOf(with({"--table", "rate_axis"}));
+  CHECK_THAT(vary, Catch::Contains("--table rate_axis is a table of --vary"));
+  for (const std::string& name : predictTableNames(PredictMode::kPrediction)) CHECK_THAT(vary, Catch::Contains(name));
+  CHECK_THAT(predictErrorOf(with({"--table", "limits", "--vary", "compute_scale=1,2"})),
+             Catch::Contains("--table limits is a table of a prediction without --vary; this command's tables are "
+                             "rate_axis, crossings"));
+  CHECK_THAT(predictErrorOf({"--calibrate", "a.csv", "--table", "time_speedup"}),
+             Catch::Contains("this command's tables are calibration"));
+  CHECK_THAT(predictErrorOf({"--describe", "run", "--table", "time_speedup"}),
+             Catch::Contains("--table picks tables of a prediction"));
 }

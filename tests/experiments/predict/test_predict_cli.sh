@@ -618,7 +618,7 @@ assert two[0]["faster_below"] == two[0]["faster_above"] == "compress none", two
 PY
 "$DTBENCH" predict "$work/step-fp16-codec.json" --hardware "$work/hw.json" --world 4 --compress none,fp16 \
   --vary inter_node.bandwidth_gbit_s=0.1,1,10 --format csv --table crossings >"$work/vary.csv"
-[[ $(head -1 "$work/vary.csv") == "N,nodes,what_if_a,what_if_b,inter_node.bandwidth_gbit_s,where,faster_below,faster_above" ]] ||
+[[ $(head -1 "$work/vary.csv") == "N,nodes,what_if_a,what_if_b,inter_node.bandwidth_gbit_s,where,faster_below,faster_above,band_from,band_to,certain" ]] ||
   fail "--vary --table crossings --format csv is not the crossings table alone: $(cat "$work/vary.csv")"
 expect_usage "--vary 'inter_node.bandwidth_gbps=1,10': no hardware number 'inter_node.bandwidth_gbps'; --vary takes inter_node.bandwidth_gbit_s, inter_node.latency_us, inter_node.message_overhead_us, intra_node.bandwidth_gbit_s, intra_node.latency_us, intra_node.message_overhead_us, compute_scale, link_rate_bps" \
   "$work/run" --hardware "$work/hw.json" --world 4 --vary inter_node.bandwidth_gbps=1,10
@@ -626,5 +626,31 @@ expect_usage "--vary 'inter_node.latency_us=5,-1': -1 is not a value of inter_no
   "$work/run" --hardware "$work/hw.json" --world 4 --vary inter_node.latency_us=5,-1
 expect_usage "--compress 'none,fp16' names several values" "$work/run" --hardware "$work/hw.json" --world 4 \
   --compress none,fp16
+# The band along the axis is Table 1's at the same value: the run's (its steps' compute gives a band
+# wider than the point) with 0.1 Gbit/s between nodes, against a hardware file written with 0.1.
+"$DTBENCH" predict "$work/run" --hardware "$work/hw.json" --world 2,4 --vary inter_node.bandwidth_gbit_s=0.1,1 \
+  --format json --table rate_axis >"$work/vary-band.json"
+/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["inter_node"]["bandwidth_gbit_s"] = 0.1; json.dump(d, open(sys.argv[2], "w"))' \
+  "$work/hw.json" "$work/hw-0.1.json"
+"$DTBENCH" predict "$work/run" --hardware "$work/hw-0.1.json" --world 2,4 --format json --table time_speedup \
+  >"$work/t1-0.1.json"
+/usr/bin/python3 - "$work/vary-band.json" "$work/t1-0.1.json" <<'PY' || fail "predict --vary: its band is not Table 1's"
+import json, sys
+(axis,), (t1,) = (json.load(open(path)) for path in sys.argv[1:3])
+rows = [dict(zip(axis["columns"], r)) for r in axis["rows"]]
+table1 = {r[t1["columns"].index("N")]: dict(zip(t1["columns"], r)) for r in t1["rows"]}
+band = ["T_lo_s", "T_hi_s", "efficiency_lo", "efficiency_hi"]
+at = [r for r in rows if r["inter_node.bandwidth_gbit_s"] == 0.1]
+assert sorted(r["N"] for r in at) == [2, 4], at
+for r in rows:
+    assert r["T_lo_s"] <= r["T_s"] <= r["T_hi_s"] and r["T_lo_s"] < r["T_hi_s"], r
+    assert r["efficiency_lo"] <= r["efficiency"] <= r["efficiency_hi"], r
+for r in at:
+    assert [r[k] for k in ["T_s"] + band] == [table1[r["N"]][k] for k in ["T_s"] + band], (r, table1[r["N"]])
+PY
+expect_usage "--table: no table 'bogus' (the tables: assumed, time_speedup" "$work/run" --hardware "$work/hw.json" \
+  --world 4 --table time_speedup,bogus
+expect_usage "--table crossings is a table of --vary" "$work/run" --hardware "$work/hw.json" --world 4 --table crossings
 
 echo "PASS: dtbench predict end to end"

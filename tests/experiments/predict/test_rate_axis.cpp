@@ -1,15 +1,20 @@
 // The axis of predict --vary (experiments/predict/rate_axis.h, rate_axis_tables.h): its parse, good and
 // bad; the hardware it sets, exactly the one number; the crossings of two series, interpolated on the
-// axis's scale; and the two tables on a hand-made step whose compressed and uncompressed steps cross.
+// axis's scale; the two tables on a hand-made step whose compressed and uncompressed steps cross; the
+// band of every row, Table 1's at the same value; and whether the band leaves a crossing certain.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/usage_error.h"
 #include "experiments/predict/hardware.h"
 #include "experiments/predict/measured_step.h"
+#include "experiments/predict/prediction_band.h"
+#include "experiments/predict/prediction_table_names.h"
+#include "experiments/predict/prediction_tables.h"
 #include "experiments/predict/rate_axis.h"
 #include "experiments/predict/rate_axis_tables.h"
 #include "experiments/predict/step_model.h"
@@ -213,23 +218,19 @@ TEST_CASE("The rate_axis and crossings tables of fp16 against none along the int
       "intra_node": {"bandwidth_gbit_s": 100, "latency_us": 1},
       "inter_node": {"bandwidth_gbit_s": 1, "latency_us": 1, "message_overhead_us": 0}})"),
                                       "axis.json");
-  AxisPredictions p;
-  p.axis = parseRateAxis("inter_node.bandwidth_gbit_s=0.1,1,10,100");
-  p.worlds = {4};
-  p.configurations = {"compress none", "compress fp16"};
+  std::vector<AxisConfiguration> configurations;
   for (const auto compress : {dtbench::run::Compression::kNone, dtbench::run::Compression::kFp16}) {
-    WhatIf w;
-    w.compress = compress;
-    auto& steps = p.steps.emplace_back();
-    auto& baselines = p.baselines.emplace_back();
-    for (const double v : p.axis.values) {
-      const Hardware varied = withAxisValue(h, p.axis.key, v);
-      steps.push_back({predictStep(run, varied, 4, w)});
-      baselines.push_back(predictStep(run, varied, 1, w));
-    }
+    AxisConfiguration& c = configurations.emplace_back();
+    c.label = std::string("compress ") + (compress == dtbench::run::Compression::kNone ? "none" : "fp16");
+    c.whatIf.compress = compress;
   }
+  const AxisPredictions p =
+      predictAlongAxis(run, h, parseRateAxis("inter_node.bandwidth_gbit_s=0.1,1,10,100"), {4}, configurations);
+  CHECK(p.configurations == std::vector<std::string>{"compress none", "compress fp16"});
   const std::vector<Table> tables = rateAxisTables(p);
   REQUIRE(tables.size() == 2);
+  // The tables are predict's registered --vary tables, in their order.
+  CHECK(std::vector<std::string>{tables[0].name, tables[1].name} == predictTableNames(PredictMode::kVary));
   const Table& axis = tables[0];
   CHECK(axis.name == "rate_axis");
   CHECK(axis.columns[3] == "inter_node.bandwidth_gbit_s");
@@ -265,6 +266,17 @@ TEST_CASE("The rate_axis and crossings tables of fp16 against none along the int
   const double d1 = p.steps[0][k + 1][0].stepS - p.steps[1][k + 1][0].stepS;
   const double u = 1 / p.axis.values[k] + (1 / p.axis.values[k + 1] - 1 / p.axis.values[k]) * d0 / (d0 - d1);
   CHECK(row[4].value == Approx(1 / u));
+  // A description without samples: every band is its point value, and the crossing is certain, its band the
+  // crossing itself.
+  for (const std::vector<Cell>& r : axis.rows) {
+    CHECK(r[8].value == r[7].value);  // T_lo_s, T_s
+    CHECK(r[9].value == r[7].value);
+    CHECK(r[12].value == Approx(r[11].value).epsilon(1e-12));  // efficiency_lo, efficiency
+    CHECK(r[13].value == Approx(r[11].value).epsilon(1e-12));
+  }
+  CHECK(row[8].value == Approx(row[4].value));
+  CHECK(row[9].value == Approx(row[4].value));
+  CHECK(row[10].text == "yes");
 }
 
 TEST_CASE("The crossings table says where two configurations never cross or are the same step",
@@ -292,8 +304,9 @@ TEST_CASE("The crossings table says where two configurations never cross or are 
   }
   const std::vector<Table> tables = rateAxisTables(p);
   REQUIRE(tables[0].rows.size() == 9);
-  CHECK(tables[0].rows[0][8].value == Approx(80 / (10 * 1.01)));  // speedup = T(1) / T(N)
-  CHECK(tables[0].rows[0][9].value == Approx(80 / (10 * 1.01) / 8));
+  CHECK(tables[0].columns[10] == "speedup");
+  CHECK(tables[0].rows[0][10].value == Approx(80 / (10 * 1.01)));  // speedup = T(1) / T(N)
+  CHECK(tables[0].rows[0][11].value == Approx(80 / (10 * 1.01) / 8));
   const Table& crossings = tables[1];
   REQUIRE(crossings.rows.size() == 3);  // a-b, a-c, b-c
   for (size_t r = 0; r < 2; ++r) {
@@ -307,7 +320,154 @@ TEST_CASE("The crossings table says where two configurations never cross or are 
   CHECK(crossings.rows[2][4].kind == Cell::Kind::kEmpty);
   CHECK(crossings.rows[2][5].text == "equal over the whole range 1 to 100");
   CHECK(crossings.rows[2][6].kind == Cell::Kind::kEmpty);
+  // No band (no uncertainty given): every order is certain, and nothing is within a band.
+  for (const std::vector<Cell>& r : crossings.rows) {
+    CHECK(r[8].kind == Cell::Kind::kEmpty);
+    CHECK(r[9].kind == Cell::Kind::kEmpty);
+    CHECK(r[10].text == "yes");
+  }
   // Sizes that do not agree are refused.
   p.steps[2].pop_back();
   CHECK_THROWS_AS(rateAxisTables(p), std::invalid_argument);
+}
+
+namespace {
+
+// The column `name` of `table`'s row `r`.
+const Cell& cellOf(const Table& table, size_t r, const std::string& name) {
+  for (size_t c = 0; c < table.columns.size(); ++c)
+    if (table.columns[c] == name) return table.rows.at(r).at(c);
+  FAIL("no column " + name);
+  throw std::logic_error("unreachable");
+}
+
+// A step with spread: compute samples of the critical rank (the mean compute's interval) and per-rank
+// samples of one rank (the straggler term's), one bucket ready at backward's end.
+MeasuredStep spreadStep() {
+  MeasuredStep run = handMeasuredStep({{"p0", 1 << 18, 4, 0.04}}, 10000);
+  run.computeSamplesS = {0.066, 0.069, 0.07, 0.071, 0.074, 0.068, 0.072};
+  run.spread = makeComputeSpread({0.065, 0.067, 0.069, 0.07, 0.07, 0.071, 0.073, 0.075}, 1);
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("Every row of rate_axis carries Table 1's band at the same value of the hardware number",
+          "[predict][rate_axis][band]") {
+  const MeasuredStep run = spreadStep();
+  const Hardware h = axisHardware();  // compute_scale 1.5, two ranks a node
+  // compute_scale varies the band's own scale; the inter-node bandwidth only the step it bands.
+  for (const std::string& text :
+       {std::string("compute_scale=0.5,1,2"), std::string("inter_node.bandwidth_gbit_s=0.1,1,10")}) {
+    INFO(text);
+    std::vector<AxisConfiguration> configurations(2);
+    configurations[0].label = "topology ring";
+    configurations[0].whatIf.topology = dtbench::comm::Topology::parse("ring");
+    configurations[1].label = "topology native";
+    configurations[1].whatIf.topology = dtbench::comm::Topology::parse("native");
+    const std::vector<int> worlds = {2, 8};
+    const AxisPredictions p = predictAlongAxis(run, h, parseRateAxis(text), worlds, configurations);
+    const Table axis = rateAxisTables(p)[0];
+    size_t r = 0;
+    for (size_t w = 0; w < worlds.size(); ++w)
+      for (size_t v = 0; v < p.axis.values.size(); ++v)
+        for (size_t c = 0; c < configurations.size(); ++c, ++r) {
+          INFO("N = " << worlds[w] << ", value " << p.axis.values[v] << ", " << configurations[c].label);
+          const double t = cellOf(axis, r, "T_s").value, e = cellOf(axis, r, "efficiency").value;
+          const double tLo = cellOf(axis, r, "T_lo_s").value, tHi = cellOf(axis, r, "T_hi_s").value;
+          const double eLo = cellOf(axis, r, "efficiency_lo").value, eHi = cellOf(axis, r, "efficiency_hi").value;
+          CHECK(tLo <= t);
+          CHECK(t <= tHi);
+          CHECK(tLo < tHi);  // the input has spread: a band wider than its point
+          CHECK(eLo <= e * (1 + 1e-12));
+          CHECK(e <= eHi * (1 + 1e-12));
+          CHECK(eLo < eHi);
+          // Table 1 of an ordinary prediction on the hardware with the number at that value.
+          const Hardware varied = withAxisValue(h, p.axis.key, p.axis.values[v]);
+          const StepPrediction step = predictStep(run, varied, worlds[w], configurations[c].whatIf);
+          const StepPrediction one = predictStep(run, varied, 1, configurations[c].whatIf);
+          const std::vector<Table> ordinary = predictionTables(run, varied, "axis.json", {step}, one);
+          const Table& t1 = ordinary.at(1);
+          REQUIRE(t1.name == "time_speedup");
+          CHECK(t == cellOf(t1, 0, "T_s").value);
+          CHECK(tLo == cellOf(t1, 0, "T_lo_s").value);
+          CHECK(tHi == cellOf(t1, 0, "T_hi_s").value);
+          CHECK(eLo == cellOf(t1, 0, "efficiency_lo").value);
+          CHECK(eHi == cellOf(t1, 0, "efficiency_hi").value);
+        }
+    CHECK(r == axis.rows.size());
+  }
+}
+
+TEST_CASE("A crossing is certain where the two steps differ by more than the band's reach on both sides",
+          "[predict][rate_axis][band]") {
+  // Steps by hand along the latency: a = x, b = 3.2, c = x + 0.35 seconds at x = 1..5; the band moves every
+  // step by ± half (the mean compute's half-width, the compute well above it, no straggler term).
+  const auto crossingsWith = [](double half) {
+    AxisPredictions p;
+    p.axis = parseRateAxis("inter_node.latency_us=1,2,3,4,5");
+    p.worlds = {8};
+    p.configurations = {"a", "b", "c"};
+    p.uncertainty.computeHalfWidthS = half;
+    for (int configuration = 0; configuration < 3; ++configuration) {
+      auto& steps = p.steps.emplace_back();
+      auto& baselines = p.baselines.emplace_back();
+      for (const double x : p.axis.values) {
+        StepPrediction s;
+        s.world = 8;
+        s.nodes = 4;
+        s.stepsPerEpoch = 10;
+        s.computeS = 10;
+        s.stepS = configuration == 0 ? x : configuration == 1 ? 3.2 : x + 0.35;
+        s.epochS = 10 * s.stepS;
+        steps.push_back({s});
+        StepPrediction one = s;
+        one.world = one.nodes = 1;
+        one.stepS = 8;
+        one.epochS = 80;
+        baselines.push_back(one);
+      }
+    }
+    const std::vector<Table> tables = rateAxisTables(p);
+    // The axis's band: T ± 10 × half.
+    CHECK(cellOf(tables[0], 0, "T_lo_s").value == Approx(10 * (1 - half)));
+    CHECK(cellOf(tables[0], 0, "T_hi_s").value == Approx(10 * (1 + half)));
+    return tables[1];
+  };
+  SECTION("a narrow band: the order at the neighbouring values is certain") {
+    const Table t = crossingsWith(0.1);
+    REQUIRE(t.rows.size() == 3);  // a-b (at 3.2), a-c (none), b-c (at 2.85)
+    CHECK(cellOf(t, 0, "inter_node.latency_us").value == Approx(3.2));
+    CHECK(cellOf(t, 0, "band_from").value == Approx(3.1));  // where b − a = 0.1
+    CHECK(cellOf(t, 0, "band_to").value == Approx(3.3));    // where a − b = 0.1
+    CHECK(cellOf(t, 0, "certain").text == "yes");
+    CHECK(cellOf(t, 1, "where").text == "no crossing in the range 1 to 5");
+    CHECK(cellOf(t, 1, "band_from").kind == Cell::Kind::kEmpty);  // 0.35 apart everywhere: outside the band
+    CHECK(cellOf(t, 1, "certain").text == "yes");
+    CHECK(cellOf(t, 2, "inter_node.latency_us").value == Approx(2.85));
+    CHECK(cellOf(t, 2, "band_from").value == Approx(2.75));
+    CHECK(cellOf(t, 2, "band_to").value == Approx(2.95));
+    CHECK(cellOf(t, 2, "certain").text == "yes");
+  }
+  SECTION("a wide band: the crossing may lie beyond its neighbouring values") {
+    const Table t = crossingsWith(0.5);
+    REQUIRE(t.rows.size() == 3);
+    CHECK(cellOf(t, 0, "inter_node.latency_us").value == Approx(3.2));  // the point crossing does not move
+    CHECK(cellOf(t, 0, "band_from").value == Approx(2.7));
+    CHECK(cellOf(t, 0, "band_to").value == Approx(3.7));
+    CHECK(cellOf(t, 0, "certain").text == "no");  // 0.2 apart at 3: within the band's 0.5
+    // a and c are 0.35 apart everywhere: within the band over the whole range.
+    CHECK(cellOf(t, 1, "band_from").kind == Cell::Kind::kEmpty);
+    CHECK(cellOf(t, 1, "band_to").kind == Cell::Kind::kEmpty);
+    CHECK(cellOf(t, 1, "certain").text == "no");
+    CHECK(cellOf(t, 2, "band_from").value == Approx(2.35));
+    CHECK(cellOf(t, 2, "band_to").value == Approx(3.35));
+    CHECK(cellOf(t, 2, "certain").text == "no");
+  }
+  SECTION("no band: the crossing itself") {
+    const Table t = crossingsWith(0);
+    CHECK(cellOf(t, 0, "band_from").value == Approx(3.2));
+    CHECK(cellOf(t, 0, "band_to").value == Approx(3.2));
+    CHECK(cellOf(t, 0, "certain").text == "yes");
+  }
 }
