@@ -23,6 +23,7 @@
 #include "experiments/report/output_set.h"
 #include "experiments/report/runs/configuration.h"
 #include "experiments/report/runs/run_epoch.h"
+#include "experiments/report/runs/run_segments.h"
 #include "experiments/report/runs/run_tables.h"
 #include "experiments/report/runs/traffic_tables.h"
 #include "experiments/report/wire/wire_figures.h"
@@ -37,6 +38,28 @@ std::string seriesModel(const Configuration& c) {
   std::string text = c.model + " " + c.dataset;
   if (c.device != "cpu" || c.mode != "ddp") text += " (" + c.device + ", " + c.mode + ")";
   return text;
+}
+
+// A resized run's curve a segment a stretch: each segment's label and the index of its first point in
+// "batches" (train_history.log's Batch rows, whose Step is the run's global step), so that no line joins two
+// worlds without saying so.
+nlohmann::json curveSegments(const RunData& run) {
+  const std::vector<run::RunSegment>& segments = run.facts.segments;
+  nlohmann::json out = nlohmann::json::array();
+  int64_t index = 0;
+  size_t next = 0;  // the next segment to start
+  for (const run::HistoryRow& row : run.history) {
+    if (row.type == run::HistoryRowType::kEpoch) continue;
+    while (next < segments.size() && row.step >= segments[next].firstGlobalStep) {
+      const run::RunSegment& s = segments[next];
+      ++next;
+      out.push_back({{"label", "segment " + std::to_string(next) + "/" + std::to_string(segments.size()) + ": N=" +
+                                   std::to_string(s.worldSize) + " x B=" + std::to_string(s.batchSize)},
+                     {"first_batch", index}});
+    }
+    ++index;
+  }
+  return out;
 }
 
 nlohmann::json curvesOf(const RunData& run) {
@@ -71,7 +94,9 @@ nlohmann::json curvesOf(const RunData& run) {
       ++batchIndex;
     }
   }
-  return {{"id", run.id}, {"batches", batches}, {"epochs", epochs}};
+  nlohmann::json curves = {{"id", run.id}, {"batches", batches}, {"epochs", epochs}};
+  if (run.facts.segments.size() > 1) curves["segments"] = curveSegments(run);
+  return curves;
 }
 
 // Every link's 10 ms bins as a series from the run's first bin, bins without bytes filled with 0.
@@ -138,12 +163,16 @@ nlohmann::json figureData(const std::vector<RunData>& runs, const RunSelection& 
   }
   for (auto& [key, s] : series)
     if (s["points"].size() > 1) data["speedup"].push_back(s);
+  // Batch times a segment at a time: a resized run's rows of one epoch come from several worlds.
+  const RunViews views = runViews(runs, selection);
+  for (const RunData* view : views.runs) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const run::StepRecord* row : batchRowsOf(*view, selection, epoch)) steps.push_back(std::max(0.0, row->stepS));
+    if (!steps.empty()) data["batch_times"].push_back({{"id", view->id}, {"step_s", steps}});
+  }
   for (const RunData& run : runs) {
     if (run.worldSize() > 1 && !run.traffic.empty())
       data["traffic"].push_back({{"id", run.id}, {"kind", trafficKind(run)}, {"matrix", trafficMatrix(run)}});
-    nlohmann::json steps = nlohmann::json::array();
-    for (const run::StepRecord* row : batchRowsOf(run, selection, epoch)) steps.push_back(std::max(0.0, row->stepS));
-    if (!steps.empty()) data["batch_times"].push_back({{"id", run.id}, {"step_s", steps}});
     if (!run.timeline.empty()) data["link_throughput"].push_back(linkThroughputOf(run));
     nlohmann::json wire = wireFigureData(run);
     if (!wire.is_null()) data["wire"].push_back(wire);

@@ -17,9 +17,11 @@ A speedup point with `speedup_pm` and a compute_comm bar with `T_pm_s` (Table 1'
 get an error bar of ± that; points and bars without one are drawn without.
 A figure whose list is absent or empty is skipped silently, as is a traffic entry with an
 empty matrix. An optional key given as null counts as absent; the curves' series may hold
-nulls, which are left out. Exit status 0 on success; on unusable input (missing file, bad JSON, wrong
-types or shapes) or an unwritable output file, one line starting with `plots: ` goes to
-stderr and the status is 1. The whole input is checked before anything is drawn, so a bad
+nulls, which are left out. A curve with `segments` (a run resized by --resume) is drawn a segment
+a stretch, each from its `first_batch` (an index into `batches`) in a line style of its own and named
+in the legend, so that no line joins two worlds unmarked. Exit status 0 on success; on unusable input
+(missing file, bad JSON, wrong types or shapes) or an unwritable output file, one line starting with
+`plots: ` goes to stderr and the status is 1. The whole input is checked before anything is drawn, so a bad
 file writes no figures. Only the standard library, numpy and matplotlib (Agg) are used.
 """
 import json
@@ -65,7 +67,8 @@ SCHEMA = {
     "curves?": [{"id": STR,
                  "batches?": {"t_s": _SERIES, "bytes?": _SERIES, "loss?": _SERIES,
                               "accuracy?": _SERIES},
-                 "epochs?": {"t_s": _SERIES, "bytes?": _SERIES, "test_accuracy?": _SERIES}}],
+                 "epochs?": {"t_s": _SERIES, "bytes?": _SERIES, "test_accuracy?": _SERIES},
+                 "segments?": [{"label": STR, "first_batch": NUM}]}],
     "throughput?": [{"label": STR, "images_per_s": [NUM]}],
     "link_throughput?": [{"id": STR, "links": [{"src": NUM, "dst": NUM, "t_s": [NUM],
                                                  "GBps": [NUM]}]}],
@@ -131,6 +134,9 @@ def check_shapes(data):
             lengths = {k: len(v) for k, v in c.get(part, {}).items()}
             if len(set(lengths.values())) > 1:
                 raise InputError(f"curves[{i}].{part} series differ in length: {lengths}")
+        starts = [s["first_batch"] for s in c.get("segments", [])]
+        if starts != sorted(starts) or any(f < 0 or f != int(f) for f in starts):
+            raise InputError(f"curves[{i}].segments' first_batch must be whole, from 0, ascending: {starts}")
     for i, r in enumerate(data.get("link_throughput", [])):
         for j, link in enumerate(r["links"]):
             if len(link["t_s"]) != len(link["GBps"]):
@@ -447,26 +453,46 @@ def _xy(part, xkey, ykey, xscale):
     return x[keep] / xscale, y[keep]
 
 
+SEGMENT_STYLES = ("-", "--", ":", "-.")
+
+
+def _stretches(e):
+    """A curve's batch series as (label, line style, series) stretches: the whole series, or one per
+    segment of a resized run, from its first_batch up to the next one's."""
+    b, segments = e.get("batches", {}), e.get("segments", [])
+    if not segments:
+        return [(None, "-", b)]
+    bounds = [int(s["first_batch"]) for s in segments] + [None]
+    return [(s["label"], SEGMENT_STYLES[k % len(SEGMENT_STYLES)],
+             {key: values[bounds[k]:bounds[k + 1]] for key, values in b.items()})
+            for k, s in enumerate(segments)]
+
+
 def fig_curves(entries, out_dir):
     fig, axes = plt.subplots(2, 2, figsize=(12, 9), sharey="row")
     (loss_t, loss_b), (acc_t, acc_b) = axes
     handles, any_train, any_test = [], False, False
     for e, color in zip(entries, palette(len(entries))):
-        b, ep = e.get("batches", {}), e.get("epochs", {})
-        for ax, xkey, scale in ((loss_t, "t_s", 1.0), (loss_b, "bytes", 1e9)):
-            x, y = _xy(b, xkey, "loss", scale)
-            if len(x):
-                ax.plot(x, y, color=color, linewidth=0.9)
+        ep = e.get("epochs", {})
+        for label, style, b in _stretches(e):
+            for ax, xkey, scale in ((loss_t, "t_s", 1.0), (loss_b, "bytes", 1e9)):
+                x, y = _xy(b, xkey, "loss", scale)
+                if len(x):
+                    ax.plot(x, y, color=color, linewidth=0.9, linestyle=style)
+            for ax, xkey, scale in ((acc_t, "t_s", 1.0), (acc_b, "bytes", 1e9)):
+                x, y = _xy(b, xkey, "accuracy", scale)
+                if len(x):
+                    any_train = True
+                    ax.plot(x, y, color=color, linewidth=0.6, alpha=0.6, linestyle=style)
+            if label is not None:
+                handles.append(Line2D([], [], color=color, linestyle=style, label=f"{e['id']} {label}"))
         for ax, xkey, scale in ((acc_t, "t_s", 1.0), (acc_b, "bytes", 1e9)):
-            x, y = _xy(b, xkey, "accuracy", scale)
-            if len(x):
-                any_train = True
-                ax.plot(x, y, color=color, linewidth=0.6, alpha=0.6)
             x, y = _xy(ep, xkey, "test_accuracy", scale)
             if len(x):
                 any_test = True
                 ax.plot(x, y, "o", color=color, markeredgecolor="black", markersize=6, zorder=3)
-        handles.append(Line2D([], [], color=color, label=e["id"]))
+        if not e.get("segments"):
+            handles.append(Line2D([], [], color=color, label=e["id"]))
     if any_train:
         handles.append(Line2D([], [], color="grey", linewidth=0.6,
                               label="thin line: batch train accuracy"))

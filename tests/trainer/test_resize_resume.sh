@@ -13,7 +13,8 @@
 #      steps (lr 0.002, no momentum) so that rounding does not grow chaotically: at lr 0.02 and momentum 0.9
 #      an uninterrupted 4-rank and 2-rank run of the same global batches drift 1e-4 apart within an epoch.
 #      The same comparison against the other samples (the 4-rank run's rank 0 after the resize) must fail.
-#      dtbench report shows the run a segment a row;
+#      dtbench report shows the run a segment a row, in the batch-time table too (each segment's own rows of
+#      its last epoch), and the job table lists it once, its configuration ending with "resized: ...";
 #  (b) the same, 2 ranks resumed by 4;
 #  (c) refusals before training that leave the run directory as it was: 3 ranks (32 does not divide:
 #      exit 2 naming 2 or 4 ranks and --allow-global-batch-change), a rank's sample ledger missing, another
@@ -26,7 +27,12 @@
 #      every segment's resize latency in config.json, summary.json and state.json, consistent with
 #      train_history.log and the times the test relaunched; dtbench report's Table 1 a row per segment;
 #  (f) 4 ranks x 3 with rank 2 killed by SIGKILL mid-epoch, resumed by 2 ranks x 6 from the last checkpoint:
-#      the second segment starts after the checkpoint's step, audit clean, the latency consistent.
+#      the second segment starts after the checkpoint's step, audit clean, the latency consistent;
+#  (g) other backends and topologies, (e)'s flags (200 steps of global batch 12): mpi/native
+#      4 -> 2 ranks and mpi/ring 2 -> 4 (under mpirun), gloo/tree 4 -> 2, gloo/star 2 -> 4 and
+#      gloo/hierarchical with --ranks-per-host 2, 4 -> 2: each stopped by SIGTERM once a checkpoint holds step
+#      8 and resumed at the other world: two segments, audit clean, rank 0's loss of every step equal to the
+#      uninterrupted gloo/native run's of the step's world (1e-5 relative), param_checksum equal to theirs.
 # Usage: test_resize_resume.sh path/to/dtbench
 set -uo pipefail
 dtbench=$1
@@ -123,8 +129,8 @@ print(" ".join("%d:%d:%d:%d:%g" % (s["first_global_step"], s["world_size"], s["b
 EOF
 }
 
-# same_losses RESIZED STEP BEFORE AFTER: rank 0's loss of every step of RESIZED (train_history.log) equals
-# BEFORE's up to global step STEP and AFTER's later, to 1e-5 relative.
+# same_losses RESIZED STEP BEFORE AFTER [STEPS]: rank 0's loss of every step of RESIZED (train_history.log)
+# equals BEFORE's up to global step STEP and AFTER's later, to 1e-5 relative; each run has STEPS steps (256).
 same_losses() {
   py - "$@" <<'EOF'
 import csv, sys
@@ -132,8 +138,9 @@ def losses(d):
     with open(f"{d}/train_history.log", newline="") as f:
         return {int(r["Step"]): float(r["Loss"]) for r in csv.DictReader(f) if r["Type"] == "Batch"}
 run, at, before, after = losses(sys.argv[1]), int(sys.argv[2]), losses(sys.argv[3]), losses(sys.argv[4])
-if sorted(run) != sorted(before) or sorted(run) != sorted(after) or len(run) != 256:
-    print(f"the runs' steps differ: {len(run)}, {len(before)} and {len(after)} (want 256 each)"); sys.exit(1)
+want = int(sys.argv[5]) if len(sys.argv) > 5 else 256
+if sorted(run) != sorted(before) or sorted(run) != sorted(after) or len(run) != want:
+    print(f"the runs' steps differ: {len(run)}, {len(before)} and {len(after)} (want {want} each)"); sys.exit(1)
 worst = 0.0
 for step in sorted(run):
     want = before[step] if step <= at else after[step]
@@ -191,6 +198,27 @@ print(" ".join(f"{r}:{c[r]}" for r in sorted(c)))' "$tmp/shrink/batches.csv")
     else
       fail "(a) dtbench report on the resized run failed: $(tail -c 400 "$tmp/report.err")"
     fi
+    # The batch-time table a row per segment, each over its own world's rows of its last epoch; the job table
+    # one row, saying it was resized.
+    "$dtbench" report --format csv --table batch_times "$tmp/shrink" >"$tmp/batch_times.csv" 2>>"$tmp/report.err"
+    py - "$tmp/batch_times.csv" "$k" <<'EOF' || fail "(a) the batch-time table is not a row per segment: $(cat "$tmp/batch_times.csv")"
+import csv, sys
+k = int(sys.argv[2])
+got = [(r["id"], r["N"], r["epoch"], r["batches"]) for r in csv.DictReader(open(sys.argv[1]))]
+want = [("shrink segment 1/2", "4", str(1 + (k - 1) // 128), str(4 * (k - 128 * ((k - 1) // 128)))),
+        ("shrink segment 2/2", "2", "2", str(2 * (256 - max(k, 128))))]
+assert got == want, (got, want)
+print("ok: (a) batch times", got)
+EOF
+    "$dtbench" report --format csv --table jobs "$tmp/shrink" >"$tmp/jobs.csv" 2>>"$tmp/report.err"
+    py - "$tmp/jobs.csv" "$k" <<'EOF' || fail "(a) the job table does not list the run once as resized: $(cat "$tmp/jobs.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1 and rows[0]["id"] == "shrink" and rows[0]["ranks"] == "4", rows
+want = f"resized: N=4 x B=8 from step 1, N=2 x B=16 from step {int(sys.argv[2]) + 1}"
+assert rows[0]["configuration"].endswith(want), (rows[0]["configuration"], want)
+print("ok: (a) job table:", rows[0]["configuration"])
+EOF
   else
     fail "(a) the 2-rank resume exited ${codes[*]}: $(tail -c 600 "$tmp/shrink.resumed.0.err")"
   fi
@@ -428,6 +456,88 @@ else
   fail "(f) no checkpoint of step 12 at 4 ranks: $(tail -c 400 "$tmp/kill.log.0.err")"
   for p in "${pids[@]:first}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 fi
+
+# ---------------------------------------------------------------------------------------------
+# (g): the resize under the mpi backend and dtbench's point-to-point topologies, (e)'s flags (an epoch of 200
+# steps at global batch 12), against uninterrupted 4-rank and 2-rank gloo/native runs.
+
+# start_world WORLD LOG ARGS...: WORLD ranks in the background: gloo ranks started here, or with --backend mpi
+# in ARGS, by mpirun; `waited` holds the processes to wait for (the ranks, or mpirun).
+start_world() {
+  local world=$1 log=$2 port r
+  shift 2
+  if [[ " $* " == *" --backend mpi "* ]]; then
+    mpirun --oversubscribe --allow-run-as-root --bind-to none -np "$world" "$dtbench" "$@" >"$log.out" 2>"$log.err" &
+    pids+=($!)
+    waited=($!)
+  else
+    port=$(( 20000 + RANDOM % 20000 ))
+    for ((r = 0; r < world; r++)); do start_rank $r "$world" $port "$log.$r" "$@"; done
+    waited=("${pids[@]: -world}")
+  fi
+}
+
+# ranks_of: the ranks of the world start_world started last (mpirun's children under mpi).
+ranks_of() {
+  if [[ ${#waited[@]} == 1 ]]; then pgrep -P "${waited[0]}"; else printf '%s\n' "${waited[@]}"; fi
+}
+
+# resized_case NAME FROM TO ARGS...: FROM ranks stopped by SIGTERM once the checkpoint holds step 8, then TO
+# ranks resume with the same global batch (12): both launches exit as they should (75, then 0), config.json
+# lists the two segments, audit is clean with the epoch in 2 segments, rank 0's losses equal the uninterrupted
+# runs' of each step's world, and the final parameters those runs' (param_checksum, 1e-6 relative).
+resized_case() {
+  local name=$1 from=$2 to=$3 dir=$tmp/$1 code k got
+  shift 3
+  local run=("${small[@]}" --batch-size $((12 / from)) "$@" --out "$dir")
+  start_world "$from" "$dir.$from" "${run[@]}"
+  if ! checkpointed "$dir" 8 120 "${waited[0]}"; then
+    fail "(g) $name: no checkpoint of step 8 at $from ranks: $(tail -c 400 "$dir.$from.0.err" "$dir.$from.err" 2>/dev/null)"
+    for p in "${waited[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    return
+  fi
+  kill -TERM $(ranks_of)
+  for p in "${waited[@]}"; do
+    finish "$p" 60
+    [[ $rc == 75 ]] || { fail "(g) $name: exited '$rc' on SIGTERM (want 75)"; return; }
+  done
+  in_epoch "$dir" || { fail "(g) $name: the stop at $from ranks is not inside the epoch"; return; }
+  k=$(json "$dir/checkpoint/state.json" global_step)
+  start_world "$to" "$dir.$to" "${run[@]}" --resume
+  for p in "${waited[@]}"; do
+    finish "$p" 120
+    [[ $rc == 0 ]] || { fail "(g) $name: the $to-rank resume exited '$rc': $(tail -c 600 "$dir.$to.0.err" "$dir.$to.err" 2>/dev/null)"; return; }
+  done
+  got=$(segments "$dir")
+  [[ $got == "1:$from:$((12 / from)):12:0.002 $((k + 1)):$to:$((12 / to)):12:0.002" ]] ||
+    fail "(g) $name: config.json segments '$got' (want $from ranks from step 1, $to from step $((k + 1)))"
+  one_epoch_clean "$dir" 2
+  if result=$(same_losses "$dir" "$k" "$tmp/ref$from" "$tmp/ref$to" 200); then
+    echo "ok: (g) $name, $from -> $to ranks after step $k: losses $result"
+  else
+    fail "(g) $name: $result"
+  fi
+  py -c 'import json, sys
+a, b = (json.load(open(f"{d}/summary.json"))["param_checksum"] for d in sys.argv[1:])
+assert abs(a - b) <= 1e-6 * abs(b), (a, b)' "$dir" "$tmp/ref2" || fail "(g) $name: param_checksum differs from the uninterrupted run's"
+}
+
+echo "(g) mpi and point-to-point topologies: SIGTERM mid-epoch, resumed at another world size"
+start_g=$(date +%s)
+run_world 4 "$tmp/ref4" "${small[@]}" --batch-size 3 --out "$tmp/ref4"
+[[ ${codes[*]} == "0 0 0 0" ]] || fail "(g) the uninterrupted 4-rank run exited ${codes[*]}"
+run_world 2 "$tmp/ref2" "${small[@]}" --batch-size 6 --out "$tmp/ref2"
+[[ ${codes[*]} == "0 0" ]] || fail "(g) the uninterrupted 2-rank run exited ${codes[*]}"
+if command -v mpirun >/dev/null; then
+  resized_case mpi-native 4 2 --backend mpi
+  resized_case mpi-ring 2 4 --backend mpi --topology ring
+else
+  echo "    (g) mpi cases skipped: mpirun is not installed"
+fi
+resized_case gloo-tree 4 2 --topology tree
+resized_case gloo-star 2 4 --topology star
+resized_case gloo-hierarchical 4 2 --topology hierarchical --ranks-per-host 2
+echo "    (g) took $(( $(date +%s) - start_g ))s"
 
 echo "resize_resume_test: $failures failure(s), total $(( $(date +%s) - start_all ))s"
 exit $((failures > 0))

@@ -1,6 +1,7 @@
 #include "experiments/report/runs/run_segments.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -28,7 +29,10 @@ std::vector<RunData> segmentRuns(const RunData& run) {
     epochs[e.epoch] = {before + 1, e.steps};
     before += e.steps;
   }
-  const auto globalStep = [&epochs](int64_t epoch, int64_t step) -> std::optional<int64_t> {
+  // The epoch in progress (a run that did not complete) follows the last finished one.
+  const int64_t nextEpoch = run.summary.epochs.empty() ? 1 : run.summary.epochs.back().epoch + 1;
+  const auto globalStep = [&epochs, nextEpoch, before](int64_t epoch, int64_t step) -> std::optional<int64_t> {
+    if (epoch == nextEpoch) return before + step;
     const auto it = epochs.find(epoch);
     if (it == epochs.end()) return std::nullopt;
     return it->second.first + step - 1;
@@ -92,6 +96,39 @@ std::vector<RunData> segmentRuns(const RunData& run) {
     out.push_back(std::move(v));
   }
   return out;
+}
+
+std::vector<double> segmentHeldSeconds(const RunData& run, double end) {
+  const std::vector<run::RunSegment>& segments = run.facts.segments;
+  std::vector<double> held;
+  if (segments.size() < 2) return held;
+  const double unknown = std::numeric_limits<double>::quiet_NaN();
+  for (size_t i = 0; i < segments.size(); ++i) {
+    double from = i == 0 ? run.summary.startedAt.value_or(unknown) : segments[i].previousStepAt.value_or(unknown);
+    if (i > 0 && segments[i].firstStepAt)
+      for (double resumed : run.summary.resumedAt)
+        if (resumed <= *segments[i].firstStepAt && (std::isnan(from) || resumed > from)) from = resumed;
+    const double to = i + 1 < segments.size() ? segments[i + 1].previousStepAt.value_or(unknown) : end;
+    held.push_back(to - from);
+  }
+  return held;
+}
+
+RunViews runViews(const std::vector<RunData>& runs, const RunSelection& selection) {
+  RunViews views;
+  for (const RunData& run : runs) {
+    std::vector<const RunData*> taken;
+    for (const std::shared_ptr<const RunData>& segment : selection.segments)
+      if (segment->segmentOf == &run) taken.push_back(segment.get());
+    if (taken.empty() && run.problems.empty())
+      for (RunData& segment : segmentRuns(run)) {
+        views.owned.push_back(std::make_shared<const RunData>(std::move(segment)));
+        taken.push_back(views.owned.back().get());
+      }
+    if (taken.empty()) taken.push_back(&run);
+    views.runs.insert(views.runs.end(), taken.begin(), taken.end());
+  }
+  return views;
 }
 
 }  // namespace dtbench::report

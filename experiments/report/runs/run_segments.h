@@ -7,10 +7,12 @@
 // (an epoch it trained part of is extrapolated from its own steps, never from the other segment's).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "experiments/report/runs/run_data.h"
+#include "experiments/report/runs/run_selection.h"
 
 namespace dtbench::report {
 
@@ -24,6 +26,25 @@ int64_t wholeEpochSteps(int64_t trainSamples, int64_t worldSize, int64_t batchSi
 // (summary.json's started_at to finished_at) from its first to its last step's history row; no traffic
 // or wire tables (they are the whole run's), and, at a world other than the first, no devices or hosts
 // (config.json records the first world's).
+// The rows of an epoch the run had not finished (an interrupted or failed run: the epoch after summary.json's
+// last) go to the segments that trained them as well, their global steps counted on from that last epoch's.
 std::vector<RunData> segmentRuns(const RunData& run);
+
+// The seconds each segment of a resized run held its ranks (the job table's GPU time), in order: the first from
+// summary.json's started_at, a later one from the --resume that started it (the last resumed_at before its
+// first_step_at; its previous_step_at where none is known), each up to the next segment's previous_step_at (the
+// last step the run kept of it) or, the last, up to `end`. NaN where a time is unknown. Empty for a run of one
+// world.
+std::vector<double> segmentHeldSeconds(const RunData& run, double end);
+
+// What the per-run sections that read batches.csv row by row (the batch-time table, the figures' batch times
+// and curves) show for `runs`, in order: each run as it is, a resized run one segment at a time: the segments
+// `selection` took as runs (a completed run), else its own segmentRuns (a run left out of the tables, not
+// damaged), held in `owned`. A damaged run stays whole (its rows are used nowhere).
+struct RunViews {
+  std::vector<const RunData*> runs;
+  std::vector<std::shared_ptr<const RunData>> owned;
+};
+RunViews runViews(const std::vector<RunData>& runs, const RunSelection& selection);
 
 }  // namespace dtbench::report

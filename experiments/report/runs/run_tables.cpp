@@ -12,6 +12,7 @@
 #include "experiments/report/runs/batch_times.h"
 #include "experiments/report/runs/configuration.h"
 #include "experiments/report/runs/run_epoch.h"
+#include "experiments/report/runs/run_segments.h"
 
 namespace dtbench::report {
 namespace {
@@ -63,7 +64,9 @@ Table batchTimesTable(const std::vector<RunData>& runs, const RunSelection& sele
   table.title = "Batch times";
   table.columns = {"id", "status", "N", "epoch", "batches", "step_p50_s", "step_p90_s", "step_p99_s", "step_max_s",
                    "data_p50_s", "data_p90_s", "data_p99_s", "data_max_s", "slowest10_share", "periodic_stall"};
-  for (const RunData& run : runs) {
+  const RunViews views = runViews(runs, selection);  // a resized run a segment a row: one world's batches each
+  for (const RunData* view : views.runs) {
+    const RunData& run = *view;
     int chosen = 0;
     const std::vector<const run::StepRecord*> rows = batchRowsOf(run, selection, epoch, &chosen);
     if (rows.empty()) continue;
@@ -87,6 +90,9 @@ Table batchTimesTable(const std::vector<RunData>& runs, const RunSelection& sele
       "total step time spent in the ⌈n/10⌉ slowest batches (0.10 when all batches are equal).",
       "- `periodic_stall`: in rank 0's step times, a class of batches i ≡ p (mod k) whose median is ≥ 3× the others' "
       "median, with ≥ 80% of its batches and < 20% of the others above 2× that median; the smallest such k."};
+  if (views.runs.size() > runs.size())
+    table.notes.push_back("- A resized run (a --resume at another world size) is a row per segment (`id` RUN segment "
+                          "K/M, `N` its world), each over its own rows of its chosen epoch: one world's steps a row.");
   return table;
 }
 
@@ -168,10 +174,19 @@ Table jobTable(const std::vector<RunData>& runs) {
     // GPU time only for runs on GPUs: a CPU run's ranks hold no GPU (--mode dp: one rank, every GPU it drove).
     const bool gpu = run.settings.device == run::DeviceKind::kCuda;
     const double gpus = static_cast<double>(run.facts.dpDevices.value_or(ranks));
-    table.rows.push_back({Cell::of(run.id), Cell::of(run.path), Cell::of(describe(configurationOf(run))),
+    double gpuSeconds = gpus * duration;
+    std::string configuration = describe(configurationOf(run));
+    if (!run.resized.empty()) {  // a resized run: its segments said, each one's ranks for the time it held them
+      configuration += ", resized: " + run.resized;
+      const std::vector<double> held = segmentHeldSeconds(run, end);
+      gpuSeconds = 0;
+      for (size_t i = 0; i < held.size(); ++i)
+        gpuSeconds += static_cast<double>(run.facts.segments[i].worldSize) * held[i];
+    }
+    table.rows.push_back({Cell::of(run.id), Cell::of(run.path), Cell::of(configuration),
                           Cell::integral(ranks), Cell::of(run::deviceNames().name(run.settings.device)),
                           Cell::of(common::utcText(start)), secondsOrEmpty(start), secondsOrEmpty(duration),
-                          gpu ? secondsOrEmpty(gpus * duration) : Cell::empty(), Cell::of(run.status()),
+                          gpu ? secondsOrEmpty(gpuSeconds) : Cell::empty(), Cell::of(run.status()),
                           Cell::of(error)});
   }
   table.notes = {"- One row per run found. `ranks` = world size; `start` = started_at from summary.json in UTC "
@@ -179,6 +194,11 @@ Table jobTable(const std::vector<RunData>& runs) {
                  "run that died without recording its end, the last write into its directory) − "
                  "started_at; `gpu_seconds` = GPUs × duration_s, for runs on GPUs only (one GPU per rank; --mode dp: "
                  "the GPUs its one rank drove)."};
+  if (std::any_of(runs.begin(), runs.end(), [](const RunData& run) { return !run.resized.empty(); }))
+    table.notes.push_back("- A resized run (a --resume at another world size) is one row, as it is one run directory "
+                          "and one job record: `configuration` ends with `resized:` and its segments, `ranks` is its "
+                          "first world's, and `gpu_seconds` sums each segment's ranks × the time it held them "
+                          "(docs/report.md, \"Resized runs\").");
   return table;
 }
 
