@@ -49,6 +49,7 @@ json summaryJson(const RunSummary& s) {
   out["epochs"] = std::move(epochs);
   if (s.paramChecksum) out["param_checksum"] = *s.paramChecksum;
   if (s.paramChecksums) out["param_checksums"] = *s.paramChecksums;
+  if (s.trafficFirstStep) out["traffic_first_step"] = *s.trafficFirstStep;
   if (s.peakHostBytes) out["peak_host_bytes"] = *s.peakHostBytes;
   if (s.peakGpuBytes) out["peak_gpu_bytes"] = *s.peakGpuBytes;
   return out;
@@ -98,6 +99,11 @@ RunSummary readSummaryJson(const json& summary, std::vector<std::string>& proble
   // A diverged run's checksum is NaN, written as null.
   fields.read("param_checksum", [&](const json& v) { s.paramChecksum = numberValue(v); });
   fields.read("param_checksums", [&](const json& v) { s.paramChecksums = listValue<double>(v, numberValue); });
+  fields.read("traffic_first_step", [&](const json& v) {
+    const int64_t step = wholeValue(v);
+    if (step < 1) wrongValue("a global step >= 1", v);
+    s.trafficFirstStep = step;
+  });
   const auto bytes = [](const json& v) {
     const int64_t value = wholeValue(v);
     if (value < 0) wrongValue("a number of bytes >= 0", v);

@@ -45,6 +45,12 @@ struct RunSummary {
   std::optional<double> paramChecksum;                 // rank 0's, when the run completed
   std::optional<std::vector<double>> paramChecksums;  // every rank's, with a world
 
+  // "traffic_first_step": the first global step of the launch whose traffic traffic.csv and
+  // traffic_timeline.csv hold (they are rewritten by every launch of several ranks that ends: the run's
+  // first, or a --resume's); that launch's world is its segment's. Absent: the run's first step (runs
+  // written before it was recorded).
+  std::optional<int64_t> trafficFirstStep;
+
   // Every rank's most memory so far (trainer/record/peak_memory.h), rewritten at each epoch's end: its
   // peak resident set, and on a GPU the caching allocator's peak allocated bytes. Absent in runs written
   // before they were recorded (and the GPU's on the CPU).

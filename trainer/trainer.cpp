@@ -244,6 +244,7 @@ void Trainer::State::setUp(const std::string& memoryPolicy) {
   } else if (root()) {
     recorder->open(run::RunDirectory(config.outDir));
   }
+  recorder->startLaunch(position.globalStep);
   recorder->startSampleLedger(data.train.size(), std::min(config.maxSteps > 0 ? config.maxSteps : INT64_MAX,
                                                           trainLoader->batchesPerEpoch()),
                               position.globalStep, checkpointer->segmentIndex());

@@ -219,6 +219,18 @@ want = f"resized: N=4 x B=8 from step 1, N=2 x B=16 from step {int(sys.argv[2]) 
 assert rows[0]["configuration"].endswith(want), (rows[0]["configuration"], want)
 print("ok: (a) job table:", rows[0]["configuration"])
 EOF
+    # traffic.csv holds the 2-rank launch's bytes (summary.json's traffic_first_step): the traffic table takes
+    # that launch's world and the byte model over its steps only, which native gloo's modelled bytes equal.
+    "$dtbench" report --format csv --table traffic "$tmp/shrink" >"$tmp/traffic.csv" 2>>"$tmp/report.err"
+    py - "$tmp/traffic.csv" "$tmp/shrink/summary.json" "$k" <<'EOF' || fail "(a) the traffic table is not the last launch's: $(cat "$tmp/traffic.csv")"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+first = json.load(open(sys.argv[2])).get("traffic_first_step")
+assert first == int(sys.argv[3]) + 1, ("traffic_first_step", first, int(sys.argv[3]) + 1)
+assert len(rows) == 1 and rows[0]["id"] == "shrink" and rows[0]["N"] == "2", rows
+assert abs(float(rows[0]["counted_over_expected"]) - 1.0) < 1e-3, rows
+print("ok: (a) traffic:", {c: rows[0][c] for c in ("N", "expected_bytes", "counted_bytes", "counted_over_expected")})
+EOF
   else
     fail "(a) the 2-rank resume exited ${codes[*]}: $(tail -c 600 "$tmp/shrink.resumed.0.err")"
   fi

@@ -5,7 +5,9 @@
 #include <exception>
 #include <initializer_list>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "comm/allgather_values.h"
 #include "comm/traffic/traffic_exchange.h"
@@ -160,6 +162,7 @@ void RunRecorder::finish(double paramChecksum) {
     const std::vector<double> checksums = comm::allgatherDoubles(*world_->communicator, paramChecksum);
     if (dir_) {
       dir_->writeTraffic(merged.traffic, merged.timeline);
+      summary_.trafficFirstStep = launchFirstStep_;
       summary_.paramChecksums = checksums;
     }
   }
@@ -214,6 +217,11 @@ nlohmann::json RunRecorder::runState() {
   return state;
 }
 
-void RunRecorder::restoreRun(const run::RunSummary& summary) { summary_ = summary; }
+void RunRecorder::restoreRun(const run::RunSummary& summary) {
+  summary_ = summary;
+  if (!dir_) return;
+  std::vector<std::string> problems;  // a summary.json that does not read: the traffic reads as the whole run's
+  summary_.trafficFirstStep = run::readSummaryFile(dir_->path(), problems).trafficFirstStep;
+}
 
 }  // namespace dtbench::trainer

@@ -8,23 +8,98 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "comm/traffic/traffic_recorder.h"
 #include "experiments/report/runs/allreduce_model.h"
 #include "experiments/report/runs/compressed_steps.h"
+#include "run/run_segment.h"
 
 namespace dtbench::report {
 namespace {
 
-bool hasTraffic(const RunData& run) { return run.worldSize() > 1 && !run.traffic.empty(); }
+bool hasTraffic(const RunData& run) { return trafficLaunch(run).worldSize > 1 && !run.traffic.empty(); }
+
+// Per epoch of the run, the global steps before it (summary.json's finished epochs' steps); the epoch after
+// the last finished one, which a run that did not complete was training, counts on from them.
+std::map<int64_t, int64_t> stepsBeforeEpoch(const run::RunSummary& summary) {
+  std::map<int64_t, int64_t> before;
+  int64_t steps = 0;
+  for (const run::EpochStats& e : summary.epochs) {
+    before[e.epoch] = steps;
+    steps += e.steps;
+  }
+  before[summary.epochs.empty() ? 1 : summary.epochs.back().epoch + 1] = steps;
+  return before;
+}
+
+// The run as the launch whose traffic it holds saw it: that launch's world (config.json's hosts and devices
+// only where it is the run's first world) and the run's batches.csv rows from the launch's first global step on.
+RunData launchView(const RunData& run, const TrafficLaunch& launch) {
+  RunData view;
+  view.path = run.path;
+  view.id = run.id;
+  view.configRead = run.configRead;
+  view.settings = run.settings;
+  view.settings.comm.connection.worldSize = launch.worldSize;
+  view.facts = run.facts;
+  if (launch.worldSize != run.worldSize()) {
+    view.facts.devices.clear();
+    if (view.facts.world) view.facts.world->hosts.clear();
+  }
+  view.summary = run.summary;
+  const std::map<int64_t, int64_t> before = stepsBeforeEpoch(run.summary);
+  for (const run::StepRecord& row : run.batches) {
+    const auto it = before.find(row.epoch);
+    if (it != before.end() && it->second + row.step >= launch.firstStep) view.batches.push_back(row);
+  }
+  return view;
+}
+
+// Table 3's byte model over `run`'s batches.csv rows of the ranks of its world, each step in the form it was
+// sent (runs/compressed_steps.h); nullopt where the run has no model.
+std::optional<int64_t> expectedBytes(const RunData& run) {
+  AllreduceModel model, uncompressed;
+  try {
+    model = allreduceModel(run);
+    uncompressed = allreduceModel(run, /*uncompressed=*/true);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (!model.available) return std::nullopt;
+  const int n = run.worldSize();
+  int64_t expected = 0;
+  for (const run::StepRecord& row : run.batches)
+    if (row.rank >= 0 && row.rank < n)
+      expected += (stepCompressed(run, row) ? model : uncompressed).sentPerStep[row.rank];
+  return expected;
+}
+
+// Which steps a run's traffic is of, when not the whole run's: "steps 134.. only, the last launch's at N=2".
+std::string launchText(const TrafficLaunch& launch) {
+  return "steps " + std::to_string(launch.firstStep) +
+         ".. only, the last launch's at N=" + std::to_string(launch.worldSize);
+}
 
 }  // namespace
 
+TrafficLaunch trafficLaunch(const RunData& run) {
+  TrafficLaunch launch;
+  launch.firstStep = std::max<int64_t>(1, run.summary.trafficFirstStep.value_or(1));
+  launch.worldSize = run.worldSize();
+  const std::vector<run::RunSegment>& segments = run.facts.segments;
+  if (segments.size() > 1)
+    launch.worldSize = static_cast<int>(segments[run::segmentOfStep(segments, launch.firstStep)].worldSize);
+  return launch;
+}
+
 std::vector<std::vector<int64_t>> trafficMatrix(const RunData& run) {
-  const int n = run.worldSize();
+  const int n = trafficLaunch(run).worldSize;
   std::vector<std::vector<int64_t>> matrix(n, std::vector<int64_t>(n, 0));
   for (const run::TrafficEntry& e : run.traffic)
     if (e.src >= 0 && e.src < n && e.dst >= 0 && e.dst < n) matrix[e.src][e.dst] += e.bytes;
@@ -45,9 +120,19 @@ Table trafficTable(const std::vector<RunData>& runs) {
   table.title = "Traffic";
   table.columns = {"id", "N", "kind", "flows", "peers_out_in", "total_bytes", "x_model_size", "expected_bytes",
                    "counted_bytes", "counted_over_expected", "links", "mean_link_GBps", "peak_link_GBps"};
+  std::vector<std::string> launchNotes;
   for (const RunData& run : runs) {
     if (!hasTraffic(run)) continue;
-    const int n = run.worldSize();
+    const TrafficLaunch launch = trafficLaunch(run);
+    std::optional<RunData> view;  // the byte model's run: the whole run, or its last launch
+    if (!launch.wholeRun()) {
+      view = launchView(run, launch);
+      launchNotes.push_back("- `" + run.id + "`: traffic.csv holds " + launchText(launch) +
+                            " (the earlier launches' traffic is not kept): `N`, the matrix and `expected_bytes` are "
+                            "that launch's.");
+    }
+    const RunData& modelled = view ? *view : run;
+    const int n = launch.worldSize;
     const auto matrix = trafficMatrix(run);
     int64_t flows = 0, total = 0;
     std::string peers;
@@ -65,22 +150,10 @@ Table trafficTable(const std::vector<RunData>& runs) {
     std::vector<Cell> cells = {Cell::of(run.id), Cell::integral(n), Cell::of(trafficKind(run)),
                                Cell::integral(flows), Cell::of(peers), Cell::integral(total),
                                modelSize > 0 ? Cell::ratio(static_cast<double>(total) / modelSize) : Cell::empty()};
-    AllreduceModel model, uncompressed;
-    try {
-      model = allreduceModel(run);
-      uncompressed = allreduceModel(run, /*uncompressed=*/true);
-    } catch (const std::exception&) {
-      model.available = false;
-    }
-    if (model.available) {
-      // Each step in the form it was sent (runs/compressed_steps.h).
-      int64_t expected = 0;
-      for (const run::StepRecord& row : run.batches)
-        if (row.rank >= 0 && row.rank < n)
-          expected += (stepCompressed(run, row) ? model : uncompressed).sentPerStep[row.rank];
-      cells.push_back(Cell::integral(expected));
+    if (const std::optional<int64_t> expected = expectedBytes(modelled)) {
+      cells.push_back(Cell::integral(*expected));
       cells.push_back(Cell::integral(total));
-      cells.push_back(expected > 0 ? Cell::ratio(static_cast<double>(total) / expected) : Cell::empty());
+      cells.push_back(*expected > 0 ? Cell::ratio(static_cast<double>(total) / *expected) : Cell::empty());
     } else {
       cells.insert(cells.end(), {Cell::empty(), Cell::integral(total), Cell::empty()});
     }
@@ -108,6 +181,7 @@ Table trafficTable(const std::vector<RunData>& runs) {
       "powersgd's first --compress-start steps uncompressed), over every step each rank made (batches.csv rows); "
       "BatchNorm buffer broadcasts are not in traffic.csv. `mean_link_GBps`/`peak_link_GBps` over the 10 ms bins of "
       "traffic_timeline.csv that carried bytes, every link (`links` of them) together."};
+  table.notes.insert(table.notes.end(), launchNotes.begin(), launchNotes.end());
   return table;
 }
 
@@ -120,7 +194,9 @@ std::vector<Table> trafficMatrixTables(const std::vector<RunData>& runs) {
     table.name = "traffic_matrix_" + run.id;
     for (char& c : table.name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-    table.title = "Traffic matrix: " + run.id + " (bytes, " + trafficKind(run) + ")";
+    const TrafficLaunch launch = trafficLaunch(run);
+    table.title = "Traffic matrix: " + run.id + " (bytes, " + trafficKind(run) +
+                  (launch.wholeRun() ? "" : "; " + launchText(launch)) + ")";
     table.columns = {"src \\ dst"};
     for (size_t d = 0; d < matrix.size(); ++d) table.columns.push_back(std::to_string(d));
     for (size_t s = 0; s < matrix.size(); ++s) {

@@ -12,11 +12,25 @@
 
 namespace dtbench::report {
 
+// The launch whose bytes a run's traffic.csv and traffic_timeline.csv hold (summary.json's traffic_first_step,
+// docs/run-directory.md): every launch of several ranks that ends rewrites them with its own traffic, so after a
+// --resume they are the last such launch's. Its first global step (1: the whole run, also where summary.json does
+// not say) and its world (that of the segment that trained the step; the run's world for a run of one world).
+struct TrafficLaunch {
+  int64_t firstStep = 1;
+  int worldSize = 1;
+  bool wholeRun() const { return firstStep <= 1; }
+};
+TrafficLaunch trafficLaunch(const RunData& run);
+
+// Per run with traffic, its launch's world and steps (trafficLaunch): the byte model over its batches.csv rows
+// from that launch's first step on, of ranks of its world.
 Table trafficTable(const std::vector<RunData>& runs);
 // One matrix table per run with traffic (rows: source rank; columns: destination rank).
 std::vector<Table> trafficMatrixTables(const std::vector<RunData>& runs);
 
-// The run's src x dst bytes from traffic.csv (counted and modelled together); empty without traffic.
+// The run's src x dst bytes from traffic.csv (counted and modelled together), over the ranks of its
+// traffic's launch (trafficLaunch); empty without traffic.
 std::vector<std::vector<int64_t>> trafficMatrix(const RunData& run);
 // "counted", "modelled", or "counted + modelled".
 std::string trafficKind(const RunData& run);
