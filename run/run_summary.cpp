@@ -50,6 +50,7 @@ json summaryJson(const RunSummary& s) {
   if (s.paramChecksum) out["param_checksum"] = *s.paramChecksum;
   if (s.paramChecksums) out["param_checksums"] = *s.paramChecksums;
   if (s.trafficFirstStep) out["traffic_first_step"] = *s.trafficFirstStep;
+  if (s.trafficLastStep) out["traffic_last_step"] = *s.trafficLastStep;
   if (s.peakHostBytes) out["peak_host_bytes"] = *s.peakHostBytes;
   if (s.peakGpuBytes) out["peak_gpu_bytes"] = *s.peakGpuBytes;
   return out;
@@ -103,6 +104,11 @@ RunSummary readSummaryJson(const json& summary, std::vector<std::string>& proble
     const int64_t step = wholeValue(v);
     if (step < 1) wrongValue("a global step >= 1", v);
     s.trafficFirstStep = step;
+  });
+  fields.read("traffic_last_step", [&](const json& v) {
+    const int64_t step = wholeValue(v);
+    if (step < 1) wrongValue("a global step >= 1", v);
+    s.trafficLastStep = step;
   });
   const auto bytes = [](const json& v) {
     const int64_t value = wholeValue(v);

@@ -50,6 +50,9 @@ struct RunSummary {
   // first, or a --resume's); that launch's world is its segment's. Absent: the run's first step (runs
   // written before it was recorded).
   std::optional<int64_t> trafficFirstStep;
+  // "traffic_last_step": that launch's last global step, so that the steps of a later launch that wrote no
+  // traffic (it failed) are not counted as covered. Absent: through the run's last step.
+  std::optional<int64_t> trafficLastStep;
 
   // Every rank's most memory so far (trainer/record/peak_memory.h), rewritten at each epoch's end: its
   // peak resident set, and on a GPU the caching allocator's peak allocated bytes. Absent in runs written

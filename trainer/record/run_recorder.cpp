@@ -72,6 +72,7 @@ void RunRecorder::addSamples(int64_t epoch, int64_t step, int64_t globalStep, st
 
 void RunRecorder::addStep(const run::StepRecord& r, int64_t globalStep, const std::vector<double>* readyS) {
   epochRecords_.push_back(r);
+  launchLastStep_ = std::max(launchLastStep_, globalStep);
   // No ready times given (a step replayed from a CUDA graph): nothing for the profile.
   if (profile_ && !(readyS && readyS->empty())) profile_->add(r.backwardS, readyS ? *readyS : readyProbe_->readyS());
   if (!dir_) return;
@@ -163,6 +164,8 @@ void RunRecorder::finish(double paramChecksum) {
     if (dir_) {
       dir_->writeTraffic(merged.traffic, merged.timeline);
       summary_.trafficFirstStep = launchFirstStep_;
+      summary_.trafficLastStep =
+          launchLastStep_ >= launchFirstStep_ ? std::optional<int64_t>(launchLastStep_) : std::nullopt;
       summary_.paramChecksums = checksums;
     }
   }
@@ -221,7 +224,9 @@ void RunRecorder::restoreRun(const run::RunSummary& summary) {
   summary_ = summary;
   if (!dir_) return;
   std::vector<std::string> problems;  // a summary.json that does not read: the traffic reads as the whole run's
-  summary_.trafficFirstStep = run::readSummaryFile(dir_->path(), problems).trafficFirstStep;
+  const run::RunSummary onDisk = run::readSummaryFile(dir_->path(), problems);
+  summary_.trafficFirstStep = onDisk.trafficFirstStep;
+  summary_.trafficLastStep = onDisk.trafficLastStep;
 }
 
 }  // namespace dtbench::trainer

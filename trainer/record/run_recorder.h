@@ -8,8 +8,8 @@
 //     the epoch's figures so far over every rank (its own times; loss, accuracy and samples of all);
 //   - endEpoch: the epoch's "Epoch" line and summary.json with the epoch's figures;
 //   - finish (collective; when the run ends, completed or interrupted): traffic.csv and
-//     traffic_timeline.csv (this launch's bytes only, so summary.json's traffic_first_step says which
-//     steps they cover), every rank's parameter checksum, step_profile.json (the steps this
+//     traffic_timeline.csv (this launch's bytes only, so summary.json's traffic_first_step and
+//     traffic_last_step say which steps they cover), every rank's parameter checksum, step_profile.json (the steps this
 //     process trained: since the resume after --resume), and with --timeline timeline.json;
 //   - writeSummary: summary.json (run/run_summary.h) with the run's outcome (run/run_outcome.h);
 //   - with --sample-ledger, every step's dataset indices (addSamples) travel with the rows of
@@ -103,8 +103,9 @@ class RunRecorder {
   nlohmann::json rankState() const;
   void restoreRank(const nlohmann::json& state);
   // Rank 0: summary, finished epochs and the logs' sizes on disk (after a flush); restoreRun takes the
-  // summary (its epochs the finished ones) back, but for traffic_first_step, which stays summary.json's:
-  // the traffic files on disk may be newer than the checkpoint (an interrupted launch writes them after it).
+  // summary (its epochs the finished ones) back, but for traffic_first_step and traffic_last_step, which
+  // stay summary.json's: the traffic files on disk may be newer than the checkpoint (an interrupted launch
+  // writes them after it).
   nlohmann::json runState();
   void restoreRun(const run::RunSummary& summary);
 
@@ -120,6 +121,7 @@ class RunRecorder {
   std::vector<run::StepRecord> epochRecords_;  // this rank's steps of the epoch in progress
   size_t rowsWritten_ = 0;                // of epochRecords_, those already sent to batches.csv
   int64_t launchFirstStep_ = 1;           // this launch's first global step (startLaunch)
+  int64_t launchLastStep_ = 0;            // the last global step this launch recorded (addStep); 0: none
   std::optional<run::LedgerRow> ledgerFacts_;       // --sample-ledger: what every row repeats
   std::string ledgerRows_;                         // this rank's ledger rows not yet gathered
   std::optional<run::SampleLedgerWriter> ledger_;  // rank 0, --sample-ledger

@@ -56,7 +56,9 @@ RunData launchView(const RunData& run, const TrafficLaunch& launch) {
   const std::map<int64_t, int64_t> before = stepsBeforeEpoch(run.summary);
   for (const run::StepRecord& row : run.batches) {
     const auto it = before.find(row.epoch);
-    if (it != before.end() && it->second + row.step >= launch.firstStep) view.batches.push_back(row);
+    if (it == before.end()) continue;
+    const int64_t step = it->second + row.step;
+    if (step >= launch.firstStep && (!launch.lastStep || step <= *launch.lastStep)) view.batches.push_back(row);
   }
   return view;
 }
@@ -82,8 +84,9 @@ std::optional<int64_t> expectedBytes(const RunData& run) {
 
 // Which steps a run's traffic is of, when not the whole run's: "steps 134.. only, the last launch's at N=2".
 std::string launchText(const TrafficLaunch& launch) {
-  return "steps " + std::to_string(launch.firstStep) +
-         ".. only, the last launch's at N=" + std::to_string(launch.worldSize);
+  return "steps " + std::to_string(launch.firstStep) + ".." +
+         (launch.lastStep ? std::to_string(*launch.lastStep) : "") +
+         " only, the last launch's at N=" + std::to_string(launch.worldSize);
 }
 
 }  // namespace
@@ -95,6 +98,14 @@ TrafficLaunch trafficLaunch(const RunData& run) {
   const std::vector<run::RunSegment>& segments = run.facts.segments;
   if (segments.size() > 1)
     launch.worldSize = static_cast<int>(segments[run::segmentOfStep(segments, launch.firstStep)].worldSize);
+  if (const std::optional<int64_t> last = run.summary.trafficLastStep) {
+    const std::map<int64_t, int64_t> before = stepsBeforeEpoch(run.summary);
+    for (const run::StepRecord& row : run.batches)
+      if (const auto it = before.find(row.epoch); it != before.end() && it->second + row.step > *last) {
+        launch.lastStep = *last;  // rows after the launch's: a later launch that wrote no traffic
+        break;
+      }
+  }
   return launch;
 }
 

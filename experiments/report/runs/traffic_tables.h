@@ -4,6 +4,7 @@
 // throughput from traffic_timeline.csv) and its source x destination byte matrix.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,14 @@ namespace dtbench::report {
 // The launch whose bytes a run's traffic.csv and traffic_timeline.csv hold (summary.json's traffic_first_step,
 // docs/run-directory.md): every launch of several ranks that ends rewrites them with its own traffic, so after a
 // --resume they are the last such launch's. Its first global step (1: the whole run, also where summary.json does
-// not say) and its world (that of the segment that trained the step; the run's world for a run of one world).
+// not say) and its world (that of the segment that trained the step; the run's world for a run of one world);
+// its last global step (traffic_last_step) where batches.csv has rows after it: a later launch that failed,
+// which writes no traffic.
 struct TrafficLaunch {
   int64_t firstStep = 1;
+  std::optional<int64_t> lastStep;  // none: through the run's last row
   int worldSize = 1;
-  bool wholeRun() const { return firstStep <= 1; }
+  bool wholeRun() const { return firstStep <= 1 && !lastStep; }
 };
 TrafficLaunch trafficLaunch(const RunData& run);
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,12 +35,14 @@ const report::Cell& trafficCell(const report::Table& table, size_t row, const st
   return table.rows[row][static_cast<size_t>(it - table.columns.begin())];
 }
 
-// The resized fixture whose traffic.csv is that of 2 ranks over global steps `firstStep` to 8.
-report::RunData resumedAt(int64_t firstStep) {
+// The resized fixture whose traffic.csv is that of 2 ranks over global steps `firstStep` to `lastStep`
+// (summary.json's traffic_last_step where given; the run's rows go on to step 8).
+report::RunData resumedAt(int64_t firstStep, std::optional<int64_t> lastStep = std::nullopt) {
   report::RunData run = report::loadRun(kResumedTrafficRun);
   REQUIRE(run.problems.empty());
   run.summary.trafficFirstStep = firstStep;
-  const int64_t steps = 8 - firstStep + 1;
+  run.summary.trafficLastStep = lastStep;
+  const int64_t steps = lastStep.value_or(8) - firstStep + 1;
   run.traffic = {{0, 1, steps * kRingOf2StepBytes, "counted"}, {1, 0, steps * kRingOf2StepBytes, "counted"}};
   return run;
 }
@@ -83,6 +86,25 @@ TEST_CASE("a resume at the same world inside a segment counts only the steps sin
   CHECK(trafficCell(table, 0, "counted_over_expected").value == Approx(1.0));
 }
 
+TEST_CASE("a later launch that wrote no traffic: only the steps up to traffic_last_step are covered",
+          "[report][resized][traffic]") {
+  SECTION("traffic of steps 3..6, rows on to step 8 (a launch from step 7 that failed)") {
+    const std::vector<report::RunData> runs = {resumedAt(3, 6)};
+    CHECK(report::trafficLaunch(runs[0]).lastStep == 6);
+    const report::Table table = report::trafficTable(runs);
+    REQUIRE(table.rows.size() == 1);
+    CHECK(trafficCell(table, 0, "expected_bytes").integer == 8 * kRingOf2StepBytes);
+    CHECK(trafficCell(table, 0, "counted_over_expected").value == Approx(1.0));
+    CHECK(table.notes.back().find("steps 3..6 only, the last launch's at N=2") != std::string::npos);
+  }
+  SECTION("traffic_last_step at the run's last row cuts nothing") {
+    const std::vector<report::RunData> runs = {resumedAt(3, 8)};
+    CHECK_FALSE(report::trafficLaunch(runs[0]).lastStep);
+    CHECK(report::renderMarkdown({report::trafficTable(runs)}) ==
+          report::renderMarkdown({report::trafficTable({resumedAt(3)})}));
+  }
+}
+
 TEST_CASE("a run directory without traffic_first_step reads as traffic of the whole run", "[report][traffic]") {
   SECTION("a resized run written before the key: the first world, every row") {
     report::RunData run = resumedAt(3);
@@ -106,7 +128,8 @@ TEST_CASE("a run directory without traffic_first_step reads as traffic of the wh
   }
 }
 
-TEST_CASE("summary.json's traffic_first_step is written and read back, a global step from 1", "[report][traffic]") {
+TEST_CASE("summary.json's traffic_first_step and traffic_last_step are written and read back, global steps from 1",
+          "[report][traffic]") {
   dtbench::run::RunSummary summary;
   summary.trafficFirstStep = 134;
   const nlohmann::json written = dtbench::run::summaryJson(summary);
@@ -120,4 +143,8 @@ TEST_CASE("summary.json's traffic_first_step is written and read back, a global 
   CHECK_FALSE(dtbench::run::readSummaryJson(zero, problems).trafficFirstStep);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].find("traffic_first_step") != std::string::npos);
+  summary.trafficLastStep = 140;
+  problems.clear();
+  CHECK(dtbench::run::readSummaryJson(dtbench::run::summaryJson(summary), problems).trafficLastStep == 140);
+  CHECK(problems.empty());
 }
