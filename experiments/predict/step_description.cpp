@@ -5,11 +5,14 @@
 #include <cstdio>
 #include <utility>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "comm/backends/backend.h"
 #include "comm/bucket_layout.h"
 #include "comm/element_type.h"
 #include "comm/topology/registry.h"
+#include "common/lists.h"
 #include "common/usage_error.h"
 #include "experiments/predict/json_fields.h"
 #include "run/compression.h"
@@ -36,24 +39,23 @@ void readSettings(const nlohmann::json& json, const JsonFields& f, MeasuredStep&
              {"backend", "topology", "sync", "overlap", "bucket_mb", "bucket_layout", "segment_bytes", "compress",
               "compress_rank"},
              where);
-  // Each value's error names its key here, not the command-line flag the name table knows it by.
-  const auto named = [&](const char* key, const auto& parse) {
+  // A name that is none of its set's: the error names the key here (settings.backend), never a command-line flag.
+  const auto named = [&](const char* key, const std::vector<std::string>& names, const auto& set) {
     if (!json.contains(key)) return;
     const std::string value = f.text(json, key, where);
-    try {
-      parse(value);
-    } catch (const std::exception& e) {
-      std::string what = e.what();
-      for (const char* flag : {" (--backend)", " (--topology)", " (--sync)", " (--bucket-layout)", " (--compress)"})
-        if (const size_t at = what.find(flag); at != std::string::npos) what.erase(at, std::string(flag).size());
-      f.fail(where + key + ": " + what);
-    }
+    if (std::find(names.begin(), names.end(), value) == names.end())
+      f.fail(where + key + ": '" + value + "' is none of " + common::joinList(names, ", "));
+    set(value);
   };
-  named("backend", [&](const std::string& v) { settings.comm.connection.backend = comm::backendNames().parse(v); });
-  named("topology", [&](const std::string& v) { settings.comm.topology = comm::Topology::parse(v); });
-  named("sync", [&](const std::string& v) { settings.sync.kind = run::syncNames().parse(v); });
-  named("bucket_layout", [&](const std::string& v) { step.bucketLayout = comm::bucketLayoutNames().parse(v); });
-  named("compress", [&](const std::string& v) { settings.sync.compress = run::compressionNames().parse(v); });
+  named("backend", comm::backendNames().names(),
+        [&](const std::string& v) { settings.comm.connection.backend = comm::backendNames().parse(v); });
+  named("topology", comm::topologyNames(),
+        [&](const std::string& v) { settings.comm.topology = comm::Topology::parse(v); });
+  named("sync", run::syncNames().names(), [&](const std::string& v) { settings.sync.kind = run::syncNames().parse(v); });
+  named("bucket_layout", comm::bucketLayoutNames().names(),
+        [&](const std::string& v) { step.bucketLayout = comm::bucketLayoutNames().parse(v); });
+  named("compress", run::compressionNames().names(),
+        [&](const std::string& v) { settings.sync.compress = run::compressionNames().parse(v); });
   if (json.contains("compress_rank"))
     settings.sync.compressRank = f.whole(json, "compress_rank", where, 1, run::kLargestCompressRank);
   if (json.contains("overlap")) settings.sync.overlap = f.flag(json, "overlap", where);

@@ -5,6 +5,8 @@
 #include "hand_step.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/usage_error.h"
 #include "experiments/predict/hardware.h"
@@ -133,8 +135,15 @@ TEST_CASE("A description that cannot describe a step is refused, naming the fiel
   j = minimal();
   j["settings"] = {{"bucket_layout", "horovod"}};
   // Named by its key in the file, once, not by the command-line flag.
-  CHECK_THAT(refusal(j), Catch::Contains("settings.bucket_layout: unknown bucket layout 'horovod'; valid bucket layouts: ddp, fusion"));
+  CHECK_THAT(refusal(j), Catch::Contains("settings.bucket_layout: 'horovod' is none of ddp, fusion"));
   CHECK_THAT(refusal(j), !Catch::Contains("--bucket-layout"));
+  for (const auto& [key, flag] : std::vector<std::pair<std::string, std::string>>{
+           {"backend", "--backend"}, {"topology", "--topology"}, {"sync", "--sync"}, {"compress", "--compress"}}) {
+    j = minimal();
+    j["settings"] = {{key, "horovod"}};
+    CHECK_THAT(refusal(j), Catch::Contains("settings." + key + ": 'horovod' is none of "));
+    CHECK_THAT(refusal(j), !Catch::Contains(flag));
+  }
   j = minimal();
   j["parameters"] = nlohmann::json::array();
   CHECK_THAT(refusal(j), Catch::Contains("parameters must be a non-empty list"));
