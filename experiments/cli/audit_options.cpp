@@ -25,7 +25,6 @@ const std::vector<OptionRow<AuditOptions>>& auditRows() {
 }  // namespace
 
 AuditOptions parseAuditOptions(const std::vector<std::string>& args) {
-  AuditOptions o;
   cxxopts::Options options(
       "dtbench audit",
       "Checks the sample ledger of a run trained with dtbench train --sample-ledger (sample_ledger.rank<R>.csv,\n"
@@ -39,16 +38,7 @@ AuditOptions parseAuditOptions(const std::vector<std::string>& args) {
       "(no RUNDIR, no ledger in it).\n\n"
       "Synopsis: dtbench audit [--show N] RUNDIR");
   options.set_width(100);
-  addOptionRows(options, auditRows());
-  const ParsedRunDirectory parsed = parseRunDirectoryOptions(options, "audit", args);
-  if (parsed.help) {
-    o.help = true;
-    o.helpText = parsed.helpText;
-    return o;
-  }
-  o.directory = parsed.directory;
-  applyOptionRows(parsed.result, auditRows(), o);
-  return o;
+  return parseRunDirectoryRows(options, "audit", args, auditRows());
 }
 
 }  // namespace dtbench::experiments

@@ -79,6 +79,23 @@ void applyOptionRows(const cxxopts::ParseResult& parsed, const std::vector<Optio
   }
 }
 
+// The parse of a subcommand of one run directory and its rows (dtbench status, audit): `rows` added to
+// `options`, RUNDIR (parseRunDirectoryOptions), then the rows applied. Settings has `directory`, `help` and
+// `helpText`.
+template <typename Settings>
+Settings parseRunDirectoryRows(cxxopts::Options& options, const std::string& subcommand,
+                               const std::vector<std::string>& args, const std::vector<OptionRow<Settings>>& rows) {
+  Settings settings;
+  addOptionRows(options, rows);
+  const ParsedRunDirectory parsed = parseRunDirectoryOptions(options, subcommand, args);
+  settings.help = parsed.help;
+  settings.helpText = parsed.helpText;
+  if (parsed.help) return settings;
+  settings.directory = parsed.directory;
+  applyOptionRows(parsed.result, rows, settings);
+  return settings;
+}
+
 // A text flag's value.
 inline std::string optionText(const cxxopts::OptionValue& value) { return value.as<std::string>(); }
 

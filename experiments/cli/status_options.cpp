@@ -25,7 +25,6 @@ const std::vector<StatusRow>& statusRows() {
 }  // namespace
 
 StatusOptions parseStatusOptions(const std::vector<std::string>& args) {
-  StatusOptions o;
   cxxopts::Options options(
       "dtbench status",
       "Prints how a run stands or ended, as its summary.json records it: running, completed, interrupted or\n"
@@ -36,16 +35,7 @@ StatusOptions parseStatusOptions(const std::vector<std::string>& args) {
       "RUNDIR, not a directory, or a directory that holds no run: neither config.json nor summary.json).\n\n"
       "Synopsis: dtbench status [--json] RUNDIR");
   options.set_width(100);
-  addOptionRows(options, statusRows());
-  const ParsedRunDirectory parsed = parseRunDirectoryOptions(options, "status", args);
-  if (parsed.help) {
-    o.help = true;
-    o.helpText = parsed.helpText;
-    return o;
-  }
-  o.directory = parsed.directory;
-  applyOptionRows(parsed.result, statusRows(), o);
-  return o;
+  return parseRunDirectoryRows(options, "status", args, statusRows());
 }
 
 }  // namespace dtbench::experiments

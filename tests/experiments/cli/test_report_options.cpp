@@ -19,7 +19,6 @@ std::string reportErrorOf(const std::vector<std::string>& args) {
   return dtbench::test::usageErrorOf([](const auto& a) { return parseReportOptions(a); }, args);
 }
 
-
 }  // namespace
 
 TEST_CASE("report's defaults are the options' own, and --help shows them and every table", "[cli][report]") {
